@@ -1,0 +1,37 @@
+package statefiles
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrNotResearch means no .strom/ folder was found in the directory or above it.
+var ErrNotResearch = errors.New("not a strom research repo here: run strom init")
+
+// ErrLocked means another strom process held the state lock for too long.
+var ErrLocked = errors.New("the research's state is locked by another strom process")
+
+// ErrUnknownTask means a task id names no task in the queue.
+var ErrUnknownTask = errors.New("no such task")
+
+// SchemaError says which state file broke which rule, and where. strom refuses to
+// write anything while a state file is invalid, so the message tells the person how
+// to mend the file by hand.
+type SchemaError struct {
+	File    string // path relative to the research repo, e.g. .strom/queue.json
+	Line    int    // for JSON-lines files: the 1-based line; 0 otherwise
+	Pointer string // JSON pointer to the offending value ("" = the whole document)
+	Rule    string // the rule broken, in words
+}
+
+func (e *SchemaError) Error() string {
+	where := e.File
+	if e.Line > 0 {
+		where = fmt.Sprintf("%s line %d", where, e.Line)
+	}
+	ptr := e.Pointer
+	if ptr == "" {
+		ptr = "/"
+	}
+	return fmt.Sprintf("%s is invalid at %s: %s — mend it by hand (git diff %s shows what changed) and run strom again", where, ptr, e.Rule, e.File)
+}

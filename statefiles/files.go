@@ -1,0 +1,159 @@
+package statefiles
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/strom-research/strom/schemas"
+)
+
+// Record is one line of .strom/progress.jsonl: what an agent (or a person) wrote down
+// about a task.
+type Record struct {
+	Version int       `json:"version"`
+	Time    time.Time `json:"time"`
+	Session string    `json:"session,omitempty"`
+	Task    string    `json:"task"`
+	Text    string    `json:"text"`
+}
+
+// LoadProgress reads and validates every record. A missing file has none.
+func (t *Tree) LoadProgress() ([]Record, error) {
+	data, err := readOptional(t.Path(ProgressFile))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", t.rel(ProgressFile), err)
+	}
+	return parseProgress(t.rel(ProgressFile), data)
+}
+
+func parseProgress(shown string, data []byte) ([]Record, error) {
+	var recs []Record
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		line := bytes.Count(data, []byte("\n")) + 1
+		return nil, &SchemaError{File: shown, Line: line, Rule: "the last line has no newline: the file looks truncated"}
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Bytes()
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		if _, err := check(shown, n, schemas.Progress, line); err != nil {
+			return nil, err
+		}
+		var r Record
+		if err := json.Unmarshal(line, &r); err != nil {
+			return nil, &SchemaError{File: shown, Line: n, Rule: err.Error()}
+		}
+		recs = append(recs, r)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", shown, err)
+	}
+	return recs, nil
+}
+
+// AppendProgress adds one record. It takes the lock, checks the file as it stands,
+// and appends the line with a single write, so concurrent writers lose nothing.
+func (t *Tree) AppendProgress(ctx context.Context, r Record) error {
+	return t.Locked(ctx, func() error { return t.AppendProgressLocked(r) })
+}
+
+// AppendProgressLocked is AppendProgress for a caller that holds the lock.
+func (t *Tree) AppendProgressLocked(r Record) error {
+	r.Version = 1
+	r.Time = r.Time.UTC()
+	r.Text = strings.TrimSpace(r.Text)
+	line, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("encode record: %w", err)
+	}
+	if _, err := check(t.rel(ProgressFile), 0, schemas.Progress, line); err != nil {
+		return fmt.Errorf("refuse to write an invalid record: %w", err)
+	}
+	if _, err := t.LoadProgress(); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(t.Path(ProgressFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", t.rel(ProgressFile), err)
+	}
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		f.Close()
+		return fmt.Errorf("append to %s: %w", t.rel(ProgressFile), err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("sync %s: %w", t.rel(ProgressFile), err)
+	}
+	return f.Close()
+}
+
+// Park is .strom/park.json: for each task, how many sessions in a row recorded
+// nothing.
+type Park struct {
+	Version int            `json:"version"`
+	Empty   map[string]int `json:"empty,omitempty"`
+}
+
+// LoadPark reads the park counters; a missing file has none.
+func (t *Tree) LoadPark() (*Park, error) {
+	p := &Park{Version: 1}
+	if _, err := loadFile(t.Path(ParkFile), t.rel(ParkFile), schemas.Park, p); err != nil {
+		return nil, err
+	}
+	if p.Empty == nil {
+		p.Empty = map[string]int{}
+	}
+	return p, nil
+}
+
+// SavePark writes the park counters. Hold the lock.
+func (t *Tree) SavePark(p *Park) error {
+	return saveFile(t.Path(ParkFile), t.rel(ParkFile), schemas.Park, p)
+}
+
+// Mode values.
+const (
+	ModeResearch = "research"
+	ModeArchive  = "archive"
+)
+
+// Mode is .strom/mode.json.
+type Mode struct {
+	Version int        `json:"version"`
+	Mode    string     `json:"mode"`
+	Changed *time.Time `json:"changed,omitempty"`
+}
+
+// LoadMode reads the mode; a missing file means research.
+func (t *Tree) LoadMode() (*Mode, error) {
+	m := &Mode{Version: 1, Mode: ModeResearch}
+	if _, err := loadFile(t.Path(ModeFile), t.rel(ModeFile), schemas.Mode, m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// SaveMode writes the mode. Hold the lock.
+func (t *Tree) SaveMode(m *Mode) error {
+	return saveFile(t.Path(ModeFile), t.rel(ModeFile), schemas.Mode, m)
+}
+
+// LoadHold reads a gate's own state from .strom/gates/<gate>/hold.json into v;
+// found is false when the gate has none yet.
+func (t *Tree) LoadHold(gate string, v any) (found bool, err error) {
+	return loadFile(t.Path(GatesDir, gate, HoldFile), t.rel(GatesDir, gate, HoldFile), schemas.Hold, v)
+}
+
+// SaveHold writes a gate's own state. Hold the lock.
+func (t *Tree) SaveHold(gate string, v any) error {
+	return saveFile(t.Path(GatesDir, gate, HoldFile), t.rel(GatesDir, gate, HoldFile), schemas.Hold, v)
+}

@@ -1,0 +1,65 @@
+package statefiles
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// loadFile reads and validates a JSON state file into v. A missing file leaves v
+// untouched and reports found = false: the caller's default applies.
+func loadFile(path, shown, schemaName string, v any) (found bool, err error) {
+	data, err := readOptional(path)
+	if err != nil {
+		return false, fmt.Errorf("read %s: %w", shown, err)
+	}
+	if data == nil {
+		return false, nil
+	}
+	if _, err := check(shown, 0, schemaName, data); err != nil {
+		return true, err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return true, &SchemaError{File: shown, Rule: err.Error()}
+	}
+	return true, nil
+}
+
+// saveFile validates v and writes it atomically. An existing file that is invalid is
+// never replaced: the person may have a hand edit in it worth keeping.
+func saveFile(path, shown, schemaName string, v any) error {
+	data, err := marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", shown, err)
+	}
+	if _, err := check(shown, 0, schemaName, data); err != nil {
+		return fmt.Errorf("refuse to write invalid data: %w", err)
+	}
+	if old, err := readOptional(path); err == nil && old != nil {
+		if bytes.Equal(old, data) {
+			return nil
+		}
+		if _, err := check(shown, 0, schemaName, old); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", shown, err)
+	}
+	return WriteAtomic(path, data, 0o644)
+}
+
+// marshal writes indented JSON with a final newline, so that diffs of state files in
+// `git log -p` read line by line.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

@@ -1,0 +1,272 @@
+package statefiles
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/strom-research/strom/schemas"
+)
+
+// State is a task's state. The words are stable: they are written to queue.json.
+type State string
+
+// Task states.
+const (
+	Open    State = "open"    // in the queue, waiting for a session
+	Started State = "started" // a session holds it
+	Waiting State = "waiting" // waits for a person's answer
+	Done    State = "done"
+	Parked  State = "parked" // set aside with a reason; only a person unparks it
+)
+
+// States lists every state in queue order of interest.
+var States = []State{Open, Started, Waiting, Done, Parked}
+
+func (s State) String() string { return string(s) }
+
+// ParseState turns a word into a State.
+func ParseState(s string) (State, error) {
+	for _, st := range States {
+		if string(st) == s {
+			return st, nil
+		}
+	}
+	return "", fmt.Errorf("unknown task state %q: use one of open, started, waiting, done, parked", s)
+}
+
+// Question is a question an agent asked a person about a task, and the answer.
+type Question struct {
+	Question string     `json:"question"`
+	Asked    time.Time  `json:"asked"`
+	Session  string     `json:"session,omitempty"`
+	Answer   string     `json:"answer,omitempty"`
+	Answered *time.Time `json:"answered,omitempty"`
+}
+
+// Task is one entry of the queue.
+type Task struct {
+	ID         string     `json:"id"`
+	Title      string     `json:"title"`
+	Body       string     `json:"body,omitempty"`
+	State      State      `json:"state"`
+	Created    time.Time  `json:"created"`
+	Updated    time.Time  `json:"updated"`
+	Session    string     `json:"session,omitempty"`
+	Reason     string     `json:"reason,omitempty"`
+	ParkedFrom State      `json:"parked_from,omitempty"`
+	AddedBy    string     `json:"added_by,omitempty"`
+	Questions  []Question `json:"questions,omitempty"`
+}
+
+// Queue is .strom/queue.json: the tasks in order. Queue order is file order.
+type Queue struct {
+	Version int    `json:"version"`
+	NextID  int    `json:"next_id"`
+	Tasks   []Task `json:"tasks"`
+}
+
+// NewQueue returns an empty queue.
+func NewQueue() *Queue { return &Queue{Version: 1, NextID: 1, Tasks: []Task{}} }
+
+// idNumber returns the number of an id like T-12.
+func idNumber(id string) int {
+	n, err := strconv.Atoi(strings.TrimPrefix(id, "T-"))
+	if err != nil || !strings.HasPrefix(id, "T-") {
+		return 0
+	}
+	return n
+}
+
+// NormalizeID accepts "T-3", "t-3" and "3".
+func NormalizeID(id string) string {
+	id = strings.TrimSpace(id)
+	if n, err := strconv.Atoi(id); err == nil {
+		return "T-" + strconv.Itoa(n)
+	}
+	return strings.ToUpper(id[:min(2, len(id))]) + id[min(2, len(id)):]
+}
+
+// LoadQueue reads and validates the queue. A missing queue is empty.
+func (t *Tree) LoadQueue() (*Queue, error) {
+	q := NewQueue()
+	if _, err := loadFile(t.Path(QueueFile), t.rel(QueueFile), schemas.Queue, q); err != nil {
+		return nil, err
+	}
+	if err := q.check(t.rel(QueueFile)); err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+// check enforces what the schema cannot say: ids are unique, and the next id is past
+// every id in the file, so that an id is never handed out twice even after a hand edit.
+func (q *Queue) check(file string) error {
+	seen := make(map[string]int, len(q.Tasks))
+	for i, task := range q.Tasks {
+		if j, dup := seen[task.ID]; dup {
+			return &SchemaError{File: file, Pointer: fmt.Sprintf("/tasks/%d/id", i),
+				Rule: fmt.Sprintf("duplicate task id %s (also at /tasks/%d)", task.ID, j)}
+		}
+		seen[task.ID] = i
+		if n := idNumber(task.ID); n >= q.NextID {
+			q.NextID = n + 1
+		}
+	}
+	return nil
+}
+
+// SaveQueue validates and writes the queue. Hold the lock.
+func (t *Tree) SaveQueue(q *Queue) error {
+	if err := q.check(t.rel(QueueFile)); err != nil {
+		return err
+	}
+	return saveFile(t.Path(QueueFile), t.rel(QueueFile), schemas.Queue, q)
+}
+
+// UpdateQueue loads the queue under the lock, lets fn change it, and saves it when fn
+// returns nil.
+func (t *Tree) UpdateQueue(ctx context.Context, fn func(*Queue) error) error {
+	return t.Locked(ctx, func() error {
+		q, err := t.LoadQueue()
+		if err != nil {
+			return err
+		}
+		if err := fn(q); err != nil {
+			return err
+		}
+		return t.SaveQueue(q)
+	})
+}
+
+// Add appends a new open task and returns it. The id is never one used before.
+func (q *Queue) Add(title, body string, now time.Time) (*Task, error) {
+	title = strings.TrimSpace(title)
+	if title == "" {
+		return nil, fmt.Errorf("a task needs a title: give one, e.g. strom task add \"Find the baptism of Anna Novak\"")
+	}
+	id := "T-" + strconv.Itoa(q.NextID)
+	q.NextID++
+	q.Tasks = append(q.Tasks, Task{ID: id, Title: title, Body: body, State: Open, Created: now.UTC(), Updated: now.UTC()})
+	return &q.Tasks[len(q.Tasks)-1], nil
+}
+
+// Find returns the task with id, or ErrUnknownTask.
+func (q *Queue) Find(id string) (*Task, error) {
+	id = NormalizeID(id)
+	for i := range q.Tasks {
+		if q.Tasks[i].ID == id {
+			return &q.Tasks[i], nil
+		}
+	}
+	return nil, fmt.Errorf("%w %s: strom task list shows the ids", ErrUnknownTask, id)
+}
+
+// FirstOpen returns the first open task in queue order, or nil.
+func (q *Queue) FirstOpen() *Task {
+	for i := range q.Tasks {
+		if q.Tasks[i].State == Open {
+			return &q.Tasks[i]
+		}
+	}
+	return nil
+}
+
+// Count returns how many tasks are in each state.
+func (q *Queue) Count() map[State]int {
+	c := make(map[State]int, len(States))
+	for _, st := range States {
+		c[st] = 0
+	}
+	for _, task := range q.Tasks {
+		c[task.State]++
+	}
+	return c
+}
+
+// Move puts task id right before task before.
+func (q *Queue) Move(id, before string) error {
+	from, err := q.Find(id)
+	if err != nil {
+		return err
+	}
+	to, err := q.Find(before)
+	if err != nil {
+		return err
+	}
+	if from.ID == to.ID {
+		return nil
+	}
+	moved := *from
+	var rest []Task
+	for _, task := range q.Tasks {
+		if task.ID != moved.ID {
+			rest = append(rest, task)
+		}
+	}
+	out := make([]Task, 0, len(q.Tasks))
+	for _, task := range rest {
+		if task.ID == to.ID {
+			out = append(out, moved)
+		}
+		out = append(out, task)
+	}
+	q.Tasks = out
+	return nil
+}
+
+// Park sets a task aside with a reason, remembering the state to return to.
+func (t *Task) Park(reason string, now time.Time) error {
+	switch t.State {
+	case Parked:
+		return fmt.Errorf("task %s is already parked (%s): strom task unpark %s returns it", t.ID, t.Reason, t.ID)
+	case Done:
+		return fmt.Errorf("task %s is done: a done task cannot be parked", t.ID)
+	}
+	if strings.TrimSpace(reason) == "" {
+		return fmt.Errorf("parking task %s needs a reason: give it with --why", t.ID)
+	}
+	from := t.State
+	if from == Started {
+		// A started task has no session once it is parked: it goes back to the queue.
+		from = Open
+	}
+	t.ParkedFrom, t.State, t.Reason, t.Session = from, Parked, reason, ""
+	t.Updated = now.UTC()
+	return nil
+}
+
+// Unpark returns a parked task to the state it was parked from.
+func (t *Task) Unpark(now time.Time) error {
+	if t.State != Parked {
+		return fmt.Errorf("task %s is %s, not parked: nothing to unpark", t.ID, t.State)
+	}
+	back := t.ParkedFrom
+	if back == "" || back == Started {
+		back = Open
+	}
+	t.State, t.ParkedFrom, t.Reason = back, "", ""
+	t.Updated = now.UTC()
+	return nil
+}
+
+// AnswerQuestion records a person's answer and returns a waiting task to the queue.
+func (t *Task) AnswerQuestion(answer string, now time.Time) error {
+	if t.State != Waiting {
+		return fmt.Errorf("task %s is %s, not waiting for an answer: only a waiting task takes one", t.ID, t.State)
+	}
+	if strings.TrimSpace(answer) == "" {
+		return fmt.Errorf("the answer to task %s is empty: give the answer as text", t.ID)
+	}
+	now = now.UTC()
+	if n := len(t.Questions); n > 0 && t.Questions[n-1].Answered == nil {
+		t.Questions[n-1].Answer = answer
+		t.Questions[n-1].Answered = &now
+	} else {
+		t.Questions = append(t.Questions, Question{Question: "(no question recorded)", Asked: now, Answer: answer, Answered: &now})
+	}
+	t.State, t.Updated = Open, now
+	return nil
+}

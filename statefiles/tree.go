@@ -1,0 +1,100 @@
+// Package statefiles owns the files under .strom/: typed load and save, validation
+// against the embedded schemas on every read and every write, atomic replacement and
+// one cross-process lock.
+//
+// Its guarantees: readers never see a partial file; an invalid file is reported with
+// its name, the JSON pointer and the rule broken, and is never overwritten; writers in
+// different processes (the harness, the agent's `strom record`, a person's `strom task
+// add`) are serialised by the lock, so none loses another's change.
+package statefiles
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Folder names and files inside a research repo.
+const (
+	DirName       = ".strom"
+	ConfigFile    = "config.json"
+	QueueFile     = "queue.json"
+	ProgressFile  = "progress.jsonl"
+	ParkFile      = "park.json"
+	ModeFile      = "mode.json"
+	GitignoreFile = ".gitignore"
+	RunDir        = "run"
+	SessionsDir   = "sessions"
+	GatesDir      = "gates"
+	GateLogFile   = "gate.log"
+	HoldFile      = "hold.json"
+)
+
+// Gitignore is the content of .strom/.gitignore: live state that is never committed.
+const Gitignore = `# Live state of strom runs: never committed.
+run/
+sessions/
+gate.log
+.tmp-*
+`
+
+// Tree is one research repo's .strom/ folder.
+type Tree struct {
+	Root string // the research repo's top folder
+	Dir  string // Root/.strom
+}
+
+// Find returns the tree whose .strom/ folder is in dir or the nearest folder above
+// it. A repo without one gives ErrNotResearch.
+func Find(dir string) (*Tree, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("find research repo: %w", err)
+	}
+	for d := abs; ; {
+		st, err := os.Stat(filepath.Join(d, DirName))
+		if err == nil && st.IsDir() {
+			return At(d), nil
+		}
+		// Stop at the work tree's top: a .strom/ above the repo belongs to someone else.
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return nil, ErrNotResearch
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return nil, ErrNotResearch
+		}
+		d = parent
+	}
+}
+
+// At returns the tree rooted at root without checking that it exists.
+func At(root string) *Tree {
+	return &Tree{Root: root, Dir: filepath.Join(root, DirName)}
+}
+
+// Path returns the absolute path of a file under .strom/.
+func (t *Tree) Path(elem ...string) string {
+	return filepath.Join(append([]string{t.Dir}, elem...)...)
+}
+
+// rel names a file relative to the repo, as messages show it.
+func (t *Tree) rel(elem ...string) string {
+	return filepath.ToSlash(filepath.Join(append([]string{DirName}, elem...)...))
+}
+
+// Exists reports whether the tree has been initialised.
+func (t *Tree) Exists() bool {
+	_, err := os.Stat(t.Path(QueueFile))
+	return err == nil
+}
+
+// readOptional reads a file, returning nil data for a missing one.
+func readOptional(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	return data, err
+}

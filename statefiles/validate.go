@@ -1,0 +1,131 @@
+package statefiles
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/strom-research/strom/schemas"
+)
+
+var (
+	compileMu sync.Mutex
+	compiled  = map[string]*jsonschema.Schema{}
+)
+
+// schema compiles one embedded schema the first time it is needed. Only the schemas
+// a command touches are compiled: every strom command an agent runs pays for them.
+func schema(name string) (*jsonschema.Schema, error) {
+	compileMu.Lock()
+	defer compileMu.Unlock()
+	if s, ok := compiled[name]; ok {
+		return s, nil
+	}
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	c.AssertFormat = true
+	c.LoadURL = func(url string) (io.ReadCloser, error) {
+		return nil, fmt.Errorf("load schema %s: remote schemas are not loaded", url)
+	}
+	data, err := schemas.FS.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("read schema %s: %w", name, err)
+	}
+	if err := c.AddResource(schemas.URL(name), bytes.NewReader(data)); err != nil {
+		return nil, fmt.Errorf("add schema %s: %w", name, err)
+	}
+	s, err := c.Compile(schemas.URL(name))
+	if err != nil {
+		return nil, fmt.Errorf("compile schema %s: %w", name, err)
+	}
+	compiled[name] = s
+	return s, nil
+}
+
+// decode parses JSON into a generic value for validation. Numbers stay json.Number
+// so that 5.0 and 5 are told apart where the schema asks for an integer.
+func decode(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, errors.New("extra data after the JSON value")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("extra data after the JSON value")
+	}
+	return v, nil
+}
+
+// check validates data against a schema and turns the first broken rule into a
+// SchemaError for file.
+func check(file string, line int, schemaName string, data []byte) (any, error) {
+	v, err := decode(data)
+	if err != nil {
+		return nil, &SchemaError{File: file, Line: line, Rule: "not valid JSON (" + jsonProblem(data, err) + ")"}
+	}
+	s, err := schema(schemaName)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Validate(v); err != nil {
+		var ve *jsonschema.ValidationError
+		if errors.As(err, &ve) {
+			ptr, rule := firstCause(ve)
+			return nil, &SchemaError{File: file, Line: line, Pointer: ptr, Rule: rule}
+		}
+		return nil, fmt.Errorf("validate %s: %w", file, err)
+	}
+	return v, nil
+}
+
+// firstCause picks the deepest, first-sorted leaf of a validation error: the most
+// specific place and rule to show a person.
+func firstCause(ve *jsonschema.ValidationError) (string, string) {
+	out := ve.BasicOutput()
+	type leaf struct{ ptr, msg string }
+	var leaves []leaf
+	for _, e := range out.Errors {
+		if e.Error == "" || strings.HasPrefix(e.Error, "doesn't validate with") || strings.HasPrefix(e.Error, "allOf failed") || strings.HasPrefix(e.Error, "if-then failed") {
+			continue
+		}
+		leaves = append(leaves, leaf{e.InstanceLocation, e.Error})
+	}
+	if len(leaves) == 0 {
+		return ve.InstanceLocation, ve.Message
+	}
+	sort.SliceStable(leaves, func(i, j int) bool {
+		di, dj := strings.Count(leaves[i].ptr, "/"), strings.Count(leaves[j].ptr, "/")
+		if di != dj {
+			return di > dj
+		}
+		return leaves[i].ptr < leaves[j].ptr
+	})
+	return leaves[0].ptr, leaves[0].msg
+}
+
+// jsonProblem describes a syntax error with its byte offset, or says the file ends
+// early (a truncated write).
+func jsonProblem(data []byte, err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%s at byte %d", se.Error(), se.Offset)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		if len(bytes.TrimSpace(data)) == 0 {
+			return "the file is empty"
+		}
+		return fmt.Sprintf("the file ends early after %d bytes: it looks truncated", len(data))
+	}
+	return err.Error()
+}
