@@ -1,0 +1,89 @@
+package agents
+
+import (
+	"fmt"
+	"strings"
+)
+
+// SplitCommand splits a shell line into words the way sh would, without
+// expanding anything: blanks separate words; 'single quotes' keep everything
+// literally; "double quotes" keep everything but a backslash before ", \, $
+// or `, which escapes it; outside quotes a backslash escapes the next
+// character. A quote left open is an error. Variables, globs and operators
+// such as | or ; are not interpreted: write a script for those.
+func SplitCommand(line string) ([]string, error) {
+	var (
+		words  []string
+		cur    strings.Builder
+		inWord bool
+	)
+	rs := []rune(line)
+	for i := 0; i < len(rs); i++ {
+		c := rs[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		case c == '\\':
+			inWord = true
+			if i+1 < len(rs) {
+				i++
+				if rs[i] != '\n' { // a backslash-newline joins lines
+					cur.WriteRune(rs[i])
+				}
+			}
+		case c == '\'':
+			inWord = true
+			end := indexRune(rs, i+1, '\'')
+			if end < 0 {
+				return nil, fmt.Errorf("split command %q: a single quote is not closed", line)
+			}
+			cur.WriteString(string(rs[i+1 : end]))
+			i = end
+		case c == '"':
+			inWord = true
+			closed := false
+			for i++; i < len(rs); i++ {
+				if rs[i] == '"' {
+					closed = true
+					break
+				}
+				if rs[i] == '\\' && i+1 < len(rs) && strings.ContainsRune("\"\\$`", rs[i+1]) {
+					i++
+				}
+				cur.WriteRune(rs[i])
+			}
+			if !closed {
+				return nil, fmt.Errorf("split command %q: a double quote is not closed", line)
+			}
+		default:
+			inWord = true
+			cur.WriteRune(c)
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}
+
+func indexRune(rs []rune, from int, r rune) int {
+	for i := from; i < len(rs); i++ {
+		if rs[i] == r {
+			return i
+		}
+	}
+	return -1
+}
+
+// shellQuote quotes s for sh when it needs quoting: a word of plain
+// characters stays as it is, anything else goes inside single quotes.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@%+=,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
