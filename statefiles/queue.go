@@ -2,6 +2,7 @@ package statefiles
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -268,5 +269,49 @@ func (t *Task) AnswerQuestion(answer string, now time.Time) error {
 		t.Questions = append(t.Questions, Question{Question: "(no question recorded)", Asked: now, Answer: answer, Answered: &now})
 	}
 	t.State, t.Updated = Open, now
+	return nil
+}
+
+// ParseQueue validates queue bytes that are not on disk (a staged or committed
+// version), naming them shown in errors.
+func ParseQueue(shown string, data []byte) (*Queue, error) {
+	q := NewQueue()
+	if _, err := check(shown, 0, schemas.Queue, data); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(data, q); err != nil {
+		return nil, &SchemaError{File: shown, Rule: err.Error()}
+	}
+	if err := q.check(shown); err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+// Validate checks bytes of a state file named like its place under .strom/ (for
+// example "queue.json" or "gates/claude-usage/hold.json"). Files strom does not own
+// are not checked.
+func Validate(rel string, data []byte) error {
+	shown := DirName + "/" + rel
+	switch {
+	case rel == QueueFile:
+		_, err := ParseQueue(shown, data)
+		return err
+	case rel == ProgressFile:
+		_, err := parseProgress(shown, data)
+		return err
+	case rel == ConfigFile:
+		_, err := check(shown, 0, schemas.Config, data)
+		return err
+	case rel == ParkFile:
+		_, err := check(shown, 0, schemas.Park, data)
+		return err
+	case rel == ModeFile:
+		_, err := check(shown, 0, schemas.Mode, data)
+		return err
+	case strings.HasPrefix(rel, GatesDir+"/") && strings.HasSuffix(rel, "/"+HoldFile):
+		_, err := check(shown, 0, schemas.Hold, data)
+		return err
+	}
 	return nil
 }

@@ -119,6 +119,10 @@ func firstCause(ve *jsonschema.ValidationError) (string, string) {
 func jsonProblem(data []byte, err error) string {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
+		// An error at the very end of the content is a file cut short.
+		if se.Offset >= int64(len(bytes.TrimRight(data, " \t\r\n"))) {
+			return fmt.Sprintf("the file ends early after %d bytes: it looks truncated", len(data))
+		}
 		return fmt.Sprintf("%s at byte %d", se.Error(), se.Offset)
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {

@@ -1,0 +1,33 @@
+# strom — make targets. `make demo` and `make test` do all their own set-up.
+GO      ?= go
+BIN     := bin/strom
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+LDFLAGS := -X main.version=$(VERSION)
+
+.PHONY: build install test lint bench demo e2e clean
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/strom
+
+install:
+	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/strom
+
+test:
+	$(GO) mod download
+	$(GO) vet ./...
+	$(GO) test -race -count=1 ./...
+
+lint:
+	$(GO) vet ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+
+bench: build
+	$(GO) test -run '^$$' -bench . -benchtime 3x ./...
+	./scripts/bench-cli.sh
+
+demo: build
+	./scripts/demo.sh
+
+clean:
+	rm -rf bin

@@ -1,0 +1,273 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"github.com/strom-research/strom/statefiles"
+)
+
+func configCommand(s *sys) *ffcli.Command {
+	fs := newFlags(s, "strom config")
+	asJSON := fs.Bool("json", false, "print JSON")
+	return &ffcli.Command{
+		Name:       "config",
+		ShortUsage: "strom config [get KEY | set KEY VALUE | unset KEY] [--for-tree] [--json]",
+		ShortHelp:  "settings: for this computer, or with --for-tree for this research only",
+		LongHelp: withHelp(`User settings live in $XDG_CONFIG_HOME/strom/config.json (default
+~/.config/strom/config.json), tree settings in .strom/config.json. A value
+resolves as: command-line flag > environment variable > tree > user > default.
+Alone, strom config lists every setting with its value and where it came from.`, ""),
+		FlagSet:     fs,
+		Subcommands: []*ffcli.Command{configGetCommand(s), configSetCommand(s), configUnsetCommand(s)},
+		Exec: func(ctx context.Context, args []string) error {
+			s.json = *asJSON
+			if len(args) > 0 {
+				return usagef("unknown config command %q: use get, set or unset", args[0])
+			}
+			settings, err := s.settings()
+			if err != nil {
+				return err
+			}
+			var all []resolvedJSON
+			for _, k := range statefiles.Keys {
+				r, err := settings.Resolve(k.Name, "")
+				if err != nil {
+					return err
+				}
+				all = append(all, toJSON(r))
+			}
+			if *asJSON {
+				return s.printJSON(all)
+			}
+			tw := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
+			for _, r := range all {
+				v := r.Value
+				if v == "" {
+					v = "(not set)"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Key, v, r.Source)
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+type resolvedJSON struct {
+	Key    string `json:"key"`
+	Value  string `json:"value"`
+	Source string `json:"source"`
+	Where  string `json:"where"`
+}
+
+func toJSON(r statefiles.Resolved) resolvedJSON {
+	return resolvedJSON{Key: r.Key.Name, Value: r.Value, Source: string(r.Source), Where: r.Where}
+}
+
+// settings reads the user's settings and, inside a research repo, the tree's.
+func (s *sys) settings() (statefiles.Settings, error) {
+	uf := statefiles.UserConfig(s.getenv)
+	u, err := uf.Load()
+	if err != nil {
+		return statefiles.Settings{}, err
+	}
+	out := statefiles.Settings{User: u, UserFile: uf, Getenv: s.getenv}
+	if tree, err := statefiles.Find(s.cwd()); err == nil {
+		out.TreeFile = tree.TreeConfig()
+		if out.Tree, err = out.TreeFile.Load(); err != nil {
+			return statefiles.Settings{}, err
+		}
+	}
+	return out, nil
+}
+
+func configGetCommand(s *sys) *ffcli.Command {
+	fs := newFlags(s, "strom config get")
+	asJSON := fs.Bool("json", false, "print JSON")
+	return &ffcli.Command{
+		Name:       "get",
+		ShortUsage: "strom config get KEY [--json]",
+		ShortHelp:  "a setting's value and which source won",
+		FlagSet:    fs,
+		LongHelp:   withHelp("Prints the value, then where it came from (flag, environment, tree, user or default).", ""),
+		Exec: func(ctx context.Context, args []string) error {
+			args, err := positionals(fs, args)
+			if err != nil {
+				return err
+			}
+			s.json = *asJSON
+			if len(args) != 1 {
+				return usagef("strom config get takes one setting, e.g. strom config get run.minutes")
+			}
+			settings, err := s.settings()
+			if err != nil {
+				return err
+			}
+			r, err := settings.Resolve(args[0], "")
+			if err != nil {
+				return usageError{err.Error()}
+			}
+			if *asJSON {
+				return s.printJSON(toJSON(r))
+			}
+			v := r.Value
+			if v == "" {
+				v = "(not set)"
+			}
+			fmt.Fprintf(s.stdout, "%s\t(from %s: %s)\n", v, r.Source, r.Where)
+			return nil
+		},
+	}
+}
+
+// settingsFile picks the file a set or unset changes.
+func (s *sys) settingsFile(k statefiles.Key, forTree bool) (statefiles.SettingsFile, error) {
+	if forTree {
+		if k.UserOnly {
+			return statefiles.SettingsFile{}, usagef("%s is set for the whole computer, not for one research: drop --for-tree", k.Name)
+		}
+		tree, err := statefiles.Find(s.cwd())
+		if err != nil {
+			return statefiles.SettingsFile{}, err
+		}
+		return tree.TreeConfig(), nil
+	}
+	return statefiles.UserConfig(s.getenv), nil
+}
+
+func configSetCommand(s *sys) *ffcli.Command {
+	fs := newFlags(s, "strom config set")
+	forTree := fs.Bool("for-tree", false, "set it for this research only (.strom/config.json)")
+	return &ffcli.Command{
+		Name:       "set",
+		ShortUsage: "strom config set KEY VALUE [--for-tree]",
+		ShortHelp:  "change a setting",
+		FlagSet:    fs,
+		LongHelp:   withHelp("Unknown settings and values out of range are refused with the allowed range.", ""),
+		Exec: func(ctx context.Context, args []string) error {
+			args, err := positionals(fs, args)
+			if err != nil {
+				return err
+			}
+			if err := s.personOnly("strom config set"); err != nil {
+				return err
+			}
+			if len(args) != 2 {
+				return usagef("strom config set takes a setting and a value, e.g. strom config set run.minutes 45")
+			}
+			k, err := statefiles.LookupKey(args[0])
+			if err != nil {
+				return usageError{err.Error()}
+			}
+			v, err := k.Parse(args[1])
+			if err != nil {
+				return usageError{err.Error()}
+			}
+			if err := checkSetting(k, args[1]); err != nil {
+				return err
+			}
+			f, err := s.settingsFile(k, *forTree)
+			if err != nil {
+				return err
+			}
+			if k.Person {
+				if err := s.confirm(fmt.Sprintf("Set %s to %q for %s?", k.Name, args[1], scope(*forTree))); err != nil {
+					return err
+				}
+			}
+			err = f.Update(ctx, func(c *statefiles.Config) error {
+				if c.Settings == nil {
+					c.Settings = map[string]any{}
+				}
+				c.Settings[k.Name] = v
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(s.stdout, "%s = %s (%s)\n", k.Name, args[1], f.Shown)
+			return nil
+		},
+	}
+}
+
+func scope(forTree bool) string {
+	if forTree {
+		return "this research"
+	}
+	return "this computer"
+}
+
+func configUnsetCommand(s *sys) *ffcli.Command {
+	fs := newFlags(s, "strom config unset")
+	forTree := fs.Bool("for-tree", false, "unset it for this research only")
+	return &ffcli.Command{
+		Name:       "unset",
+		ShortUsage: "strom config unset KEY [--for-tree]",
+		ShortHelp:  "remove a setting so the next source applies",
+		FlagSet:    fs,
+		LongHelp:   withHelp("Unsetting a setting that is not set changes nothing.", ""),
+		Exec: func(ctx context.Context, args []string) error {
+			args, err := positionals(fs, args)
+			if err != nil {
+				return err
+			}
+			if err := s.personOnly("strom config unset"); err != nil {
+				return err
+			}
+			if len(args) != 1 {
+				return usagef("strom config unset takes one setting, e.g. strom config unset run.minutes")
+			}
+			k, err := statefiles.LookupKey(args[0])
+			if err != nil {
+				return usageError{err.Error()}
+			}
+			f, err := s.settingsFile(k, *forTree)
+			if err != nil {
+				return err
+			}
+			if k.Person {
+				if err := s.confirm(fmt.Sprintf("Unset %s for %s?", k.Name, scope(*forTree))); err != nil {
+					return err
+				}
+			}
+			err = f.Update(ctx, func(c *statefiles.Config) error {
+				delete(c.Settings, k.Name)
+				if len(c.Settings) == 0 {
+					c.Settings = nil
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(s.stdout, "%s unset (%s)\n", k.Name, f.Shown)
+			return nil
+		},
+	}
+}
+
+// checkSetting holds the rules of a value beyond its type, such as a gate's words.
+// It is a variable so the gate command can extend it.
+var checkSetting = func(k statefiles.Key, value string) error { return nil }
+
+// confirm asks a person a yes/no question on the terminal. Without a terminal, or
+// with any answer but yes, it refuses.
+func (s *sys) confirm(question string) error {
+	tty := s.terminal()
+	if tty == nil {
+		return fmt.Errorf("%s needs a person's yes on a terminal: run the command in a terminal", strings.TrimSuffix(question, "?"))
+	}
+	fmt.Fprintf(s.stderr, "%s [y/N] ", question)
+	line, _ := bufio.NewReader(tty).ReadString('\n')
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return nil
+	}
+	return exitErr{code: exitError, err: fmt.Errorf("not confirmed: nothing was changed")}
+}

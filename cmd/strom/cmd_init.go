@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/hooks"
+)
+
+func initCommand(s *sys) *ffcli.Command {
+	fs := newFlags(s, "strom init")
+	agent := fs.String("agent", "", "the agent of this research: claude, codex, opencode, grok, command or demo (default: the first installed)")
+	return &ffcli.Command{
+		Name:       "init",
+		ShortUsage: "strom init [--agent NAME] [DIR]",
+		ShortHelp:  "make a git repo (or a new folder) a research repo",
+		LongHelp: withHelp(`Creates .strom/ with its defaults and .gitignore, installs the git pre-commit
+hook (chained after one you have), and commits it. In a folder that is not a git
+repo it runs git init first. Run twice, it says so and changes nothing.`, ""),
+		FlagSet: fs,
+		Exec: func(ctx context.Context, args []string) error {
+			args, err := positionals(fs, args)
+			if err != nil {
+				return err
+			}
+			if err := s.personOnly("strom init"); err != nil {
+				return err
+			}
+			if len(args) > 1 {
+				return usagef("strom init takes at most one folder, not %d", len(args))
+			}
+			dir := s.cwd()
+			if len(args) == 1 {
+				dir = args[0]
+			}
+			if *agent != "" {
+				if err := checkAgentName(*agent); err != nil {
+					return err
+				}
+			}
+			r, err := harness.Init(ctx, dir, harness.InitOptions{Agent: *agent}, s.env(), func(ctx context.Context, g *gitrepo.Repo) error {
+				_, err := hooks.Install(ctx, g.Root, hooks.Options{})
+				return err
+			})
+			if errors.Is(err, harness.ErrAlreadyInitialised) {
+				fmt.Fprintln(s.stdout, "strom: "+err.Error())
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			settings, err := r.Settings()
+			if err != nil {
+				return err
+			}
+			a, _ := settings.Resolve("agent.name", "")
+			fmt.Fprintf(s.stdout, "Initialised a research repo in %s (agent: %s).\nAdd a task: strom task add \"…\"\n", r.Tree.Root, a.Value)
+			return nil
+		},
+	}
+}
+
+func checkAgentName(name string) error {
+	switch name {
+	case "claude", "codex", "opencode", "grok", "command", "demo":
+		return nil
+	}
+	return usagef("unknown agent %q: use claude, codex, opencode, grok, command or demo", name)
+}

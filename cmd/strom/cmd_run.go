@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"github.com/strom-research/strom/agentpty"
+	"github.com/strom-research/strom/harness"
+)
+
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error {
+	for _, p := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' }) {
+		*l = append(*l, p)
+	}
+	return nil
+}
+
+const runExits = `  0  the run ended as planned: the sessions asked for, no open tasks left,
+     the --until time, stopped by hand, or the condition said stop
+  1  error (the message says what to do)
+  2  bad usage
+  3  needs a person: the subscription limit, the agent is not logged in, or
+     the condition's cap`
+
+func runCommand(s *sys) *ffcli.Command {
+	fs := newFlags(s, "strom run")
+	max := fs.Int("max", 0, "at most N sessions (1–100)")
+	loop := fs.Bool("loop", false, "session after session while there is work")
+	var tasks stringList
+	fs.Var(&tasks, "task", "work on these tasks in this order, one session each (repeat or comma-separate)")
+	until := fs.String("until", "", "start no session after HH:MM (a time already past today means tomorrow)")
+	minutes := fs.String("minutes", "", "time limit of one session in minutes (5–600)")
+	agent := fs.String("agent", "", "the agent for this run: claude, codex, opencode, grok, command or demo")
+	interactive := fs.Bool("interactive", false, "type into the agent yourself; the first Ctrl-C stops at once")
+	return &ffcli.Command{
+		Name:       "run",
+		ShortUsage: "strom run [--max N | --loop | --task T…] [--until HH:MM] [--minutes N] [--agent NAME] [-- AGENT ARGS]",
+		ShortHelp:  "let the agent work alone through the queue, one session per task",
+		LongHelp: withHelp(`Without an option one session. Each session takes the first open task, starts
+the agent under a pty with a time limit, and ends with one commit whose trailers
+say why it ended. Every run ends when no open task is left, and prints
+"N sessions · stopped: <reason>".
+
+Ctrl-C asks the running session to finish (the agent records and closes); a
+second Ctrl-C stops it at once and returns its task to the queue. With
+--interactive the first Ctrl-C stops at once.
+
+A run that finds a session left by a crashed strom commits what it left
+(Strom-End: crashed), returns its task, and goes on.
+
+Words after -- go to the agent: strom run --agent command -- ./my-agent.sh`, runExits),
+		FlagSet: fs,
+		Exec: func(ctx context.Context, args []string) error {
+			args, err := positionals(fs, args)
+			if err != nil {
+				return err
+			}
+			if err := s.personOnly("strom run"); err != nil {
+				return err
+			}
+			set := map[string]bool{}
+			fs.Visit(func(f *flagT) { set[f.Name] = true })
+			if set["max"] && (*max < 1 || *max > 100) {
+				return usagef("--max takes a whole number 1–100, not %d", *max)
+			}
+			n := 0
+			for _, k := range []string{"max", "loop", "task"} {
+				if set[k] {
+					n++
+				}
+			}
+			if n > 1 {
+				return usagef("choose one of --max, --loop and --task")
+			}
+			r, err := s.research()
+			if err != nil {
+				return err
+			}
+			o := harness.RunOptions{Max: *max, Loop: *loop, Tasks: tasks, Minutes: *minutes, Agent: *agent,
+				AgentArgs: args, Interactive: *interactive, Out: s.stdout}
+			if *agent != "" {
+				if err := checkAgentName(*agent); err != nil {
+					return err
+				}
+			}
+			if len(args) > 0 && *agent != "command" && *agent != "" {
+				return usagef("words after -- are for the command agent: strom run --agent command -- ./my-agent.sh")
+			}
+			if len(args) > 0 && *agent == "" {
+				o.Agent = "command"
+			}
+			if *minutes != "" {
+				if m, err := strconv.Atoi(*minutes); err != nil || m < 5 || m > 600 {
+					return usagef("--minutes takes a whole number 5–600, not %q", *minutes)
+				}
+			}
+			if *until != "" {
+				at, err := harness.ResolveUntil(*until, r.Now())
+				if err != nil {
+					return usageError{err.Error()}
+				}
+				o.Until = at
+			}
+			o.Terminal = s.terminal()
+			ints := make(chan struct{}, 4)
+			o.Interrupts = ints
+			stopRelay := make(chan struct{})
+			defer close(stopRelay)
+			go func() {
+				for {
+					select {
+					case <-s.interrupts:
+						ints <- struct{}{}
+					case <-stopRelay:
+						return
+					}
+				}
+			}()
+			defer agentpty.RestoreTerminals()
+			rr, err := r.Run(ctx, o)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(s.stdout, rr.Line())
+			if code := rr.Stop.ExitCode(); code != 0 {
+				return exitErr{code: code}
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/statefiles"
+)
+
+type statusJSON struct {
+	Mode    string                   `json:"mode"`
+	Tasks   map[statefiles.State]int `json:"tasks"`
+	Last    *harness.SessionEntry    `json:"last_session"`
+	Running *harness.RunInfo         `json:"running"`
+}
+
+func statusCommand(s *sys) *ffcli.Command {
+	fs := newFlags(s, "strom status")
+	asJSON := fs.Bool("json", false, "print JSON")
+	return &ffcli.Command{
+		Name:       "status",
+		ShortUsage: "strom status [--json]",
+		ShortHelp:  "mode, tasks by state, the last session and the running one",
+		FlagSet:    fs,
+		LongHelp:   withHelp("Reads only .strom/ and the last commits: it is cheap to run often.", ""),
+		Exec: func(ctx context.Context, args []string) error {
+			args, err := positionals(fs, args)
+			if err != nil {
+				return err
+			}
+			s.json = *asJSON
+			if len(args) > 0 {
+				return usagef("strom status takes no arguments")
+			}
+			r, err := s.research()
+			if err != nil {
+				return err
+			}
+			st, err := r.Status(ctx)
+			if err != nil {
+				return err
+			}
+			out := statusJSON{Mode: st.Mode, Tasks: st.Counts, Last: st.Last, Running: st.Running}
+			if *asJSON {
+				return s.printJSON(out)
+			}
+			fmt.Fprintf(s.stdout, "mode: %s\n", st.ModeText)
+			fmt.Fprintf(s.stdout, "tasks: %d open · %d started · %d waiting · %d parked · %d done\n",
+				st.Counts[statefiles.Open], st.Counts[statefiles.Started], st.Counts[statefiles.Waiting], st.Counts[statefiles.Parked], st.Counts[statefiles.Done])
+			if st.Running != nil {
+				ri := st.Running
+				switch {
+				case !ri.PausedTill.IsZero() && ri.Session == "":
+					fmt.Fprintf(s.stdout, "running: paused until %s — %s (pid %d)\n", ri.PausedTill.Local().Format("15:04"), ri.PauseWhy, ri.PID)
+				case ri.Session != "":
+					left := ri.Deadline.Sub(r.Now()).Round(time.Minute)
+					fmt.Fprintf(s.stdout, "running: session %s on %s, %s left (pid %d)\n", ri.Session, ri.Task, left, ri.PID)
+				default:
+					fmt.Fprintf(s.stdout, "running: between sessions (pid %d)\n", ri.PID)
+				}
+			} else {
+				fmt.Fprintln(s.stdout, "running: no")
+			}
+			if st.Last != nil {
+				fmt.Fprintf(s.stdout, "last session: %s on %s, %s, ended %s\n", st.Last.Session, st.Last.Task, st.Last.When.Local().Format("2006-01-02 15:04"), st.Last.End)
+			} else {
+				fmt.Fprintln(s.stdout, "last session: none yet")
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,460 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/statefiles"
+)
+
+func (s *sys) research() (*harness.Research, error) {
+	return harness.Open(s.cwd(), s.env())
+}
+
+func taskCommand(s *sys) *ffcli.Command {
+	fs := newFlags(s, "strom task")
+	asJSON := fs.Bool("json", false, "print JSON")
+	return &ffcli.Command{
+		Name:       "task",
+		ShortUsage: "strom task <add|list|show|edit|move|park|unpark|answer> …",
+		ShortHelp:  "the task queue; alone, inside a session: this session's task and time left",
+		LongHelp: withHelp(`Tasks are kept in .strom/queue.json in queue order; a run takes the first open
+task. Ids (T-1, T-2, …) are never reused. A person adds, edits, reorders, parks,
+unparks and answers; the agent in a session may add tasks and ends its own task
+with strom done or strom ask.`, ""),
+		FlagSet: fs,
+		Subcommands: []*ffcli.Command{
+			taskAddCommand(s), taskListCommand(s), taskShowCommand(s), taskEditCommand(s),
+			taskMoveCommand(s), taskParkCommand(s), taskUnparkCommand(s), taskAnswerCommand(s),
+		},
+		Exec: func(ctx context.Context, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown task command %q: use add, list, show, edit, move, park, unpark or answer", args[0])
+			}
+			s.json = *asJSON
+			if s.inSession() != "" {
+				return showSessionTask(ctx, s)
+			}
+			return listTasks(s, "", *asJSON)
+		},
+	}
+}
+
+func taskAddCommand(s *sys) *ffcli.Command {
+	fs := newFlags(s, "strom task add")
+	body := fs.String("body", "", "the task's text")
+	bodyFile := fs.String("body-file", "", "read the task's text from a file (- = stdin)")
+	asJSON := fs.Bool("json", false, "print the new task as JSON")
+	return &ffcli.Command{
+		Name:       "add",
+		ShortUsage: "strom task add TITLE [--body TEXT | --body-file F]",
+		ShortHelp:  "add a task at the end of the queue and print its id",
+		LongHelp:   withHelp("Flags may come before or after the title.", ""),
+		FlagSet:    fs,
+		Exec: func(ctx context.Context, args []string) error {
+			args, err := positionals(fs, args)
+			if err != nil {
+				return err
+			}
+			s.json = *asJSON
+			if len(args) != 1 {
+				return usagef("strom task add takes one title (quote it), not %d words: strom task add \"Find the baptism of Anna Novak\"", len(args))
+			}
+			text := *body
+			if *bodyFile != "" {
+				if *body != "" {
+					return usagef("give the text with --body or --body-file, not both")
+				}
+				text, err = readText(s, *bodyFile)
+				if err != nil {
+					return err
+				}
+			}
+			r, err := s.research()
+			if err != nil {
+				return err
+			}
+			t, err := r.AddTask(ctx, args[0], text, s.inSession())
+			if err != nil {
+				return err
+			}
+			if *asJSON {
+				return s.printJSON(t)
+			}
+			if t.State == statefiles.Parked {
+				fmt.Fprintf(s.stdout, "%s (parked: %s)\n", t.ID, t.Reason)
+				return nil
+			}
+			fmt.Fprintln(s.stdout, t.ID)
+			return nil
+		},
+	}
+}
+
+func readText(s *sys, path string) (string, error) {
+	if path == "-" {
+		b, err := readAll(s.stdin)
+		return string(b), err
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	return string(b), nil
+}
+
+func taskListCommand(s *sys) *ffcli.Command {
+	fs := newFlags(s, "strom task list")
+	asJSON := fs.Bool("json", false, "print JSON")
+	state := fs.String("state", "", "only tasks in this state: open, started, waiting, done, parked")
+	return &ffcli.Command{
+		Name:       "list",
+		ShortUsage: "strom task list [--state S] [--json]",
+		ShortHelp:  "the queue in order",
+		FlagSet:    fs,
+		LongHelp:   withHelp("Lists the tasks in queue order: id, state, title.", ""),
+		Exec: func(ctx context.Context, args []string) error {
+			args, err := positionals(fs, args)
+			if err != nil {
+				return err
+			}
+			s.json = *asJSON
+			if len(args) > 0 {
+				return usagef("strom task list takes no arguments; use --state to filter")
+			}
+			return listTasks(s, *state, *asJSON)
+		},
+	}
+}
+
+func listTasks(s *sys, state string, asJSON bool) error {
+	var want statefiles.State
+	if state != "" {
+		st, err := statefiles.ParseState(state)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		want = st
+	}
+	tree, err := statefiles.Find(s.cwd())
+	if err != nil {
+		return err
+	}
+	q, err := tree.LoadQueue()
+	if err != nil {
+		return err
+	}
+	tasks := []statefiles.Task{}
+	for _, t := range q.Tasks {
+		if want == "" || t.State == want {
+			tasks = append(tasks, t)
+		}
+	}
+	if asJSON {
+		return s.printJSON(tasks)
+	}
+	if len(tasks) == 0 {
+		if want != "" {
+			fmt.Fprintf(s.stdout, "No %s tasks.\n", want)
+		} else {
+			fmt.Fprintln(s.stdout, "The queue is empty: add a task with strom task add \"…\"")
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
+	for _, t := range tasks {
+		extra := ""
+		switch t.State {
+		case statefiles.Parked:
+			extra = " — " + t.Reason
+		case statefiles.Started:
+			extra = " — session " + t.Session
+		case statefiles.Waiting:
+			if n := len(t.Questions); n > 0 {
+				extra = " — asks: " + t.Questions[n-1].Question
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s%s\n", t.ID, t.State, oneLine(t.Title), extra)
+	}
+	return tw.Flush()
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func taskShowCommand(s *sys) *ffcli.Command {
+	fs := newFlags(s, "strom task show")
+	asJSON := fs.Bool("json", false, "print JSON")
+	return &ffcli.Command{
+		Name:       "show",
+		ShortUsage: "strom task show ID [--json]",
+		ShortHelp:  "one task with its questions and records",
+		FlagSet:    fs,
+		LongHelp:   withHelp("Shows the task's text, state, questions and answers, and every record made on it.", ""),
+		Exec: func(ctx context.Context, args []string) error {
+			args, err := positionals(fs, args)
+			if err != nil {
+				return err
+			}
+			s.json = *asJSON
+			if len(args) != 1 {
+				return usagef("strom task show takes one task id, e.g. strom task show T-3")
+			}
+			r, err := s.research()
+			if err != nil {
+				return err
+			}
+			q, err := r.Tree.LoadQueue()
+			if err != nil {
+				return err
+			}
+			t, err := q.Find(args[0])
+			if err != nil {
+				return err
+			}
+			recs, err := r.Records(t.ID)
+			if err != nil {
+				return err
+			}
+			if *asJSON {
+				if recs == nil {
+					recs = []statefiles.Record{}
+				}
+				return s.printJSON(struct {
+					statefiles.Task
+					Records []statefiles.Record `json:"records"`
+				}{*t, recs})
+			}
+			printTask(s, *t, recs)
+			return nil
+		},
+	}
+}
+
+func printTask(s *sys, t statefiles.Task, recs []statefiles.Record) {
+	fmt.Fprintf(s.stdout, "%s  %s\nstate: %s", t.ID, t.Title, t.State)
+	switch t.State {
+	case statefiles.Parked:
+		fmt.Fprintf(s.stdout, " (%s; returns to %s)", t.Reason, t.ParkedFrom)
+	case statefiles.Started:
+		fmt.Fprintf(s.stdout, " (session %s)", t.Session)
+	}
+	fmt.Fprintf(s.stdout, "\ncreated: %s  updated: %s\n", t.Created.Format("2006-01-02 15:04 MST"), t.Updated.Format("2006-01-02 15:04 MST"))
+	if t.AddedBy != "" {
+		fmt.Fprintf(s.stdout, "added by session %s\n", t.AddedBy)
+	}
+	if strings.TrimSpace(t.Body) != "" {
+		fmt.Fprintf(s.stdout, "\n%s\n", strings.TrimRight(t.Body, "\n"))
+	}
+	for _, q := range t.Questions {
+		fmt.Fprintf(s.stdout, "\nasked %s: %s\n", q.Asked.Format("2006-01-02 15:04"), q.Question)
+		if q.Answered != nil {
+			fmt.Fprintf(s.stdout, "answered %s: %s\n", q.Answered.Format("2006-01-02 15:04"), q.Answer)
+		}
+	}
+	if len(recs) > 0 {
+		fmt.Fprintln(s.stdout, "\nrecords:")
+		for _, r := range recs {
+			fmt.Fprintf(s.stdout, "  %s  %s\n", r.Time.Format("2006-01-02 15:04"), r.Text)
+		}
+	}
+}
+
+func taskEditCommand(s *sys) *ffcli.Command {
+	fs := newFlags(s, "strom task edit")
+	title := fs.String("title", "", "the new title")
+	body := fs.String("body", "", "the new text")
+	bodyFile := fs.String("body-file", "", "read the new text from a file (- = stdin)")
+	return &ffcli.Command{
+		Name:       "edit",
+		ShortUsage: "strom task edit ID [--title T] [--body TEXT | --body-file F]",
+		ShortHelp:  "change a task's title or text",
+		FlagSet:    fs,
+		LongHelp:   withHelp("Only a person edits tasks; the agent records instead.", ""),
+		Exec: func(ctx context.Context, args []string) error {
+			args, err := positionals(fs, args)
+			if err != nil {
+				return err
+			}
+			if err := s.personOnly("strom task edit"); err != nil {
+				return err
+			}
+			if len(args) != 1 {
+				return usagef("strom task edit takes one task id, e.g. strom task edit T-3 --title \"…\"")
+			}
+			var tp, bp *string
+			set := map[string]bool{}
+			fs.Visit(func(f *flagT) { set[f.Name] = true })
+			if set["title"] {
+				tp = title
+			}
+			if set["body"] && set["body-file"] {
+				return usagef("give the text with --body or --body-file, not both")
+			}
+			if set["body"] {
+				bp = body
+			}
+			if set["body-file"] {
+				text, err := readText(s, *bodyFile)
+				if err != nil {
+					return err
+				}
+				bp = &text
+			}
+			if tp == nil && bp == nil {
+				return usagef("say what to change: --title, --body or --body-file")
+			}
+			r, err := s.research()
+			if err != nil {
+				return err
+			}
+			t, err := r.EditTask(ctx, args[0], tp, bp)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(s.stdout, "%s edited.\n", t.ID)
+			return nil
+		},
+	}
+}
+
+func taskMoveCommand(s *sys) *ffcli.Command {
+	fs := newFlags(s, "strom task move")
+	before := fs.String("before", "", "the task to put it before")
+	return &ffcli.Command{
+		Name:       "move",
+		ShortUsage: "strom task move ID --before ID2",
+		ShortHelp:  "reorder the queue",
+		FlagSet:    fs,
+		LongHelp:   withHelp("A run takes the first open task in queue order.", ""),
+		Exec: func(ctx context.Context, args []string) error {
+			args, err := positionals(fs, args)
+			if err != nil {
+				return err
+			}
+			if err := s.personOnly("strom task move"); err != nil {
+				return err
+			}
+			if len(args) != 1 || *before == "" {
+				return usagef("strom task move takes a task id and --before ID2, e.g. strom task move T-5 --before T-2")
+			}
+			r, err := s.research()
+			if err != nil {
+				return err
+			}
+			if err := r.MoveTask(ctx, args[0], *before); err != nil {
+				return err
+			}
+			fmt.Fprintf(s.stdout, "%s now comes before %s.\n", statefiles.NormalizeID(args[0]), statefiles.NormalizeID(*before))
+			return nil
+		},
+	}
+}
+
+func taskParkCommand(s *sys) *ffcli.Command {
+	fs := newFlags(s, "strom task park")
+	why := fs.String("why", "", "why the task is set aside")
+	return &ffcli.Command{
+		Name:       "park",
+		ShortUsage: "strom task park ID --why TEXT",
+		ShortHelp:  "set a task aside; only a person unparks it",
+		FlagSet:    fs,
+		LongHelp:   withHelp("A parked task is not worked on until strom task unpark returns it where it was.", ""),
+		Exec: func(ctx context.Context, args []string) error {
+			args, err := positionals(fs, args)
+			if err != nil {
+				return err
+			}
+			if err := s.personOnly("strom task park"); err != nil {
+				return err
+			}
+			if len(args) != 1 {
+				return usagef("strom task park takes one task id and --why, e.g. strom task park T-3 --why \"needs the 1850 register\"")
+			}
+			if strings.TrimSpace(*why) == "" {
+				return usagef("say why the task is parked with --why \"…\"")
+			}
+			r, err := s.research()
+			if err != nil {
+				return err
+			}
+			t, err := r.ParkTask(ctx, args[0], *why)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(s.stdout, "%s parked: %s\n", t.ID, t.Reason)
+			return nil
+		},
+	}
+}
+
+func taskUnparkCommand(s *sys) *ffcli.Command {
+	fs := newFlags(s, "strom task unpark")
+	return &ffcli.Command{
+		Name:       "unpark",
+		ShortUsage: "strom task unpark ID",
+		ShortHelp:  "return a parked task to where it was",
+		FlagSet:    fs,
+		LongHelp:   withHelp("The task returns to the queue, or to waiting for a person's answer.", ""),
+		Exec: func(ctx context.Context, args []string) error {
+			args, err := positionals(fs, args)
+			if err != nil {
+				return err
+			}
+			if err := s.personOnly("strom task unpark"); err != nil {
+				return err
+			}
+			if len(args) != 1 {
+				return usagef("strom task unpark takes one task id, e.g. strom task unpark T-3")
+			}
+			r, err := s.research()
+			if err != nil {
+				return err
+			}
+			t, err := r.UnparkTask(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(s.stdout, "%s is %s again.\n", t.ID, t.State)
+			return nil
+		},
+	}
+}
+
+func taskAnswerCommand(s *sys) *ffcli.Command {
+	fs := newFlags(s, "strom task answer")
+	return &ffcli.Command{
+		Name:       "answer",
+		ShortUsage: "strom task answer ID TEXT",
+		ShortHelp:  "answer a waiting task's question; it returns to the queue",
+		FlagSet:    fs,
+		LongHelp:   withHelp("The answer is kept with the task, and the next session on it sees it.", ""),
+		Exec: func(ctx context.Context, args []string) error {
+			args, err := positionals(fs, args)
+			if err != nil {
+				return err
+			}
+			if err := s.personOnly("strom task answer"); err != nil {
+				return err
+			}
+			if len(args) != 2 {
+				return usagef("strom task answer takes a task id and the answer in quotes, e.g. strom task answer T-3 \"the one born 1850\"")
+			}
+			r, err := s.research()
+			if err != nil {
+				return err
+			}
+			t, err := r.AnswerTask(ctx, args[0], args[1])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(s.stdout, "%s answered; it is back in the queue.\n", t.ID)
+			return nil
+		},
+	}
+}

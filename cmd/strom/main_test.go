@@ -1,0 +1,66 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"strom": func() { os.Exit(Main()) },
+	})
+}
+
+// TestScripts runs the end-to-end tests in testdata/script: the strom binary (this
+// test binary re-executed) against real git repos in temporary folders.
+func TestScripts(t *testing.T) {
+	t.Parallel()
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: false,
+		Setup: func(e *testscript.Env) error {
+			home := filepath.Join(e.WorkDir, ".home")
+			if err := os.MkdirAll(home, 0o755); err != nil {
+				return err
+			}
+			e.Setenv("HOME", home)
+			e.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+			e.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(home, ".gitconfig"))
+			e.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+			e.Setenv("GIT_AUTHOR_DATE", "2026-11-30T09:00:00Z")
+			e.Setenv("GIT_COMMITTER_DATE", "2026-11-30T09:00:00Z")
+			e.Setenv("TZ", "UTC")
+			e.Setenv("STROM_TEST_TIME_BASE", "2026-11-30T09:00:00Z")
+			gitconfig := "[user]\n\tname = Test Person\n\temail = person@example.com\n[init]\n\tdefaultBranch = main\n"
+			return os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"sleepms": func(ts *testscript.TestScript, neg bool, args []string) {
+				d, err := time.ParseDuration(args[0] + "ms")
+				ts.Check(err)
+				time.Sleep(d)
+			},
+			"grepcount": func(ts *testscript.TestScript, neg bool, args []string) {
+				// grepcount N PATTERN FILE: the file has exactly N lines containing PATTERN.
+				data := ts.ReadFile(args[2])
+				n := 0
+				for _, l := range strings.Split(data, "\n") {
+					if strings.Contains(l, args[1]) {
+						n++
+					}
+				}
+				if want := args[0]; want != itoa(n) {
+					ts.Fatalf("%s: %d lines contain %q, want %s", args[2], n, args[1], want)
+				}
+			},
+		},
+	})
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,101 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/strom-research/strom/statefiles"
+)
+
+// SessionRef names the session and task a command from inside a session works on.
+type SessionRef struct {
+	Session string
+	Task    string
+}
+
+// Record appends a record to the progress file. Inside a session it is the session's
+// task; outside, a person names the task.
+func (r *Research) Record(ctx context.Context, ref SessionRef, text string) (statefiles.Record, error) {
+	if strings.TrimSpace(text) == "" {
+		return statefiles.Record{}, fmt.Errorf("the record is empty: say what was found, e.g. strom record \"no baptism of Anna in the 1850 register\"")
+	}
+	rec := statefiles.Record{Time: r.Now(), Session: ref.Session, Task: statefiles.NormalizeID(ref.Task), Text: text}
+	err := r.Tree.Locked(ctx, func() error {
+		q, err := r.Tree.LoadQueue()
+		if err != nil {
+			return err
+		}
+		if _, err := q.Find(rec.Task); err != nil {
+			return err
+		}
+		return r.Tree.AppendProgressLocked(rec)
+	})
+	return rec, err
+}
+
+// ownTask checks that a session acts on its own task.
+func ownTask(t *statefiles.Task, ref SessionRef) error {
+	if ref.Session == "" {
+		return nil
+	}
+	if t.ID != statefiles.NormalizeID(ref.Task) {
+		return fmt.Errorf("task %s is not this session's task (%s): a session ends only its own task", t.ID, ref.Task)
+	}
+	return nil
+}
+
+// Done marks a task done. In a session only its own task; the session then closes.
+func (r *Research) Done(ctx context.Context, ref SessionRef, id string) (statefiles.Task, error) {
+	if id == "" {
+		id = ref.Task
+	}
+	t, err := r.ChangeTask(ctx, id, func(_ *statefiles.Queue, t *statefiles.Task) error {
+		if err := ownTask(t, ref); err != nil {
+			return err
+		}
+		switch t.State {
+		case statefiles.Done:
+			return fmt.Errorf("task %s is already done", t.ID)
+		case statefiles.Parked:
+			return fmt.Errorf("task %s is parked (%s): unpark it first with strom task unpark %s", t.ID, t.Reason, t.ID)
+		}
+		t.State, t.Session = statefiles.Done, ref.Session
+		return nil
+	})
+	if err != nil {
+		return t, err
+	}
+	if ref.Session != "" {
+		err = r.RequestClose(ref.Session, "done")
+	}
+	return t, err
+}
+
+// Ask puts a task into waiting with a question for a person; the session closes.
+func (r *Research) Ask(ctx context.Context, ref SessionRef, id, question string) (statefiles.Task, error) {
+	if strings.TrimSpace(question) == "" {
+		return statefiles.Task{}, fmt.Errorf("the question is empty: write what the person should answer, e.g. strom ask \"which Anna Novak: born 1850 or 1852?\"")
+	}
+	if id == "" {
+		id = ref.Task
+	}
+	t, err := r.ChangeTask(ctx, id, func(_ *statefiles.Queue, t *statefiles.Task) error {
+		if err := ownTask(t, ref); err != nil {
+			return err
+		}
+		if t.State == statefiles.Done || t.State == statefiles.Parked {
+			return fmt.Errorf("task %s is %s: only an open or started task can wait for an answer", t.ID, t.State)
+		}
+		t.Questions = append(t.Questions, statefiles.Question{Question: question, Asked: r.Now().UTC(), Session: ref.Session})
+		t.State = statefiles.Waiting
+		return nil
+	})
+	if err != nil {
+		return t, err
+	}
+	if ref.Session != "" {
+		err = r.RequestClose(ref.Session, "waiting")
+	}
+	return t, err
+}

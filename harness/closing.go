@@ -1,0 +1,273 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/strom-research/strom/harness/agents"
+	"github.com/strom-research/strom/statefiles"
+)
+
+// ParkAfter is how many sessions in a row may record nothing before their task is
+// parked (R7.2).
+const ParkAfter = 2
+
+// checkTimeout bounds the tree's own check command.
+const checkTimeout = 10 * time.Minute
+
+// closeSession keeps the queue's rules, runs the clean-state check, returns or parks
+// the task and makes the session's one commit.
+func (r *Research) closeSession(ctx context.Context, res sessionResult, task statefiles.Task, p sessionPlan, st sessionStats) (sessionResult, error) {
+	var checks []string
+	err := r.Tree.Locked(ctx, func() error {
+		q, fixes, err := r.keepQueueRules(res.ID)
+		if err != nil {
+			return err
+		}
+		checks = append(checks, fixes...)
+		t, err := q.Find(task.ID)
+		if err != nil {
+			return err
+		}
+		if t.State == statefiles.Started && t.Session == res.ID {
+			t.State, t.Session, t.Updated = statefiles.Open, "", r.Now().UTC()
+		}
+		recs, err := r.Tree.LoadProgress()
+		if err != nil {
+			return err
+		}
+		var texts []string
+		for _, rec := range recs {
+			if rec.Session == res.ID {
+				texts = append(texts, rec.Text)
+			}
+		}
+		res.Records = len(texts)
+		if err := r.countForParking(q, t, res); err != nil {
+			return err
+		}
+		res.Parked = t.State == statefiles.Parked
+		if err := r.Tree.SaveQueue(q); err != nil {
+			return err
+		}
+		checks = append(checks, r.cleanState(ctx)...)
+		msg := commitMessage(res, task.Title, p.Profile.Name, texts, checks)
+		res.Commit, err = r.CommitLocked(ctx, msg)
+		return err
+	})
+	if err != nil {
+		return res, fmt.Errorf("commit session %s: %w", res.ID, err)
+	}
+	r.ClearRequests(res.ID)
+	os.Remove(r.snapshotFile(res.ID))
+	_ = r.updateRun(func(ri *RunInfo) { ri.Session, ri.Task, ri.AgentPGID = "", "", 0 })
+	return res, nil
+}
+
+// keepQueueRules makes sure the session left a valid queue with every task it had
+// at the start, worded as it was. It returns the queue and a Strom-Check note for
+// each repair.
+func (r *Research) keepQueueRules(session string) (*statefiles.Queue, []string, error) {
+	var snap *statefiles.Queue
+	if data, err := os.ReadFile(r.snapshotFile(session)); err == nil {
+		snap = statefiles.NewQueue()
+		if json.Unmarshal(data, snap) != nil {
+			snap = nil
+		}
+	}
+	q, err := r.Tree.LoadQueue()
+	var se *statefiles.SchemaError
+	if errors.As(err, &se) && snap != nil {
+		// The session broke the queue file: keep its version beside the transcript
+		// and go on from the queue as the session found it.
+		broken := filepath.Join(r.sessionsDir(), session+".queue.json")
+		if data, rerr := os.ReadFile(r.Tree.Path(statefiles.QueueFile)); rerr == nil {
+			_ = os.WriteFile(broken, data, 0o644)
+		}
+		if werr := statefiles.WriteAtomic(r.Tree.Path(statefiles.QueueFile), mustJSON(snap), 0o644); werr != nil {
+			return nil, nil, werr
+		}
+		q, err = r.Tree.LoadQueue()
+		if err != nil {
+			return nil, nil, err
+		}
+		return q, []string{fmt.Sprintf("failed: the session left an invalid queue.json (%s); restored, its version kept in .strom/sessions/%s.queue.json", se.Rule, session)}, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if snap == nil {
+		return q, nil, nil
+	}
+	var notes []string
+	have := map[string]int{}
+	for i, t := range q.Tasks {
+		have[t.ID] = i
+	}
+	for _, old := range snap.Tasks {
+		i, ok := have[old.ID]
+		switch {
+		case !ok:
+			q.Tasks = append(q.Tasks, old)
+			notes = append(notes, fmt.Sprintf("restored %s, which the session deleted", old.ID))
+		case q.Tasks[i].Title != old.Title || q.Tasks[i].Body != old.Body:
+			q.Tasks[i].Title, q.Tasks[i].Body = old.Title, old.Body
+			notes = append(notes, fmt.Sprintf("restored the wording of %s, which the session changed", old.ID))
+		}
+	}
+	return q, notes, nil
+}
+
+func mustJSON(v any) []byte {
+	b, _ := json.MarshalIndent(v, "", "  ")
+	return append(b, '\n')
+}
+
+// countForParking keeps the count of sessions in a row that recorded nothing, and
+// parks the task at ParkAfter. Sessions a person ended, and endings that are not the
+// task's doing (limits, login, crashes), leave the count as it is.
+func (r *Research) countForParking(q *statefiles.Queue, t *statefiles.Task, res sessionResult) error {
+	park, err := r.Tree.LoadPark()
+	if err != nil {
+		return err
+	}
+	before := park.Empty[t.ID]
+	switch {
+	case res.Records > 0 || t.State == statefiles.Done || t.State == statefiles.Waiting:
+		delete(park.Empty, t.ID)
+	case res.End.countsForParking():
+		park.Empty[t.ID] = before + 1
+		if park.Empty[t.ID] >= ParkAfter && t.State == statefiles.Open {
+			reason := fmt.Sprintf("%d sessions in a row recorded nothing", park.Empty[t.ID])
+			if err := t.Park(reason, r.Now()); err != nil {
+				return err
+			}
+			delete(park.Empty, t.ID)
+		}
+	}
+	if len(park.Empty) == 0 {
+		park.Empty = nil
+	}
+	return r.Tree.SavePark(park)
+}
+
+// cleanState is the exit check of DESIGN.md before a session's commit: conflict
+// markers in changed files and the tree's own check command. Each failure is a
+// Strom-Check note; the work is committed anyway.
+func (r *Research) cleanState(ctx context.Context) []string {
+	var notes []string
+	g, err := r.Git(ctx)
+	if err != nil {
+		return nil
+	}
+	if changes, err := g.Status(ctx); err == nil {
+		var paths []string
+		for _, c := range changes {
+			paths = append(paths, c.Path)
+		}
+		if marked, err := g.ConflictMarkers(ctx, paths); err == nil && len(marked) > 0 {
+			notes = append(notes, "failed: conflict markers in "+strings.Join(marked, ", "))
+		}
+	}
+	if why := r.runCheck(ctx); why != "" {
+		notes = append(notes, "failed: "+why)
+	}
+	return notes
+}
+
+// CheckNow is the clean-state check an agent meets when it asks to close: the reason
+// the session may not close yet, or "".
+func (r *Research) CheckNow(ctx context.Context) string {
+	if _, err := r.Tree.LoadQueue(); err != nil {
+		return err.Error()
+	}
+	if _, err := r.Tree.LoadProgress(); err != nil {
+		return err.Error()
+	}
+	g, err := r.Git(ctx)
+	if err != nil {
+		return ""
+	}
+	if op, err := g.InProgress(ctx); err == nil && op != "" {
+		return fmt.Sprintf("a %s is in progress: finish or abort it first", op)
+	}
+	for _, n := range r.cleanState(ctx) {
+		return strings.TrimPrefix(n, "failed: ")
+	}
+	return ""
+}
+
+// runCheck runs check.command, returning why it failed or "".
+func (r *Research) runCheck(ctx context.Context) string {
+	s, err := r.Settings()
+	if err != nil {
+		return ""
+	}
+	c, err := s.Resolve("check.command", "")
+	if err != nil || c.Value == "" {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", "-c", c.Value)
+	cmd.Dir = r.Tree.Root
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		return ""
+	}
+	last := strings.TrimSpace(string(out))
+	if i := strings.LastIndex(last, "\n"); i >= 0 {
+		last = last[i+1:]
+	}
+	if len(last) > 120 {
+		last = last[:120]
+	}
+	why := fmt.Sprintf("check.command %q: %v", c.Value, err)
+	if last != "" {
+		why += " (" + last + ")"
+	}
+	return why
+}
+
+// recoverCrash commits what a crashed run left: the agent's process group is stopped,
+// everything in the work tree is committed with Strom-End: crashed, and the task
+// returns to the queue. Tasks left started by sessions that are gone return too.
+func (r *Research) recoverCrash(ctx context.Context, out func(string)) error {
+	ri, err := r.LoadRun()
+	if err != nil {
+		return err
+	}
+	if ri != nil && ri.Session != "" {
+		killGroup(ri.AgentPGID, func(d time.Duration) { time.Sleep(d) })
+		out(fmt.Sprintf("↺ session %s on %s did not end (strom stopped, pid %d): committing what it left", ri.Session, ri.Task, ri.PID))
+		q, err := r.Tree.LoadQueue()
+		if err != nil {
+			return err
+		}
+		title := ri.Task
+		if t, err := q.Find(ri.Task); err == nil {
+			title = t.Title
+		}
+		task := statefiles.Task{ID: ri.Task, Title: title}
+		res := sessionResult{ID: ri.Session, Task: ri.Task, End: EndCrashed}
+		if _, err := r.closeSession(ctx, res, task, sessionPlan{Profile: agents.Profile{Name: ri.Agent}}, sessionStats{}); err != nil {
+			return err
+		}
+	}
+	// A task held by a session that no longer runs returns to the queue.
+	return r.Tree.UpdateQueue(ctx, func(q *statefiles.Queue) error {
+		for i := range q.Tasks {
+			if q.Tasks[i].State == statefiles.Started {
+				q.Tasks[i].State, q.Tasks[i].Session = statefiles.Open, ""
+			}
+		}
+		return nil
+	})
+}

@@ -1,0 +1,266 @@
+package gitrepo
+
+import (
+	"bufio"
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-billy/v5"
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
+)
+
+// Commit is one commit of the history.
+type Commit struct {
+	Hash    string
+	When    time.Time // author date, in the author's time zone
+	Subject string    // the first paragraph on one line, as git's %s
+	Message Message
+	Author  string // "Name <email>"
+}
+
+// LogOptions select commits for Log.
+type LogOptions struct {
+	// Max is the most commits returned; 0 means all.
+	Max int
+	// TrailerKey keeps only commits whose trailers include this key (compared
+	// ignoring case, as git does), such as "Strom-Session".
+	TrailerKey string
+}
+
+// Log lists the commits reachable from HEAD, newest first in git log's default order
+// (by commit date; on equal dates, the first one reached first). An unborn branch
+// has no commits. Log reads through go-git and, when go-git cannot open or read the
+// repository, through `git log`; both give the same result.
+func (r *Repo) Log(ctx context.Context, opts LogOptions) ([]Commit, error) {
+	commits, err := r.logGoGit(ctx, opts)
+	if err == nil {
+		return commits, nil
+	}
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("read log: %w", ctx.Err())
+	}
+	return r.logCLI(ctx, opts)
+}
+
+// LastCommitWithTrailer returns the newest commit reachable from HEAD that carries
+// the trailer key, or nil when there is none.
+func (r *Repo) LastCommitWithTrailer(ctx context.Context, key string) (*Commit, error) {
+	cs, err := r.Log(ctx, LogOptions{Max: 1, TrailerKey: key})
+	if err != nil || len(cs) == 0 {
+		return nil, err
+	}
+	return &cs[0], nil
+}
+
+// logSink collects commits and says when to stop.
+type logSink struct {
+	opts LogOptions
+	out  []Commit
+}
+
+// add keeps c if it passes the filter and reports whether more are wanted.
+func (s *logSink) add(hash, author string, when time.Time, raw string) bool {
+	msg := ParseMessage(raw)
+	if s.opts.TrailerKey != "" {
+		if _, ok := msg.Trailer(s.opts.TrailerKey); !ok {
+			return true
+		}
+	}
+	s.out = append(s.out, Commit{Hash: hash, When: when, Subject: msg.Subject, Message: msg, Author: author})
+	return s.opts.Max <= 0 || len(s.out) < s.opts.Max
+}
+
+// openGoGit opens the repository with go-git, from the git dirs git itself named in
+// Open (so linked worktrees need no detection of go-git's own). It fails on
+// repositories go-git does not support, which is the signal to use the CLI. Pack
+// files stay open until close is called: go-git otherwise reopens the pack for every
+// object it reads.
+func (r *Repo) openGoGit() (repo *git.Repository, close func(), err error) {
+	var fs billy.Filesystem = osfs.New(r.GitDir)
+	if r.CommonDir != r.GitDir {
+		fs = dotgit.NewRepositoryFilesystem(fs, osfs.New(r.CommonDir))
+	}
+	st := filesystem.NewStorageWithOptions(fs, cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
+	repo, err = git.Open(st, osfs.New(r.Root))
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return repo, func() { st.Close() }, nil
+}
+
+func (r *Repo) logGoGit(ctx context.Context, opts LogOptions) ([]Commit, error) {
+	repo, closeRepo, err := r.openGoGit()
+	if err != nil {
+		return nil, fmt.Errorf("open repo with go-git: %w", err)
+	}
+	defer closeRepo()
+	ref, err := repo.Head()
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read HEAD: %w", err)
+	}
+	first, err := repo.CommitObject(ref.Hash())
+	if err != nil {
+		return nil, fmt.Errorf("read commit %s: %w", ref.Hash(), err)
+	}
+	// git's default walk: a queue ordered by commit date, newest first, ties in
+	// the order commits entered the queue; parents enter in their order.
+	q := &commitQueue{}
+	seen := map[plumbing.Hash]bool{first.Hash: true}
+	heap.Push(q, queued{first, 0})
+	seq := 1
+	sink := &logSink{opts: opts}
+	for q.Len() > 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		c := heap.Pop(q).(queued).c
+		author := c.Author.Name + " <" + c.Author.Email + ">"
+		if !sink.add(c.Hash.String(), author, c.Author.When, c.Message) {
+			break
+		}
+		for _, ph := range c.ParentHashes {
+			if seen[ph] {
+				continue
+			}
+			seen[ph] = true
+			p, err := repo.CommitObject(ph)
+			if err != nil {
+				return nil, fmt.Errorf("read commit %s: %w", ph, err)
+			}
+			heap.Push(q, queued{p, seq})
+			seq++
+		}
+	}
+	return sink.out, nil
+}
+
+type queued struct {
+	c   *object.Commit
+	seq int
+}
+
+type commitQueue []queued
+
+func (q commitQueue) Len() int { return len(q) }
+func (q commitQueue) Less(i, j int) bool {
+	a, b := q[i].c.Committer.When.Unix(), q[j].c.Committer.When.Unix()
+	if a != b {
+		return a > b
+	}
+	return q[i].seq < q[j].seq
+}
+func (q commitQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *commitQueue) Push(x any)   { *q = append(*q, x.(queued)) }
+func (q *commitQueue) Pop() any {
+	old := *q
+	x := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return x
+}
+
+// logFields is the number of NUL-terminated fields `git log` writes per commit.
+const logFields = 5
+
+func (r *Repo) logCLI(ctx context.Context, opts LogOptions) ([]Commit, error) {
+	if _, err := r.Head(ctx); errors.Is(err, ErrNoCommits) {
+		return nil, nil
+	} else if err != nil {
+		return nil, fmt.Errorf("read log: %w", err)
+	}
+	// Replace refs and re-encoding are off because go-git knows neither; the
+	// format's last field is the raw message, so any byte but NUL may appear in it.
+	args := []string{
+		"--no-replace-objects", "log", "--no-show-signature", "--no-color", "--encoding=none",
+		"-z", "--date=raw", "--format=%H%x00%an%x00%ae%x00%ad%x00%B", "HEAD", "--",
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := command(cctx, r.Root, args, nil)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("read log: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("read log: %w", &GitError{Args: args, Err: err})
+	}
+	sink := &logSink{opts: opts}
+	br := bufio.NewReaderSize(stdout, 64<<10)
+	var perr error
+	stopped := false
+	for !stopped {
+		var f [logFields]string
+		n := 0
+		for ; n < logFields; n++ {
+			s, err := br.ReadString(0)
+			if err != nil {
+				if !errors.Is(err, io.EOF) || n > 0 || s != "" {
+					perr = fmt.Errorf("parse git log output: %w", io.ErrUnexpectedEOF)
+				}
+				break
+			}
+			f[n] = s[:len(s)-1]
+		}
+		if n < logFields {
+			break
+		}
+		if !sink.add(f[0], f[1]+" <"+f[2]+">", parseRawDate(f[3]), f[4]) {
+			stopped = true
+		}
+	}
+	if stopped {
+		cancel() // we have enough; git may still be writing
+	}
+	_, _ = io.Copy(io.Discard, stdout)
+	werr := cmd.Wait()
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("read log: %w", ctx.Err())
+	}
+	if werr != nil && !stopped {
+		return nil, fmt.Errorf("read log: %w", &GitError{Args: args, Stderr: stderr.String(), Err: werr})
+	}
+	if perr != nil {
+		return nil, fmt.Errorf("read log: %w", perr)
+	}
+	return sink.out, nil
+}
+
+// parseRawDate reads git's --date=raw ("1700000000 +0100") into the same time
+// go-git builds from a signature.
+func parseRawDate(s string) time.Time {
+	secs, tz, _ := strings.Cut(s, " ")
+	ts, err := strconv.ParseInt(secs, 10, 64)
+	if err != nil {
+		return time.Time{}
+	}
+	t := time.Unix(ts, 0).In(time.UTC)
+	if len(tz) != 5 {
+		return t
+	}
+	h, err1 := strconv.ParseInt(tz[0:3], 10, 64)
+	m, err2 := strconv.ParseInt(tz[3:], 10, 64)
+	if err1 != nil || err2 != nil {
+		return t
+	}
+	if h < 0 {
+		m = -m
+	}
+	return t.In(time.FixedZone("", int(h*3600+m*60)))
+}

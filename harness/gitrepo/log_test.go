@@ -1,0 +1,172 @@
+package gitrepo
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// assertLogsAgree compares the go-git and CLI paths with each other and with
+// `git log` for a range of options.
+func assertLogsAgree(t *testing.T, r *Repo, wantGoGit bool) {
+	t.Helper()
+	for _, opts := range []LogOptions{
+		{}, {Max: 1}, {Max: 3}, {TrailerKey: "Strom-Session"}, {TrailerKey: "strom-session", Max: 2},
+		{TrailerKey: "Strom-Mode"}, {TrailerKey: "Nope"},
+	} {
+		viaGo, errGo := r.logGoGit(ctxT(t), opts)
+		if (errGo == nil) != wantGoGit {
+			t.Fatalf("go-git log: %v", errGo)
+		}
+		viaCLI, err := r.logCLI(ctxT(t), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wantGoGit {
+			if diff := cmp.Diff(viaCLI, viaGo); diff != "" {
+				t.Errorf("%+v: go-git and CLI disagree (-cli +go-git):\n%s", opts, diff)
+			}
+		}
+		got, err := r.Log(ctxT(t), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(viaCLI, got); diff != "" {
+			t.Errorf("%+v: Log and CLI disagree:\n%s", opts, diff)
+		}
+		// git itself: same hashes in the same order.
+		args := []string{"log", "--format=%H%x09%(trailers:only,unfold,separator=%x2c)"}
+		var want []string
+		for _, l := range splitLines(gitIn(t, r.Root, args...)) {
+			h, tr, _ := strings.Cut(l, "\t")
+			if opts.TrailerKey != "" && !strings.Contains(strings.ToLower(tr), strings.ToLower(opts.TrailerKey)+":") {
+				continue
+			}
+			want = append(want, h)
+		}
+		if opts.Max > 0 && len(want) > opts.Max {
+			want = want[:opts.Max]
+		}
+		var hashes []string
+		for _, c := range got {
+			hashes = append(hashes, c.Hash)
+		}
+		if !cmp.Equal(hashes, want) {
+			t.Errorf("%+v: Log = %v, git log = %v", opts, hashes, want)
+		}
+	}
+}
+
+// historyRepo builds a history with merges, equal and out-of-order dates, time
+// zones, and commits with and without trailers.
+func historyRepo(t *testing.T) *Repo {
+	t.Helper()
+	r := newRepo(t)
+	n := 0
+	commit := func(date string, msg string) {
+		n++
+		writeFile(t, r.Root, "f.txt", fmt.Sprint(n))
+		gitIn(t, r.Root, "add", "-A")
+		env := []string{"GIT_AUTHOR_DATE=" + date, "GIT_COMMITTER_DATE=" + date}
+		if _, err := gitEnvIn(r.Root, env, msg, "commit", "-q", "--cleanup=verbatim", "-F", "-"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	session := func(i int, end string) string {
+		return sessionMessageN(i, end).String()
+	}
+	commit(testDate, session(1, "done"))
+	commit(testDate, "agent's own commit\n\nNote: not a trailer block? it is one\n")
+	gitIn(t, r.Root, "checkout", "-q", "-b", "side")
+	commit("1795000500 +0530", session(2, "time-limit"))
+	commit("1794999000 -0700", "older date on the side\n")
+	gitIn(t, r.Root, "checkout", "-q", "main")
+	commit(testDate, session(3, "closed"))
+	commit(testDate, "mode switch\n\nStrom-Mode: archive\n")
+	env := []string{"GIT_AUTHOR_DATE=" + testDate, "GIT_COMMITTER_DATE=" + testDate}
+	if _, err := gitEnvIn(r.Root, env, "", "merge", "-q", "--no-ff", "-X", "ours", "-m", "merge side", "side"); err != nil {
+		t.Fatal(err)
+	}
+	// Two parents with the same date: git takes the first parent first.
+	gitIn(t, r.Root, "checkout", "-q", "-b", "tie")
+	commit(testDate, "tie on the branch\n")
+	gitIn(t, r.Root, "checkout", "-q", "main")
+	commit(testDate, "tie on main\n")
+	if _, err := gitEnvIn(r.Root, env, "", "merge", "-q", "--no-ff", "-X", "ours", "-m", "merge tie", "tie"); err != nil {
+		t.Fatal(err)
+	}
+	commit("1795001000 +0000", "Ünïcödé subject\nsecond subject line\n\nbody\n\n"+session(4, "crashed")[len("strom: T-4 x\n\n"):])
+	commit(testDate, session(5, "done"))
+	return r
+}
+
+func sessionMessageN(i int, end string) Message {
+	return Message{
+		Subject: fmt.Sprintf("strom: T-%d x", i),
+		Body:    "record one\nrecord two: with colon",
+		Trailers: []Trailer{
+			{"Strom-Session", fmt.Sprintf("S-%d", i)},
+			{"Strom-Task", fmt.Sprintf("T-%d", i)},
+			{"Strom-End", end},
+		},
+	}
+}
+
+func TestLog(t *testing.T) {
+	t.Parallel()
+	r := historyRepo(t)
+	assertLogsAgree(t, r, true)
+
+	all, err := r.Log(ctxT(t), LogOptions{TrailerKey: "Strom-Session"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ends []string
+	for _, c := range all {
+		v, _ := c.Message.Trailer("Strom-End")
+		ends = append(ends, v)
+	}
+	// git's order, not a sort by date: the side branch's newer commit comes after
+	// main's older ones because its child is older still.
+	if want := []string{"done", "crashed", "closed", "done", "time-limit"}; !cmp.Equal(ends, want) {
+		t.Errorf("Strom-End of the sessions = %v, want %v", ends, want)
+	}
+	c := all[1]
+	if c.Subject != "Ünïcödé subject second subject line" || c.Message.Body != "body\n\nrecord one\nrecord two: with colon" {
+		t.Errorf("commit read as %+v", c)
+	}
+	if c.Author != "Test Person <test@example.org>" || !c.When.Equal(time.Unix(1795001000, 0)) {
+		t.Errorf("author %q at %v", c.Author, c.When)
+	}
+	if _, off := all[4].When.Zone(); off != 5*3600+30*60 {
+		t.Errorf("time zone offset %d, want +0530", off)
+	}
+
+	last, err := r.LastCommitWithTrailer(ctxT(t), "Strom-Mode")
+	if err != nil || last == nil || last.Subject != "mode switch" {
+		t.Errorf("LastCommitWithTrailer(Strom-Mode) = %+v, %v", last, err)
+	}
+	if last, err := r.LastCommitWithTrailer(ctxT(t), "Strom-Nothing"); last != nil || err != nil {
+		t.Errorf("LastCommitWithTrailer of a missing key = %+v, %v", last, err)
+	}
+}
+
+func TestLogUnborn(t *testing.T) {
+	t.Parallel()
+	r := newRepo(t)
+	for name, f := range map[string]func() ([]Commit, error){
+		"Log":    func() ([]Commit, error) { return r.Log(ctxT(t), LogOptions{}) },
+		"go-git": func() ([]Commit, error) { return r.logGoGit(ctxT(t), LogOptions{}) },
+		"CLI":    func() ([]Commit, error) { return r.logCLI(ctxT(t), LogOptions{}) },
+	} {
+		if got, err := f(); err != nil || len(got) != 0 {
+			t.Errorf("%s on an unborn branch = %v, %v", name, got, err)
+		}
+	}
+	if last, err := r.LastCommitWithTrailer(ctxT(t), "Strom-Session"); last != nil || err != nil {
+		t.Errorf("LastCommitWithTrailer = %v, %v", last, err)
+	}
+}

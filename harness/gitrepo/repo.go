@@ -1,0 +1,179 @@
+package gitrepo
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Repo is a git work tree. Build one with Open or Init.
+type Repo struct {
+	Root      string // top of the work tree
+	GitDir    string // this work tree's git dir (.git, or .git/worktrees/<name> for a linked worktree)
+	CommonDir string // the git dir shared by all work trees (objects, refs, config)
+}
+
+// Open finds the work tree that contains dir, as `git rev-parse --show-toplevel` does.
+// It returns an error wrapping ErrNotRepo when dir is not inside a work tree.
+func Open(ctx context.Context, dir string) (*Repo, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open repo: %w", err)
+	}
+	if fi, err := os.Stat(abs); err != nil {
+		return nil, fmt.Errorf("open repo: %w", err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("open repo: %s is not a directory", abs)
+	}
+	args := []string{"rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir"}
+	// LC_ALL=C: the "not a repository" test below reads git's message.
+	out, err := runGit(ctx, abs, args, nil, []string{"LC_ALL=C"})
+	if err != nil {
+		var ge *GitError
+		if errors.As(err, &ge) && (strings.Contains(ge.Stderr, "not a git repository") ||
+			strings.Contains(ge.Stderr, "must be run in a work tree")) {
+			return nil, fmt.Errorf("open repo: %s: %w", abs, ErrNotRepo)
+		}
+		return nil, fmt.Errorf("open repo: %w", err)
+	}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(lines) != 3 || lines[0] == "" {
+		return nil, fmt.Errorf("open repo: %s: %w", abs, ErrNotRepo)
+	}
+	common := lines[2]
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(abs, common)
+	}
+	return &Repo{
+		Root:      filepath.Clean(lines[0]),
+		GitDir:    filepath.Clean(lines[1]),
+		CommonDir: filepath.Clean(common),
+	}, nil
+}
+
+// Init runs `git init` in dir (creating it if needed) and opens the new repository.
+func Init(ctx context.Context, dir string) (*Repo, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("init repo: %w", err)
+	}
+	if err := os.MkdirAll(abs, 0o777); err != nil {
+		return nil, fmt.Errorf("init repo: %w", err)
+	}
+	if _, err := runGit(ctx, abs, []string{"init", "-q"}, nil, nil); err != nil {
+		return nil, fmt.Errorf("init repo: %w", err)
+	}
+	return Open(ctx, abs)
+}
+
+// git runs a git command in the work tree and returns its stdout.
+func (r *Repo) git(ctx context.Context, args []string, stdin io.Reader, env []string) ([]byte, error) {
+	out, err := runGit(ctx, r.Root, args, stdin, env)
+	if err != nil {
+		var ge *GitError
+		if errors.As(err, &ge) {
+			ge.LockFile = r.heldLock()
+		}
+	}
+	return out, err
+}
+
+// heldLock returns a git lock file that exists right now, so that a failure caused by
+// a concurrent git can be told apart from other failures without reading git's
+// (translated) messages.
+func (r *Repo) heldLock() string {
+	locks := []string{
+		filepath.Join(r.GitDir, "index.lock"),
+		filepath.Join(r.GitDir, "HEAD.lock"),
+	}
+	// The branch HEAD points at is locked while git moves it.
+	if b, err := os.ReadFile(filepath.Join(r.GitDir, "HEAD")); err == nil {
+		if ref, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "ref: "); ok {
+			dir := r.CommonDir
+			if !strings.HasPrefix(ref, "refs/") || perWorktreeRef(ref) {
+				dir = r.GitDir
+			}
+			locks = append(locks, filepath.Join(dir, filepath.FromSlash(ref))+".lock")
+		}
+	}
+	locks = append(locks,
+		filepath.Join(r.CommonDir, "packed-refs.lock"),
+		filepath.Join(r.CommonDir, "config.lock"),
+	)
+	for _, p := range locks {
+		if _, err := os.Lstat(p); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// repoEnv lists the variables by which an outer git (a hook that runs strom, say)
+// would point our git commands at another repository or index. gitrepo works on the
+// repository it opened, so they are removed.
+var repoEnv = []string{
+	"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_PREFIX",
+	"GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE",
+}
+
+func gitEnv(extra []string) []string {
+	env := os.Environ()
+	out := env[:0:0]
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		drop := name == "GIT_TERMINAL_PROMPT"
+		for _, n := range repoEnv {
+			if name == n {
+				drop = true
+			}
+		}
+		if !drop {
+			out = append(out, kv)
+		}
+	}
+	out = append(out, "GIT_TERMINAL_PROMPT=0")
+	return append(out, extra...)
+}
+
+// command builds a git command. On cancellation git gets SIGTERM, not SIGKILL: git
+// removes its lock files on SIGTERM, a killed git leaves index.lock behind.
+func command(ctx context.Context, dir string, args []string, env []string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Env = gitEnv(env)
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 10 * time.Second
+	return cmd
+}
+
+func runGit(ctx context.Context, dir string, args []string, stdin io.Reader, env []string) ([]byte, error) {
+	cmd := command(ctx, dir, args, env)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdin = stdin
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		return stdout.Bytes(), &GitError{Args: args, Stderr: stderr.String(), Err: err}
+	}
+	return stdout.Bytes(), nil
+}
+
+// splitNUL splits -z output into its NUL-terminated fields.
+func splitNUL(b []byte) []string {
+	if len(b) == 0 {
+		return nil
+	}
+	s := strings.TrimSuffix(string(b), "\x00")
+	return strings.Split(s, "\x00")
+}

@@ -1,0 +1,62 @@
+package harness
+
+import (
+	"context"
+	"time"
+
+	"github.com/strom-research/strom/harness/gitrepo"
+)
+
+// Trailer keys of harness commits.
+const (
+	TrailerSession = "Strom-Session"
+	TrailerTask    = "Strom-Task"
+	TrailerEnd     = "Strom-End"
+	TrailerAgent   = "Strom-Agent"
+	TrailerCheck   = "Strom-Check"
+	TrailerMode    = "Strom-Mode"
+)
+
+// SessionEntry is one session as the history tells it.
+type SessionEntry struct {
+	Session string    `json:"session"`
+	Task    string    `json:"task"`
+	End     string    `json:"end"`
+	Agent   string    `json:"agent,omitempty"`
+	Check   string    `json:"check,omitempty"`
+	When    time.Time `json:"when"`
+	Subject string    `json:"subject"`
+	Commit  string    `json:"commit"`
+}
+
+// Sessions lists sessions from the history's trailers, newest first; max 0 = all.
+func (r *Research) Sessions(ctx context.Context, max int) ([]SessionEntry, error) {
+	g, err := r.Git(ctx)
+	if err != nil {
+		return nil, err
+	}
+	commits, err := g.Log(ctx, gitrepo.LogOptions{Max: max, TrailerKey: TrailerSession})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SessionEntry, 0, len(commits))
+	for _, c := range commits {
+		e := SessionEntry{When: c.When, Subject: c.Subject, Commit: c.Hash}
+		for _, t := range c.Message.Trailers {
+			switch t.Key {
+			case TrailerSession:
+				e.Session = t.Value
+			case TrailerTask:
+				e.Task = t.Value
+			case TrailerEnd:
+				e.End = t.Value
+			case TrailerAgent:
+				e.Agent = t.Value
+			case TrailerCheck:
+				e.Check = t.Value
+			}
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}

@@ -1,0 +1,209 @@
+// Package harness runs strom's work on a research repo: it keeps the queue's rules,
+// starts sessions, enforces their time limits, asks gates, and closes every session
+// with exactly one commit whose trailers say why it ended.
+//
+// Its guarantee: whatever happens to a session — the agent finishes, hangs, crashes,
+// hits a limit, or strom itself is killed — what the agent wrote and recorded ends up
+// in a commit, and its task is either done, waiting, parked or back in the queue.
+package harness
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/internal/clock"
+	"github.com/strom-research/strom/statefiles"
+)
+
+// Research is one research repo: its .strom/ state and its git repository.
+type Research struct {
+	Tree   *statefiles.Tree
+	Clock  clock.Clock
+	Getenv func(string) string
+
+	git *gitrepo.Repo
+}
+
+// Env is what every harness call needs from its surroundings.
+type Env struct {
+	Clock  clock.Clock
+	Getenv func(string) string
+}
+
+func (e Env) withDefaults() Env {
+	if e.Clock == nil {
+		e.Clock = clock.Real{}
+	}
+	if e.Getenv == nil {
+		e.Getenv = os.Getenv
+	}
+	return e
+}
+
+// Open finds the research repo at dir or above it.
+func Open(dir string, env Env) (*Research, error) {
+	env = env.withDefaults()
+	tree, err := statefiles.Find(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Research{Tree: tree, Clock: env.Clock, Getenv: env.Getenv}, nil
+}
+
+// Git opens the repo's git access on first use: commands that only read the queue
+// never pay for it.
+func (r *Research) Git(ctx context.Context) (*gitrepo.Repo, error) {
+	if r.git != nil {
+		return r.git, nil
+	}
+	g, err := gitrepo.Open(ctx, r.Tree.Root)
+	if err != nil {
+		return nil, err
+	}
+	r.git = g
+	return g, nil
+}
+
+// Now is the research's clock reading.
+func (r *Research) Now() time.Time { return r.Clock.Now() }
+
+// Settings reads the user's and the tree's settings.
+func (r *Research) Settings() (statefiles.Settings, error) {
+	uf := statefiles.UserConfig(r.Getenv)
+	tf := r.Tree.TreeConfig()
+	u, err := uf.Load()
+	if err != nil {
+		return statefiles.Settings{}, err
+	}
+	t, err := tf.Load()
+	if err != nil {
+		return statefiles.Settings{}, err
+	}
+	return statefiles.Settings{User: u, Tree: t, UserFile: uf, TreeFile: tf, Getenv: r.Getenv}, nil
+}
+
+// NewSessionID returns a session id like 20261130T091204Z-4f2a: sortable by start
+// time, unique by its random suffix.
+func NewSessionID(now time.Time) string {
+	var b [2]byte
+	_, _ = rand.Read(b[:])
+	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+}
+
+// Commit makes a harness commit of everything in the work tree under the state lock.
+func (r *Research) Commit(ctx context.Context, msg gitrepo.Message) (string, error) {
+	var sha string
+	err := r.Tree.Locked(ctx, func() error {
+		var err error
+		sha, err = r.CommitLocked(ctx, msg)
+		return err
+	})
+	return sha, err
+}
+
+// CommitLocked is Commit for a caller that already holds the state lock. Sessions
+// that changed nothing still get their commit: the history then says the session
+// happened and why it ended.
+func (r *Research) CommitLocked(ctx context.Context, msg gitrepo.Message) (string, error) {
+	return r.commitPaths(ctx, msg, nil)
+}
+
+// commitPaths commits only paths (all when empty); the caller holds the lock. The
+// harness checks state files itself, so the user's hooks do not run: a failing hook
+// must never keep a session's work out of the history.
+func (r *Research) commitPaths(ctx context.Context, msg gitrepo.Message, only []string) (string, error) {
+	g, err := r.Git(ctx)
+	if err != nil {
+		return "", err
+	}
+	return g.Checkpoint(ctx, msg, gitrepo.CheckpointOptions{
+		Only:          only,
+		AllowMarkers:  true,
+		AllowEmpty:    true,
+		NoVerify:      true,
+		FallbackName:  "strom",
+		FallbackEmail: "strom@localhost",
+	})
+}
+
+// InitOptions are the choices of `strom init`.
+type InitOptions struct {
+	Agent string // "" = the first installed agent, else claude
+}
+
+// ErrAlreadyInitialised means strom init found a research repo already.
+var ErrAlreadyInitialised = errors.New("this research repo is already initialised")
+
+// Init prepares dir as a research repo: git init when needed, .strom/ with defaults,
+// its .gitignore, the pre-commit hook, and one commit of it all.
+func Init(ctx context.Context, dir string, opts InitOptions, env Env, installHooks func(ctx context.Context, g *gitrepo.Repo) error) (*Research, error) {
+	env = env.withDefaults()
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("init research: %w", err)
+	}
+	g, err := gitrepo.Open(ctx, abs)
+	if errors.Is(err, gitrepo.ErrNotRepo) {
+		g, err = gitrepo.Init(ctx, abs)
+	}
+	if err != nil {
+		return nil, err
+	}
+	tree := statefiles.At(g.Root)
+	r := &Research{Tree: tree, Clock: env.Clock, Getenv: env.Getenv, git: g}
+	if tree.Exists() {
+		return r, fmt.Errorf("%w at %s: nothing was changed", ErrAlreadyInitialised, g.Root)
+	}
+	if ip, err := g.InProgress(ctx); err != nil {
+		return nil, err
+	} else if ip != "" {
+		return nil, fmt.Errorf("a %s is in progress in %s: finish or abort it, then run strom init again", ip, g.Root)
+	}
+	agent := opts.Agent
+	if agent == "" {
+		agent = DetectAgent()
+	}
+	now := env.Clock.Now().UTC()
+	err = tree.Locked(ctx, func() error {
+		if err := statefiles.WriteAtomic(tree.Path(statefiles.GitignoreFile), []byte(statefiles.Gitignore), 0o644); err != nil {
+			return err
+		}
+		cfg := statefiles.NewConfig()
+		cfg.Settings = map[string]any{"agent.name": agent}
+		if err := tree.TreeConfig().Save(cfg); err != nil {
+			return err
+		}
+		if err := tree.SaveQueue(statefiles.NewQueue()); err != nil {
+			return err
+		}
+		if err := tree.SaveMode(&statefiles.Mode{Version: 1, Mode: statefiles.ModeResearch, Changed: &now}); err != nil {
+			return err
+		}
+		if err := tree.SavePark(&statefiles.Park{Version: 1}); err != nil {
+			return err
+		}
+		if installHooks != nil {
+			if err := installHooks(ctx, g); err != nil {
+				return err
+			}
+		}
+		// Only .strom/: the person's own uncommitted work stays theirs to commit.
+		_, err := r.commitPaths(ctx, gitrepo.Message{
+			Subject:  "strom: start the research",
+			Body:     "The queue is empty; add tasks with strom task add.",
+			Trailers: []gitrepo.Trailer{{Key: "Strom-Init", Value: agent}},
+		}, []string{statefiles.DirName})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}

@@ -1,0 +1,306 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/strom-research/strom/harness/agents"
+	"github.com/strom-research/strom/statefiles"
+)
+
+// RunOptions are the choices of strom run (R7.1).
+type RunOptions struct {
+	Max         int       // sessions to run; 0 = 1 (ignored with Loop or Tasks)
+	Loop        bool      // session after session while there is work
+	Tasks       []string  // these tasks, in this order, one session each
+	Until       time.Time // no session starts after it; zero = none
+	Minutes     string    // --minutes; "" = the settings
+	Agent       string    // --agent; "" = the settings
+	AgentArgs   []string  // words after --
+	Interactive bool      // the person types into the agent; Ctrl-C stops at once
+
+	Out        io.Writer       // the run's lines
+	Terminal   *os.File        // the person's terminal, nil when none
+	Interrupts <-chan struct{} // Ctrl-C outside the agent's raw terminal
+
+	// Gate is asked before sessions; nil = no gate (the run goes on while there is work).
+	Gate Gate
+}
+
+// Gate decides before a session whether the run goes on. It is the seam where the
+// conditions of R7.4 plug in.
+type Gate interface {
+	// Before is asked before session n (1-based). It returns go (nil), or a stop with
+	// its reason.
+	Before(ctx context.Context, n int) (*GateStop, error)
+}
+
+// GateStop is a gate's "do not start".
+type GateStop struct {
+	Stop   Stop
+	Reason string
+}
+
+// RunResult is how a run ended.
+type RunResult struct {
+	Sessions int
+	Stop     Stop
+	Detail   string
+}
+
+// Line is the run's last line: N sessions · stopped: reason.
+func (rr RunResult) Line() string {
+	s := "sessions"
+	if rr.Sessions == 1 {
+		s = "session"
+	}
+	reason := rr.Stop.String()
+	if rr.Detail != "" {
+		reason += " (" + rr.Detail + ")"
+	}
+	return fmt.Sprintf("%d %s · stopped: %s", rr.Sessions, s, reason)
+}
+
+// ErrRunning means another run works in this research repo.
+var ErrRunning = errors.New("another strom run is working in this research repo")
+
+// lockRun takes the run lock for the life of the run. The lock dies with the
+// process, so a crashed run never blocks the next one.
+func (r *Research) lockRun() (func(), error) {
+	if err := os.MkdirAll(r.Tree.Path(statefiles.RunDir), 0o755); err != nil {
+		return nil, fmt.Errorf("lock the run: %w", err)
+	}
+	f, err := os.OpenFile(r.Tree.Path(statefiles.RunDir, "run.lock"), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("lock the run: %w", err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		ri, _ := r.LoadRun()
+		who := ""
+		if ri != nil {
+			who = fmt.Sprintf(" (pid %d", ri.PID)
+			if ri.Session != "" {
+				who += ", session " + ri.Session + " on " + ri.Task
+			}
+			who += ")"
+		}
+		return nil, fmt.Errorf("%w%s: wait for it to end, or ask it to finish with strom session finish", ErrRunning, who)
+	}
+	return func() { unix.Flock(int(f.Fd()), unix.LOCK_UN); f.Close() }, nil
+}
+
+// RunAlive reports whether a run holds the run lock right now.
+func (r *Research) RunAlive() bool {
+	f, err := os.OpenFile(r.Tree.Path(statefiles.RunDir, "run.lock"), os.O_RDWR, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		return true
+	}
+	unix.Flock(int(f.Fd()), unix.LOCK_UN)
+	return false
+}
+
+// ResolveUntil turns HH:MM into the next such moment: a time already past today
+// means tomorrow.
+func ResolveUntil(hhmm string, now time.Time) (time.Time, error) {
+	t, err := time.Parse("15:04", strings.TrimSpace(hhmm))
+	if err != nil || len(strings.TrimSpace(hhmm)) != 5 {
+		return time.Time{}, fmt.Errorf("--until takes a time of day as HH:MM (00:00–23:59), not %q", hhmm)
+	}
+	at := time.Date(now.Year(), now.Month(), now.Day(), t.Hour(), t.Minute(), 0, 0, now.Location())
+	if !at.After(now) {
+		at = at.AddDate(0, 0, 1)
+	}
+	return at, nil
+}
+
+// Run works through the queue as the options say (R7.1), one session per task.
+func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
+	var rr RunResult
+	if o.Out == nil {
+		o.Out = io.Discard
+	}
+	unlock, err := r.lockRun()
+	if err != nil {
+		return rr, err
+	}
+	defer unlock()
+	plan, err := r.planAgent(o)
+	if err != nil {
+		return rr, err
+	}
+	if err := r.recoverCrash(ctx, func(s string) { fmt.Fprintln(o.Out, s) }); err != nil {
+		return rr, err
+	}
+	host, _ := os.Hostname()
+	if err := r.SaveRun(&RunInfo{PID: os.Getpid(), Host: host, Started: r.Now()}); err != nil {
+		return rr, err
+	}
+	defer r.ClearRun()
+
+	max := o.Max
+	if max <= 0 {
+		max = 1
+	}
+	if len(o.Tasks) > 0 {
+		max = len(o.Tasks)
+	}
+	pending := append([]string(nil), o.Tasks...)
+	stopNow := func(s Stop, detail string) (RunResult, error) {
+		rr.Stop, rr.Detail = s, detail
+		return rr, nil
+	}
+	byHand := false
+	for {
+		if !o.Loop && rr.Sessions >= max {
+			return stopNow(StopDone, "")
+		}
+		if !o.Until.IsZero() && !r.Now().Before(o.Until) {
+			return stopNow(StopTimeLimit, "--until "+o.Until.Local().Format("15:04"))
+		}
+		if byHand {
+			return stopNow(StopByHand, "")
+		}
+		select {
+		case <-ctx.Done():
+			return stopNow(StopByHand, "")
+		default:
+		}
+		task, skipped, err := r.nextTask(&pending, len(o.Tasks) > 0)
+		for _, s := range skipped {
+			fmt.Fprintln(o.Out, s)
+		}
+		if err != nil {
+			return stopNow(StopError, err.Error())
+		}
+		if task == nil {
+			return stopNow(StopNoTasks, "")
+		}
+		if o.Gate != nil {
+			gs, err := o.Gate.Before(ctx, rr.Sessions+1)
+			if err != nil {
+				return stopNow(StopError, err.Error())
+			}
+			if gs != nil {
+				return stopNow(gs.Stop, gs.Reason)
+			}
+		}
+		p := plan
+		p.Task = *task
+		res, err := r.runSession(ctx, p, events{interrupts: o.Interrupts, out: o.Out, terminal: o.Terminal})
+		if err != nil {
+			if res.ID == "" || res.End == EndClosed && res.Commit == "" {
+				return stopNow(StopError, err.Error())
+			}
+			return stopNow(StopError, err.Error())
+		}
+		rr.Sessions++
+		r.printEnd(o.Out, res)
+		switch res.End {
+		case EndSubscriptionLimit:
+			detail := "resets " + res.Reset
+			if res.Reset == "" {
+				detail = "the agent did not say when it resets"
+			}
+			return stopNow(StopSubscriptionLimit, detail)
+		case EndNotLoggedIn:
+			return stopNow(StopNotLoggedIn, "run "+p.Profile.Binary+" once and log in")
+		case EndStoppedByHand, EndFinishRequested:
+			byHand = true
+		}
+	}
+}
+
+func (r *Research) printEnd(out io.Writer, res sessionResult) {
+	line := fmt.Sprintf("■ session %s on %s ended: %s", res.ID, res.Task, res.End)
+	if res.Detail != "" && res.End != EndDone && res.End != EndWaiting && res.End != EndClosed {
+		line += " — " + res.Detail
+	}
+	if len(res.Commit) >= 7 {
+		line += fmt.Sprintf(" (commit %s, %d records)", res.Commit[:7], res.Records)
+	}
+	fmt.Fprintln(out, line)
+	if res.Parked {
+		fmt.Fprintf(out, "  %s parked: %d sessions in a row recorded nothing (strom task unpark %s returns it)\n", res.Task, ParkAfter, res.Task)
+	}
+}
+
+// nextTask picks the next task: the next open one of --task's list (skipping ones
+// done or taken meanwhile), or the first open task in queue order.
+func (r *Research) nextTask(pending *[]string, chosen bool) (*statefiles.Task, []string, error) {
+	q, err := r.Tree.LoadQueue()
+	if err != nil {
+		return nil, nil, err
+	}
+	if !chosen {
+		return q.FirstOpen(), nil, nil
+	}
+	var skipped []string
+	for len(*pending) > 0 {
+		id := (*pending)[0]
+		*pending = (*pending)[1:]
+		t, err := q.Find(id)
+		if err != nil {
+			skipped = append(skipped, fmt.Sprintf("· %s skipped: no such task", id))
+			continue
+		}
+		if t.State != statefiles.Open {
+			skipped = append(skipped, fmt.Sprintf("· %s skipped: it is %s", t.ID, t.State))
+			continue
+		}
+		return t, skipped, nil
+	}
+	return nil, skipped, nil
+}
+
+// planAgent resolves the agent profile, the session length and the idle limit.
+func (r *Research) planAgent(o RunOptions) (sessionPlan, error) {
+	var p sessionPlan
+	s, err := r.Settings()
+	if err != nil {
+		return p, err
+	}
+	name := o.Agent
+	if name == "" {
+		a, err := s.Resolve("agent.name", "")
+		if err != nil {
+			return p, err
+		}
+		name = a.Value
+	}
+	if name == "" {
+		name = "claude"
+	}
+	prof, err := agents.Lookup(name, mergedAgents(s))
+	if err != nil {
+		return p, err
+	}
+	mins, _, err := s.Int("run.minutes", o.Minutes)
+	if err != nil {
+		return p, err
+	}
+	idle, _, err := s.Int("run.idleMinutes", "")
+	if err != nil {
+		return p, err
+	}
+	perm, _ := s.Resolve("agent.permissions", "")
+	cmdline, _ := s.Resolve("agent.command", "")
+	strom, _ := os.Executable()
+	p.Profile, p.Minutes, p.Idle, p.Interactive = prof, mins, time.Duration(idle)*time.Minute, o.Interactive
+	p.Vars = agents.Vars{Strom: strom, Permissions: perm.Value, ExtraArgs: o.AgentArgs, Command: cmdline.Value}
+	if _, err := prof.Argv(agents.Vars{Prompt: "x", PromptFile: "x", Settings: "x", Session: "x", Strom: strom, Permissions: perm.Value, ExtraArgs: o.AgentArgs, Command: cmdline.Value}); err != nil {
+		return p, err
+	}
+	return p, nil
+}

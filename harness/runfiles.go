@@ -1,0 +1,131 @@
+package harness
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/strom-research/strom/statefiles"
+)
+
+// RunInfo is .strom/run/run.json: the live run, so that another strom can tell it is
+// running and a later run can recover after a crash.
+type RunInfo struct {
+	PID        int       `json:"pid"`
+	Host       string    `json:"host"`
+	Started    time.Time `json:"started"`
+	Session    string    `json:"session,omitempty"`
+	Task       string    `json:"task,omitempty"`
+	Agent      string    `json:"agent,omitempty"`
+	AgentPGID  int       `json:"agent_pgid,omitempty"`
+	SessionAt  time.Time `json:"session_started,omitempty"`
+	Deadline   time.Time `json:"deadline,omitempty"`
+	Minutes    int       `json:"minutes,omitempty"`
+	PausedTill time.Time `json:"paused_until,omitempty"`
+	PauseWhy   string    `json:"pause_reason,omitempty"`
+}
+
+func (r *Research) runFile() string { return r.Tree.Path(statefiles.RunDir, "run.json") }
+
+// LoadRun reads the live run's file; nil when there is none.
+func (r *Research) LoadRun() (*RunInfo, error) {
+	data, err := os.ReadFile(r.runFile())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read run state: %w", err)
+	}
+	var ri RunInfo
+	if err := json.Unmarshal(data, &ri); err != nil {
+		// A torn run file is only ever left by a crash: treat the run as dead.
+		return &RunInfo{}, nil
+	}
+	return &ri, nil
+}
+
+// SaveRun writes the live run's file atomically.
+func (r *Research) SaveRun(ri *RunInfo) error {
+	data, err := json.MarshalIndent(ri, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode run state: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(r.runFile()), 0o755); err != nil {
+		return fmt.Errorf("write run state: %w", err)
+	}
+	return statefiles.WriteAtomic(r.runFile(), append(data, '\n'), 0o644)
+}
+
+// ClearRun removes the live run's file at the end of a run.
+func (r *Research) ClearRun() error {
+	err := os.Remove(r.runFile())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// Alive reports whether the run's process still lives on this host.
+func (ri *RunInfo) Alive() bool {
+	if ri == nil || ri.PID <= 0 {
+		return false
+	}
+	if h, _ := os.Hostname(); ri.Host != "" && ri.Host != h {
+		// Another host's run (a shared folder): assume it lives; a person decides.
+		return true
+	}
+	err := syscall.Kill(ri.PID, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// LiveRun returns the running run, or nil when none is alive.
+func (r *Research) LiveRun() (*RunInfo, error) {
+	ri, err := r.LoadRun()
+	if err != nil || ri == nil || !ri.Alive() {
+		return nil, err
+	}
+	return ri, nil
+}
+
+// requestFile names a request file for a session: close-<id> or finish-<id>.
+func (r *Research) requestFile(kind, session string) string {
+	return r.Tree.Path(statefiles.RunDir, kind+"-"+session)
+}
+
+// RequestClose tells the harness that the session's agent asked to close it.
+func (r *Research) RequestClose(session, why string) error {
+	return r.writeRequest("close", session, why)
+}
+
+// RequestFinish asks a running session to finish (R7.3).
+func (r *Research) RequestFinish(session, why string) error {
+	return r.writeRequest("finish", session, why)
+}
+
+func (r *Research) writeRequest(kind, session, why string) error {
+	if err := os.MkdirAll(r.Tree.Path(statefiles.RunDir), 0o755); err != nil {
+		return fmt.Errorf("request %s: %w", kind, err)
+	}
+	return statefiles.WriteAtomic(r.requestFile(kind, session), []byte(why+"\n"), 0o644)
+}
+
+// Requested returns the reason of a pending request, and whether there is one.
+func (r *Research) Requested(kind, session string) (string, bool) {
+	data, err := os.ReadFile(r.requestFile(kind, session))
+	if err != nil {
+		return "", false
+	}
+	return strings.TrimSpace(string(data)), true
+}
+
+// ClearRequests removes a session's request files once the session is committed.
+func (r *Research) ClearRequests(session string) {
+	for _, k := range []string{"close", "finish"} {
+		os.Remove(r.requestFile(k, session))
+	}
+}

@@ -1,0 +1,482 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/strom-research/strom/agentpty"
+	"github.com/strom-research/strom/harness/agents"
+	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/harness/limits"
+	"github.com/strom-research/strom/statefiles"
+)
+
+// Timings of a session, on the research's clock.
+const (
+	// ExtraTime is what an agent that can take it gets at the limit to write and close.
+	ExtraTime = 5 * time.Minute
+	// stopGrace is the wait between SIGTERM and SIGKILL.
+	stopGrace = 10 * time.Second
+	// closeGrace is how long an agent that asked to close may take to exit by itself;
+	// a TUI that stays open is stopped once it has been quiet for closeQuiet.
+	closeGrace = 60 * time.Second
+	closeQuiet = 3 * time.Second
+	// pollEvery is how often, in real time, the harness looks at requests and output.
+	pollEvery = 50 * time.Millisecond
+)
+
+// sessionPlan is everything a session needs before it starts.
+type sessionPlan struct {
+	Task        statefiles.Task
+	Profile     agents.Profile
+	Vars        agents.Vars
+	Minutes     int
+	Idle        time.Duration
+	Interactive bool
+}
+
+// sessionResult is how a session ended.
+type sessionResult struct {
+	ID      string
+	Task    string
+	End     End
+	Reset   string // a subscription limit's reset, as the agent said it
+	Detail  string // one sentence for the run's output
+	Commit  string
+	Records int
+	Parked  bool
+}
+
+// events are what the run loop's surroundings can tell a running session.
+type events struct {
+	interrupts <-chan struct{} // Ctrl-C from the person
+	out        io.Writer       // the run's own output lines
+	terminal   *os.File
+}
+
+func (r *Research) sessionsDir() string { return r.Tree.Path(statefiles.SessionsDir) }
+
+// runSession starts the agent on one task and returns when the session is committed.
+func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (sessionResult, error) {
+	now := r.Now()
+	id := NewSessionID(now)
+	res := sessionResult{ID: id, Task: p.Task.ID}
+	deadline := now.Add(time.Duration(p.Minutes) * time.Minute)
+	length := time.Duration(p.Minutes) * time.Minute
+
+	if err := os.MkdirAll(r.sessionsDir(), 0o755); err != nil {
+		return res, fmt.Errorf("start session: %w", err)
+	}
+	// Take the task and remember the queue as it was: the harness restores tasks the
+	// session deleted or reworded, even after a crash.
+	var task statefiles.Task
+	var recs []statefiles.Record
+	err := r.Tree.Locked(ctx, func() error {
+		q, err := r.Tree.LoadQueue()
+		if err != nil {
+			return err
+		}
+		t, err := q.Find(p.Task.ID)
+		if err != nil {
+			return err
+		}
+		if t.State != statefiles.Open {
+			return fmt.Errorf("task %s is %s now, not open", t.ID, t.State)
+		}
+		t.State, t.Session, t.Updated = statefiles.Started, id, now.UTC()
+		task = *t
+		if err := r.Tree.SaveQueue(q); err != nil {
+			return err
+		}
+		snap, err := json.Marshal(q)
+		if err != nil {
+			return err
+		}
+		if err := statefiles.WriteAtomic(r.snapshotFile(id), snap, 0o644); err != nil {
+			return err
+		}
+		if recs, err = r.Tree.LoadProgress(); err != nil {
+			return err
+		}
+		ri, err := r.LoadRun()
+		if err != nil || ri == nil {
+			ri = &RunInfo{PID: os.Getpid(), Started: now}
+		}
+		ri.Session, ri.Task, ri.Agent, ri.SessionAt, ri.Deadline, ri.Minutes = id, task.ID, p.Profile.Name, now, deadline, p.Minutes
+		ri.PausedTill, ri.PauseWhy, ri.AgentPGID = time.Time{}, "", 0
+		return r.SaveRun(ri)
+	})
+	if err != nil {
+		return res, err
+	}
+
+	// The prompt, in a file too: agents that take it so, and a person reading later.
+	info := agents.TaskInfo{ID: task.ID, Title: task.Title, Body: task.Body, Deadline: deadline, Minutes: p.Minutes}
+	for _, q := range task.Questions {
+		info.Answers = append(info.Answers, agents.QA{Question: q.Question, Answer: q.Answer})
+	}
+	for _, rec := range recs {
+		if rec.Task == task.ID {
+			info.Records = append(info.Records, rec.Text)
+		}
+	}
+	if n := len(info.Records); n > agents.MaxPromptRecords {
+		info.Records = info.Records[n-agents.MaxPromptRecords:]
+	}
+	prompt := agents.Prompt(info)
+	v := p.Vars
+	v.Prompt, v.Session = prompt, id
+	v.PromptFile = filepath.Join(r.sessionsDir(), id+".prompt")
+	if err := os.WriteFile(v.PromptFile, []byte(prompt), 0o644); err != nil {
+		return res, fmt.Errorf("write prompt: %w", err)
+	}
+	if strings.HasPrefix(p.Profile.PatternSet+p.Profile.Name, "claude") {
+		overlay, err := agents.ClaudeOverlay(v.Strom, id)
+		if err == nil {
+			v.Settings = filepath.Join(r.sessionsDir(), id+".settings.json")
+			err = os.WriteFile(v.Settings, overlay, 0o644)
+		}
+		if err != nil {
+			return res, fmt.Errorf("write the Claude Code settings: %w", err)
+		}
+	}
+	argv, err := p.Profile.Argv(v)
+	if err != nil {
+		return res, r.abandon(ctx, id, task.ID, err)
+	}
+	transcript, err := os.OpenFile(filepath.Join(r.sessionsDir(), id+".log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return res, r.abandon(ctx, id, task.ID, fmt.Errorf("open transcript: %w", err))
+	}
+	defer transcript.Close()
+
+	env := sessionEnv(r.Getenv, v.Strom, id, task.ID, deadline, p.Minutes)
+	if p.Profile.Permissions != nil && v.Permissions == agents.PermBypass && os.Geteuid() == 0 {
+		env = append(env, "IS_SANDBOX=1")
+	}
+	fmt.Fprintf(ev.out, "▶ session %s on %s %q (%d min, until %s)\n", id, task.ID, task.Title, p.Minutes, deadline.Local().Format("15:04"))
+
+	ints := make(chan struct{}, 4)
+	sess, err := agentpty.Start(ctx, agentpty.Options{
+		Argv:        argv,
+		Dir:         r.Tree.Root,
+		Env:         env,
+		Terminal:    ev.terminal,
+		Transcript:  transcript,
+		ForwardKeys: p.Interactive,
+		OnInterrupt: func() { ints <- struct{}{} },
+		Clock:       r.Clock,
+		Grace:       stopGrace,
+	})
+	if err != nil {
+		res.End, res.Detail = EndAgentFailed, fmt.Sprintf("the agent did not start: %v", err)
+		return r.closeSession(ctx, res, task, p, sessionStats{})
+	}
+	_ = r.updateRun(func(ri *RunInfo) { ri.AgentPGID = sess.Pid() })
+	if p.Profile.Prompt == agents.PromptStdin {
+		_ = sess.Write([]byte(prompt + "\r"))
+		_ = sess.Write([]byte{4})
+	} else if p.Profile.Prompt == agents.PromptTyped {
+		_ = sess.Type(prompt)
+	}
+
+	st := r.watch(ctx, sess, p, ev, ints, id, deadline, length)
+	return r.closeSession(ctx, st.result(res), task, p, st)
+}
+
+// sessionStats is what watching a session found out.
+type sessionStats struct {
+	end        End
+	ended      bool // end was decided while the agent ran
+	reset      string
+	detail     string
+	exit       agentpty.ExitStatus
+	closeWhy   string
+	finishSeen bool
+}
+
+func (st sessionStats) result(res sessionResult) sessionResult {
+	res.End, res.Reset, res.Detail = st.end, st.reset, st.detail
+	return res
+}
+
+// watch follows a running agent until it exits, and decides why the session ends.
+func (r *Research) watch(ctx context.Context, sess *agentpty.Session, p sessionPlan, ev events, ints chan struct{}, id string, deadline time.Time, length time.Duration) sessionStats {
+	var st sessionStats
+	pats := p.Profile.Patterns()
+	extraGiven, nudgedAt := false, time.Time{}
+	var closeAt time.Time
+	finishTyped := false
+	lastScan := time.Time{}
+	hand := 0
+	stop := func(end End, detail string) {
+		if !st.ended {
+			st.end, st.detail, st.ended = end, detail, true
+		}
+		_ = sess.Stop(stopGrace)
+	}
+	for {
+		select {
+		case <-sess.Done():
+			goto exited
+		case <-ctx.Done():
+			stop(EndStoppedByHand, "strom was told to stop")
+		case <-ints:
+			hand++
+			if hand == 1 && !p.Interactive {
+				_ = r.RequestFinish(id, "Ctrl-C")
+				fmt.Fprintln(ev.out, "\r\n⏹ Asked the session to finish: the agent records and closes. Ctrl-C again stops it now.\r")
+			} else {
+				stop(EndStoppedByHand, "stopped by hand (Ctrl-C)")
+			}
+		case <-ev.interrupts:
+			hand++
+			if hand == 1 && !p.Interactive {
+				_ = r.RequestFinish(id, "Ctrl-C")
+				fmt.Fprintln(ev.out, "⏹ Asked the session to finish: the agent records and closes. Ctrl-C again stops it now.")
+			} else {
+				stop(EndStoppedByHand, "stopped by hand (Ctrl-C)")
+			}
+		case <-time.After(pollEvery):
+		}
+		if st.ended {
+			continue
+		}
+		now := r.Now()
+
+		// The agent's own word: done, ask, or close.
+		if why, ok := r.Requested("close", id); ok {
+			if closeAt.IsZero() {
+				closeAt, st.closeWhy = now, why
+			}
+			quiet := now.Sub(sess.LastOutput()) >= closeQuiet && now.Sub(closeAt) >= closeQuiet
+			if quiet || now.Sub(closeAt) >= closeGrace {
+				st.ended = true
+				st.end = closeEnd(why, st.finishSeen)
+				_ = sess.Stop(stopGrace)
+				continue
+			}
+		}
+		// A person's request to finish: the agent sees it at its next strom command;
+		// an agent we can type into is also told.
+		if _, ok := r.Requested("finish", id); ok {
+			st.finishSeen = true
+			if !finishTyped && p.Profile.Interactive && p.Profile.Finish != "" {
+				_ = sess.Type(p.Profile.Finish)
+			}
+			finishTyped = true
+		}
+		// Typed text from strom session send.
+		r.deliverSends(id, sess)
+
+		// Subscription limit or login trouble on the screen.
+		if last := sess.LastOutput(); last.After(lastScan) {
+			lastScan = last
+			if sig, ok := pats.Match(string(sess.Tail())); ok {
+				if sig.Kind == limits.Limit {
+					st.reset = sig.Reset
+					stop(EndSubscriptionLimit, sig.Text)
+				} else {
+					stop(EndNotLoggedIn, sig.Text)
+				}
+				continue
+			}
+		}
+		// The time limit, with the extra minutes for an agent that can take them.
+		if !now.Before(deadline) {
+			if p.Profile.ExtraTime && !extraGiven && p.Profile.WrapUp != "" {
+				extraGiven = true
+				deadline = deadline.Add(ExtraTime)
+				_ = r.updateRun(func(ri *RunInfo) { ri.Deadline = deadline })
+				_ = sess.Type(p.Profile.WrapUp)
+				fmt.Fprintf(ev.out, "⏱ time limit: the agent has %s more to record and close\r\n", ExtraTime)
+				continue
+			}
+			stop(EndTimeLimit, "the session reached its time limit")
+			continue
+		}
+		// An agent that sits idle is nudged once, then given up on.
+		if p.Idle > 0 {
+			idle := now.Sub(sess.LastOutput())
+			switch {
+			case !nudgedAt.IsZero() && sess.LastOutput().After(nudgedAt):
+				nudgedAt = time.Time{}
+			case nudgedAt.IsZero() && idle >= p.Idle:
+				nudgedAt = now
+				if p.Profile.Nudge != "" {
+					_ = sess.Type(p.Profile.Nudge)
+				}
+			case !nudgedAt.IsZero() && now.Sub(nudgedAt) >= p.Idle:
+				stop(EndAgentFailed, fmt.Sprintf("the agent sat idle for %s after a nudge", p.Idle))
+			}
+		}
+	}
+exited:
+	status, err := sess.Wait()
+	st.exit = status
+	if st.ended {
+		return st
+	}
+	// The agent exited by itself: read why.
+	if why, ok := r.Requested("close", id); ok {
+		st.end = closeEnd(why, st.finishSeen)
+		return st
+	}
+	if sig, ok := pats.Match(string(sess.Tail())); ok {
+		if sig.Kind == limits.Limit {
+			st.end, st.reset, st.detail = EndSubscriptionLimit, sig.Reset, sig.Text
+		} else {
+			st.end, st.detail = EndNotLoggedIn, sig.Text
+		}
+		return st
+	}
+	if _, ok := r.Requested("finish", id); ok {
+		st.end = EndFinishRequested
+		return st
+	}
+	if err != nil || status.Code != 0 || status.Signaled() {
+		st.end, st.detail = EndAgentFailed, fmt.Sprintf("the agent ended with %s without closing the session", status)
+		return st
+	}
+	st.end = EndClosed
+	return st
+}
+
+// closeEnd maps the agent's close request to an ending.
+func closeEnd(why string, finishRequested bool) End {
+	switch why {
+	case "done":
+		return EndDone
+	case "waiting":
+		return EndWaiting
+	}
+	if finishRequested {
+		return EndFinishRequested
+	}
+	return EndClosed
+}
+
+// sessionEnv is the agent's environment: the person's, plus the session's variables
+// and a PATH where strom is this binary.
+func sessionEnv(getenv func(string) string, strom, id, task string, deadline time.Time, minutes int) []string {
+	env := os.Environ()
+	out := env[:0:0]
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "STROM_SESSION", "STROM_TASK", "STROM_DEADLINE", "STROM_MINUTES", "PATH":
+			continue
+		}
+		out = append(out, kv)
+	}
+	path := getenv("PATH")
+	if strom != "" {
+		path = filepath.Dir(strom) + string(os.PathListSeparator) + path
+	}
+	return append(out,
+		"PATH="+path,
+		"STROM_SESSION="+id,
+		"STROM_TASK="+task,
+		"STROM_DEADLINE="+deadline.UTC().Format(time.RFC3339),
+		fmt.Sprintf("STROM_MINUTES=%d", minutes),
+	)
+}
+
+func (r *Research) snapshotFile(id string) string {
+	return r.Tree.Path(statefiles.RunDir, id+".queue.json")
+}
+
+// updateRun changes the live run file.
+func (r *Research) updateRun(fn func(*RunInfo)) error {
+	ri, err := r.LoadRun()
+	if err != nil || ri == nil {
+		return err
+	}
+	fn(ri)
+	return r.SaveRun(ri)
+}
+
+// abandon returns a task taken for a session that could not start, and says why.
+func (r *Research) abandon(ctx context.Context, id, task string, cause error) error {
+	_ = r.Tree.UpdateQueue(ctx, func(q *statefiles.Queue) error {
+		if t, err := q.Find(task); err == nil && t.State == statefiles.Started && t.Session == id {
+			t.State, t.Session = statefiles.Open, ""
+		}
+		return nil
+	})
+	_ = r.updateRun(func(ri *RunInfo) { ri.Session, ri.Task, ri.AgentPGID = "", "", 0 })
+	os.Remove(r.snapshotFile(id))
+	return cause
+}
+
+// deliverSends types text that strom session send left for this session.
+func (r *Research) deliverSends(id string, sess *agentpty.Session) {
+	matches, _ := filepath.Glob(r.Tree.Path(statefiles.RunDir, "send-"+id+"-*"))
+	for _, m := range matches {
+		data, err := os.ReadFile(m)
+		if err == nil {
+			_ = sess.Type(strings.TrimRight(string(data), "\n"))
+		}
+		os.Remove(m)
+	}
+}
+
+// RequestSend leaves text for a running session's agent to be typed in.
+func (r *Research) RequestSend(session, text string) error {
+	name := fmt.Sprintf("send-%s-%d", session, time.Now().UnixNano())
+	return statefiles.WriteAtomic(r.Tree.Path(statefiles.RunDir, name), []byte(text), 0o644)
+}
+
+// killGroup stops a process group left behind by a crashed strom.
+func killGroup(pgid int, wait func(time.Duration)) {
+	if pgid <= 0 {
+		return
+	}
+	if syscall.Kill(-pgid, syscall.SIGTERM) != nil {
+		return
+	}
+	for i := 0; i < 50; i++ {
+		if syscall.Kill(-pgid, 0) != nil {
+			return
+		}
+		wait(100 * time.Millisecond)
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+}
+
+var errNotStarted = errors.New("not started")
+
+// commitMessage builds a session commit's message.
+func commitMessage(res sessionResult, title, agent string, records []string, checks []string) gitrepo.Message {
+	subject := fmt.Sprintf("strom: %s %s — %s", res.Task, oneLine(title), res.End.Subject())
+	body := strings.Join(records, "\n")
+	if body == "" {
+		body = "(the session recorded nothing)"
+	}
+	tr := []gitrepo.Trailer{
+		{Key: TrailerSession, Value: res.ID},
+		{Key: TrailerTask, Value: res.Task},
+		{Key: TrailerEnd, Value: res.End.String()},
+		{Key: TrailerAgent, Value: agent},
+	}
+	for _, c := range checks {
+		tr = append(tr, gitrepo.Trailer{Key: TrailerCheck, Value: c})
+	}
+	return gitrepo.Message{Subject: subject, Body: body, Trailers: tr}
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 60 {
+		s = string(r[:59]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,42 @@
+package harness
+
+import (
+	"context"
+
+	"github.com/strom-research/strom/statefiles"
+)
+
+// Status is what strom status shows.
+type Status struct {
+	Mode     string
+	ModeText string
+	Counts   map[statefiles.State]int
+	Last     *SessionEntry
+	Running  *RunInfo
+}
+
+// Status reads the research's state: no work-tree scan, one history lookup.
+func (r *Research) Status(ctx context.Context) (Status, error) {
+	var st Status
+	m, err := r.Tree.LoadMode()
+	if err != nil {
+		return st, err
+	}
+	st.Mode, st.ModeText = m.Mode, m.Mode
+	q, err := r.Tree.LoadQueue()
+	if err != nil {
+		return st, err
+	}
+	st.Counts = q.Count()
+	if st.Running, err = r.LiveRun(); err != nil {
+		return st, err
+	}
+	last, err := r.Sessions(ctx, 1)
+	if err != nil {
+		return st, err
+	}
+	if len(last) > 0 {
+		st.Last = &last[0]
+	}
+	return st, nil
+}

@@ -1,0 +1,154 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/strom-research/strom/statefiles"
+)
+
+// ArchiveReason is why tasks wait while the research is a Strom archive.
+const ArchiveReason = "kept for later: the research is a Strom archive"
+
+// AddTask appends a task to the queue. session is the session that adds it ("" for a
+// person). In an archive a new task waits parked.
+func (r *Research) AddTask(ctx context.Context, title, body, session string) (statefiles.Task, error) {
+	var out statefiles.Task
+	err := r.Tree.Locked(ctx, func() error {
+		mode, err := r.Tree.LoadMode()
+		if err != nil {
+			return err
+		}
+		q, err := r.Tree.LoadQueue()
+		if err != nil {
+			return err
+		}
+		task, err := q.Add(title, body, r.Now())
+		if err != nil {
+			return err
+		}
+		if session != "" {
+			task.AddedBy = session
+		}
+		if mode.Mode == statefiles.ModeArchive {
+			if err := task.Park(ArchiveReason, r.Now()); err != nil {
+				return err
+			}
+		}
+		out = *task
+		return r.Tree.SaveQueue(q)
+	})
+	return out, err
+}
+
+// ChangeTask loads the queue under the lock, applies fn to task id and saves.
+func (r *Research) ChangeTask(ctx context.Context, id string, fn func(q *statefiles.Queue, t *statefiles.Task) error) (statefiles.Task, error) {
+	var out statefiles.Task
+	err := r.Tree.UpdateQueue(ctx, func(q *statefiles.Queue) error {
+		t, err := q.Find(id)
+		if err != nil {
+			return err
+		}
+		if err := fn(q, t); err != nil {
+			return err
+		}
+		t.Updated = r.Now().UTC()
+		out = *t
+		return nil
+	})
+	return out, err
+}
+
+// EditTask changes a task's title and body. Empty values keep what is there.
+func (r *Research) EditTask(ctx context.Context, id string, title, body *string) (statefiles.Task, error) {
+	return r.ChangeTask(ctx, id, func(_ *statefiles.Queue, t *statefiles.Task) error {
+		if title != nil {
+			if strings.TrimSpace(*title) == "" {
+				return fmt.Errorf("a task needs a title: task %s keeps %q", t.ID, t.Title)
+			}
+			t.Title = strings.TrimSpace(*title)
+		}
+		if body != nil {
+			t.Body = *body
+		}
+		return nil
+	})
+}
+
+// ParkTask sets a task aside; only a person unparks it.
+func (r *Research) ParkTask(ctx context.Context, id, why string) (statefiles.Task, error) {
+	return r.ChangeTask(ctx, id, func(_ *statefiles.Queue, t *statefiles.Task) error {
+		if t.State == statefiles.Started {
+			return fmt.Errorf("task %s is being worked on in session %s: finish the session first (strom session finish), then park it", t.ID, t.Session)
+		}
+		return t.Park(why, r.Now())
+	})
+}
+
+// UnparkTask returns a parked task to where it was, and clears its park counter.
+func (r *Research) UnparkTask(ctx context.Context, id string) (statefiles.Task, error) {
+	var out statefiles.Task
+	err := r.Tree.Locked(ctx, func() error {
+		mode, err := r.Tree.LoadMode()
+		if err != nil {
+			return err
+		}
+		q, err := r.Tree.LoadQueue()
+		if err != nil {
+			return err
+		}
+		t, err := q.Find(id)
+		if err != nil {
+			return err
+		}
+		if mode.Mode == statefiles.ModeArchive {
+			return fmt.Errorf("the research is a Strom archive, so its tasks wait parked: switch research on with strom mode research")
+		}
+		if err := t.Unpark(r.Now()); err != nil {
+			return err
+		}
+		park, err := r.Tree.LoadPark()
+		if err != nil {
+			return err
+		}
+		out = *t
+		if err := r.Tree.SaveQueue(q); err != nil {
+			return err
+		}
+		if _, ok := park.Empty[t.ID]; ok {
+			delete(park.Empty, t.ID)
+			return r.Tree.SavePark(park)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// AnswerTask gives a waiting task a person's answer; the task returns to the queue.
+func (r *Research) AnswerTask(ctx context.Context, id, answer string) (statefiles.Task, error) {
+	return r.ChangeTask(ctx, id, func(_ *statefiles.Queue, t *statefiles.Task) error {
+		return t.AnswerQuestion(answer, r.Now())
+	})
+}
+
+// MoveTask puts a task before another in the queue.
+func (r *Research) MoveTask(ctx context.Context, id, before string) error {
+	return r.Tree.UpdateQueue(ctx, func(q *statefiles.Queue) error { return q.Move(id, before) })
+}
+
+// Records returns the records of one task ("" = all), oldest first.
+func (r *Research) Records(task string) ([]statefiles.Record, error) {
+	recs, err := r.Tree.LoadProgress()
+	if err != nil || task == "" {
+		return recs, err
+	}
+	task = statefiles.NormalizeID(task)
+	var out []statefiles.Record
+	for _, rec := range recs {
+		if rec.Task == task {
+			out = append(out, rec)
+		}
+	}
+	return out, nil
+}

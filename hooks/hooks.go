@@ -1,0 +1,111 @@
+// Package hooks holds what strom installs around git and around the agent: the git
+// pre-commit hook that keeps a broken queue out of history, and the Claude Code
+// settings overlay. Installing never replaces a hook the user already has: strom's
+// hook runs it first and only then does its own check.
+package hooks
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+//go:embed pre-commit.sh
+var preCommit []byte
+
+// Marker is a line every hook strom writes carries, so a second install can tell its
+// own hook from the user's.
+const Marker = "# strom-hook: pre-commit"
+
+// ChainedSuffix names the user's own hook once strom's hook runs it.
+const ChainedSuffix = ".strom-chained"
+
+// Options tune Install.
+type Options struct {
+	// Strom is the absolute path of the strom binary the hook falls back to when
+	// strom is not on PATH; "" = this process's executable.
+	Strom string
+}
+
+// Result says what Install did.
+type Result struct {
+	Path    string // the hook
+	Chained string // the user's own hook, now run first; "" if there was none
+	Changed bool   // false when everything was already in place
+}
+
+// Install puts the pre-commit hook into the repo at root (the hooks folder git
+// uses, core.hooksPath included). A hook the user already has is kept beside it as
+// pre-commit.strom-chained and run first. Running Install twice changes nothing.
+func Install(ctx context.Context, root string, o Options) (Result, error) {
+	dir, err := hooksDir(ctx, root)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return Result{}, fmt.Errorf("install hook: %w", err)
+	}
+	if o.Strom == "" {
+		o.Strom, _ = os.Executable()
+	}
+	want := bytes.ReplaceAll(preCommit, []byte("@STROM@"), []byte(shellQuote(o.Strom)))
+	path := filepath.Join(dir, "pre-commit")
+	res := Result{Path: path}
+	old, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return res, fmt.Errorf("read hook %s: %w", path, err)
+	case bytes.Contains(old, []byte(Marker)):
+		if bytes.Equal(old, want) {
+			if _, err := os.Stat(path + ChainedSuffix); err == nil {
+				res.Chained = path + ChainedSuffix
+			}
+			return res, nil
+		}
+	default:
+		chained := path + ChainedSuffix
+		if _, err := os.Stat(chained); err == nil {
+			return res, fmt.Errorf("install hook: both %s and %s exist: merge them by hand, then run strom hooks install again", path, chained)
+		}
+		if err := os.Rename(path, chained); err != nil {
+			return res, fmt.Errorf("keep the user's hook: %w", err)
+		}
+		res.Chained = chained
+	}
+	if res.Chained == "" {
+		if _, err := os.Stat(path + ChainedSuffix); err == nil {
+			res.Chained = path + ChainedSuffix
+		}
+	}
+	tmp := path + ".strom-tmp"
+	if err := os.WriteFile(tmp, want, 0o755); err != nil {
+		return res, fmt.Errorf("write hook: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return res, fmt.Errorf("write hook: %w", err)
+	}
+	res.Changed = true
+	return res, nil
+}
+
+// hooksDir asks git where hooks live: core.hooksPath, or the common git dir's hooks.
+func hooksDir(ctx context.Context, root string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", "rev-parse", "--path-format=absolute", "--git-path", "hooks")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("find the hooks folder in %s: %w", root, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
