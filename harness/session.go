@@ -178,7 +178,7 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 	})
 	if err != nil {
 		res.End, res.Detail = EndAgentFailed, fmt.Sprintf("the agent did not start: %v", err)
-		return r.closeSession(ctx, res, task, p, sessionStats{})
+		return r.closeSession(context.WithoutCancel(ctx), res, task, p, sessionStats{})
 	}
 	_ = r.updateRun(func(ri *RunInfo) { ri.AgentPGID = sess.Pid() })
 	if p.Profile.Prompt == agents.PromptStdin {
@@ -189,7 +189,8 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 	}
 
 	st := r.watch(ctx, sess, p, ev, ints, id, deadline, length)
-	return r.closeSession(ctx, st.result(res), task, p, st)
+	// The session's commit is made even when strom itself is being stopped.
+	return r.closeSession(context.WithoutCancel(ctx), st.result(res), task, p, st)
 }
 
 // sessionStats is what watching a session found out.

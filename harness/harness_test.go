@@ -1,0 +1,124 @@
+package harness
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/strom-research/strom/statefiles"
+)
+
+func TestWindows(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		minutes    int
+		warn, wrap time.Duration
+	}{
+		{60, 10 * time.Minute, 3 * time.Minute},
+		{40, 10 * time.Minute, 3 * time.Minute},
+		{39, 39 * time.Minute / 4, 3 * time.Minute},
+		{24, 6 * time.Minute, 3 * time.Minute},
+		{23, 23 * time.Minute / 4, 23 * time.Minute / 8},
+		{5, 5 * time.Minute / 4, 5 * time.Minute / 8},
+	}
+	for _, c := range cases {
+		warn, wrap := Windows(time.Duration(c.minutes) * time.Minute)
+		if warn != c.warn || wrap != c.wrap {
+			t.Errorf("%d min: warn %s wrap %s, want %s %s", c.minutes, warn, wrap, c.warn, c.wrap)
+		}
+	}
+}
+
+func TestTimeNote(t *testing.T) {
+	t.Parallel()
+	dl := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	hour := 60 * time.Minute
+	cases := []struct {
+		left   time.Duration
+		length time.Duration
+		want   string
+	}{
+		{11 * time.Minute, hour, ""},
+		{10 * time.Minute, hour, "⏱ 10 minutes left in this session (ends 10:00 UTC)."},
+		{4 * time.Minute, hour, "⏱ 4 minutes left"},
+		{3 * time.Minute, hour, "write what you found now"},
+		{30 * time.Second, hour, "⏱ 30 seconds left"},
+		{-time.Minute, hour, "time is up"},
+		{6 * time.Minute, 20 * time.Minute, ""},
+		{5 * time.Minute, 20 * time.Minute, "⏱ 5 minutes left in this session"},
+		{150 * time.Second, 20 * time.Minute, "write what you found now"},
+	}
+	for _, c := range cases {
+		got := TimeNote(dl.Add(-c.left), dl, c.length)
+		if c.want == "" && got != "" || c.want != "" && !strings.Contains(got, c.want) {
+			t.Errorf("%s left of %s: %q, want %q", c.left, c.length, got, c.want)
+		}
+	}
+}
+
+func TestResolveUntil(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 30, 9, 30, 0, 0, time.UTC)
+	for in, want := range map[string]time.Time{
+		"10:00": time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC),
+		"09:30": time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC),
+		"07:00": time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC),
+		"23:59": time.Date(2026, 11, 30, 23, 59, 0, 0, time.UTC),
+	} {
+		got, err := ResolveUntil(in, now)
+		if err != nil || !got.Equal(want) {
+			t.Errorf("%s: %v %v, want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"25:00", "9:5", "noon", "10:60", ""} {
+		if _, err := ResolveUntil(bad, now); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func TestEndWords(t *testing.T) {
+	t.Parallel()
+	want := "closed done waiting time-limit finish-requested stopped-by-hand closed-by-person subscription-limit not-logged-in agent-failed error crashed"
+	var got []string
+	for e := EndClosed; e <= EndCrashed; e++ {
+		got = append(got, e.String())
+		back, ok := ParseEnd(e.String())
+		if !ok || back != e {
+			t.Errorf("ParseEnd(%s) = %v %v", e, back, ok)
+		}
+	}
+	if strings.Join(got, " ") != want {
+		t.Fatalf("words = %s", strings.Join(got, " "))
+	}
+	if StopSubscriptionLimit.ExitCode() != ExitNeedsPerson || StopNoTasks.ExitCode() != ExitPlanned || StopError.ExitCode() != ExitError {
+		t.Fatal("exit codes")
+	}
+}
+
+func TestQueueLoss(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	before := statefiles.NewQueue()
+	before.Add("One", "", now)
+	before.Add("Two", "body", now)
+	same := *before
+	same.Tasks = append([]statefiles.Task(nil), before.Tasks...)
+	if got := QueueLoss(before, &same, true); got != "" {
+		t.Fatalf("unchanged queue: %s", got)
+	}
+	reworded := same
+	reworded.Tasks = append([]statefiles.Task(nil), before.Tasks...)
+	reworded.Tasks[1].Body = "other"
+	if got := QueueLoss(before, &reworded, true); !strings.Contains(got, "T-2") {
+		t.Fatalf("reword in session: %q", got)
+	}
+	if got := QueueLoss(before, &reworded, false); got != "" {
+		t.Fatalf("reword by a person: %q", got)
+	}
+	deleted := same
+	deleted.Tasks = before.Tasks[:1]
+	if got := QueueLoss(before, &deleted, false); !strings.Contains(got, "T-2") || !strings.Contains(got, "deleted") {
+		t.Fatalf("delete: %q", got)
+	}
+}
