@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -234,40 +233,4 @@ func (r *Research) runCheck(ctx context.Context) string {
 		why += " (" + last + ")"
 	}
 	return why
-}
-
-// recoverCrash commits what a crashed run left: the agent's process group is stopped,
-// everything in the work tree is committed with Strom-End: crashed, and the task
-// returns to the queue. Tasks left started by sessions that are gone return too.
-func (r *Research) recoverCrash(ctx context.Context, out func(string)) error {
-	ri, err := r.LoadRun()
-	if err != nil {
-		return err
-	}
-	if ri != nil && ri.Session != "" {
-		killGroup(ri.AgentPGID, func(d time.Duration) { time.Sleep(d) })
-		out(fmt.Sprintf("↺ session %s on %s did not end (strom stopped, pid %d): committing what it left", ri.Session, ri.Task, ri.PID))
-		q, err := r.Tree.LoadQueue()
-		if err != nil {
-			return err
-		}
-		title := ri.Task
-		if t, err := q.Find(ri.Task); err == nil {
-			title = t.Title
-		}
-		task := statefiles.Task{ID: ri.Task, Title: title}
-		res := sessionResult{ID: ri.Session, Task: ri.Task, End: EndCrashed}
-		if _, err := r.closeSession(ctx, res, task, sessionPlan{Profile: agents.Profile{Name: ri.Agent}}, sessionStats{}); err != nil {
-			return err
-		}
-	}
-	// A task held by a session that no longer runs returns to the queue.
-	return r.Tree.UpdateQueue(ctx, func(q *statefiles.Queue) error {
-		for i := range q.Tasks {
-			if q.Tasks[i].State == statefiles.Started {
-				q.Tasks[i].State, q.Tasks[i].Session = statefiles.Open, ""
-			}
-		}
-		return nil
-	})
 }

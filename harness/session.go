@@ -3,13 +3,11 @@ package harness
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/strom-research/strom/agentpty"
@@ -435,25 +433,6 @@ func (r *Research) RequestSend(session, text string) error {
 	name := fmt.Sprintf("send-%s-%d", session, time.Now().UnixNano())
 	return statefiles.WriteAtomic(r.Tree.Path(statefiles.RunDir, name), []byte(text), 0o644)
 }
-
-// killGroup stops a process group left behind by a crashed strom.
-func killGroup(pgid int, wait func(time.Duration)) {
-	if pgid <= 0 {
-		return
-	}
-	if syscall.Kill(-pgid, syscall.SIGTERM) != nil {
-		return
-	}
-	for i := 0; i < 50; i++ {
-		if syscall.Kill(-pgid, 0) != nil {
-			return
-		}
-		wait(100 * time.Millisecond)
-	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
-}
-
-var errNotStarted = errors.New("not started")
 
 // commitMessage builds a session commit's message.
 func commitMessage(res sessionResult, title, agent string, records []string, checks []string) gitrepo.Message {

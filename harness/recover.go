@@ -1,0 +1,180 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/strom-research/strom/harness/agents"
+	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/statefiles"
+)
+
+// recoverCrash commits what a crashed run left: the agent's processes are stopped,
+// everything in the work tree is committed with Strom-End: crashed, and the task
+// returns to the queue. Tasks left started by sessions that are gone return too.
+// The caller holds the run lock, so no live run is touched.
+func (r *Research) recoverCrash(ctx context.Context, out func(string)) error {
+	ri, err := r.LoadRun()
+	if err != nil {
+		return err
+	}
+	if ri != nil && ri.Session != "" {
+		stopSessionProcesses(ri.AgentPGID, ri.Session)
+		committed, err := r.sessionCommitted(ctx, ri.Session)
+		if err != nil {
+			return err
+		}
+		if committed {
+			// strom died after the session's commit, before tidying up.
+			r.ClearRequests(ri.Session)
+			os.Remove(r.snapshotFile(ri.Session))
+		} else {
+			out(fmt.Sprintf("↺ session %s on %s did not end (its strom, pid %d, is gone): committing what it left", ri.Session, ri.Task, ri.PID))
+			q, err := r.Tree.LoadQueue()
+			if err != nil {
+				return err
+			}
+			title := ri.Task
+			if t, err := q.Find(ri.Task); err == nil {
+				title = t.Title
+			}
+			task := statefiles.Task{ID: ri.Task, Title: title}
+			res := sessionResult{ID: ri.Session, Task: ri.Task, End: EndCrashed}
+			if _, err := r.closeSession(ctx, res, task, sessionPlan{Profile: agents.Profile{Name: ri.Agent}}, sessionStats{}); err != nil {
+				return err
+			}
+		}
+	}
+	// A task held by a session that no longer runs returns to the queue.
+	return r.Tree.UpdateQueue(ctx, func(q *statefiles.Queue) error {
+		for i := range q.Tasks {
+			if q.Tasks[i].State == statefiles.Started {
+				q.Tasks[i].State, q.Tasks[i].Session = statefiles.Open, ""
+			}
+		}
+		return nil
+	})
+}
+
+// sessionCommitted reports whether a recent commit already carries the session.
+func (r *Research) sessionCommitted(ctx context.Context, session string) (bool, error) {
+	g, err := r.Git(ctx)
+	if err != nil {
+		return false, err
+	}
+	commits, err := g.Log(ctx, gitrepo.LogOptions{Max: 20, TrailerKey: TrailerSession})
+	if err != nil {
+		return false, nil // an unborn branch has no sessions yet
+	}
+	for _, c := range commits {
+		if v, _ := c.Message.Trailer(TrailerSession); v == session {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// stopSessionProcesses stops what a crashed session left running: its process group
+// when it was recorded, and any process whose environment names the session (the
+// agent may have been started just before its group was written down, or a child
+// may have left the group).
+func stopSessionProcesses(pgid int, session string) {
+	pids := sessionPIDs(session)
+	if pgid > 0 {
+		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	}
+	for _, p := range pids {
+		_ = syscall.Kill(p, syscall.SIGTERM)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		alive := pgid > 0 && groupAlive(pgid)
+		for _, p := range pids {
+			if syscall.Kill(p, 0) == nil && !zombie(p) {
+				alive = true
+			}
+		}
+		if !alive {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if pgid > 0 {
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	}
+	for _, p := range pids {
+		_ = syscall.Kill(p, syscall.SIGKILL)
+	}
+}
+
+// sessionPIDs finds processes whose environment holds STROM_SESSION=session. Where
+// /proc does not exist it finds none.
+func sessionPIDs(session string) []int {
+	want := []byte("STROM_SESSION=" + session + "\x00")
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	self := os.Getpid()
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil {
+			continue
+		}
+		if bytes.Contains(append([]byte{0}, env...), append([]byte{0}, want...)) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// groupAlive reports whether a process group has a member that still runs. An
+// exited member that nobody reaped (its parent, strom, is gone) does not count.
+func groupAlive(pgid int) bool {
+	if syscall.Kill(-pgid, 0) != nil {
+		return false
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return true
+	}
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(data, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(data[i+1:]))
+		if len(f) > 2 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" {
+			return true
+		}
+	}
+	return false
+}
+
+// zombie reports a process that has exited but not been reaped.
+func zombie(pid int) bool {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	if i := bytes.LastIndexByte(data, ')'); i > 0 && i+2 < len(data) {
+		return data[i+2] == 'Z'
+	}
+	return false
+}
