@@ -37,36 +37,16 @@ func TestCrashResume(t *testing.T) {
 	if testing.Short() {
 		kills = 10
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "bin")
-	repo := filepath.Join(dir, "repo")
-	for _, d := range []string{bin, repo, filepath.Join(dir, "home")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(self, filepath.Join(bin, "strom")); err != nil {
-		t.Fatal(err)
-	}
+	h := newCLIHarness(t)
+	dir, repo := h.dir, h.repo
 	if err := os.WriteFile(filepath.Join(dir, "agent.sh"), []byte(crashAgent), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	crashLog := filepath.Join(dir, "crash.log")
-	env := append(os.Environ(),
-		"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"HOME="+filepath.Join(dir, "home"),
-		"XDG_CONFIG_HOME="+filepath.Join(dir, "home", ".config"),
-		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
-		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
-		"CRASH_LOG="+crashLog, "GORACE=atexit_sleep_ms=0",
-	)
+	env := append(h.env, "CRASH_LOG="+crashLog)
+	bin := filepath.Dir(h.strom)
 	run := func(args ...string) (string, error) {
-		cmd := exec.Command(filepath.Join(bin, "strom"), args...)
+		cmd := exec.Command(h.strom, args...)
 		cmd.Dir, cmd.Env = repo, env
 		out, err := cmd.CombinedOutput()
 		return string(out), err
@@ -79,16 +59,7 @@ func TestCrashResume(t *testing.T) {
 		}
 		return out
 	}
-	gitOut := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = repo, env
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("git %s: %v", strings.Join(args, " "), err)
-		}
-		return string(out)
-	}
+	gitOut := func(args ...string) string { t.Helper(); return h.git(t, args...) }
 	must("init", "--agent", "command")
 	must("config", "set", "agent.command", "sh "+filepath.Join(dir, "agent.sh"), "--for-tree")
 	added := 0
