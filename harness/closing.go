@@ -58,7 +58,9 @@ func (r *Research) closeSession(ctx context.Context, res sessionResult, task sta
 		}
 		checks = append(checks, r.cleanState(ctx)...)
 		msg := commitMessage(res, task.Title, p.Profile.Name, texts, checks)
+		r.marked("commit-start")
 		res.Commit, err = r.CommitLocked(ctx, msg)
+		r.marked("commit-end")
 		return err
 	})
 	if err != nil {

@@ -29,6 +29,15 @@ type Research struct {
 	Getenv func(string) string
 
 	git *gitrepo.Repo
+	// mark, when set, is told of the moments a session passes (agent started,
+	// agent ended, commit made); benchmarks measure the harness's own time with it.
+	mark func(event string)
+}
+
+func (r *Research) marked(event string) {
+	if r.mark != nil {
+		r.mark(event)
+	}
 }
 
 // Env is what every harness call needs from its surroundings.

@@ -178,6 +178,7 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 		res.End, res.Detail = EndAgentFailed, fmt.Sprintf("the agent did not start: %v", err)
 		return r.closeSession(context.WithoutCancel(ctx), res, task, p, sessionStats{})
 	}
+	r.marked("agent-started")
 	_ = r.updateRun(func(ri *RunInfo) { ri.AgentPGID = sess.Pid() })
 	if p.Profile.Prompt == agents.PromptStdin {
 		_ = sess.Write([]byte(prompt + "\r"))
@@ -187,6 +188,7 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 	}
 
 	st := r.watch(ctx, sess, p, ev, ints, id, deadline, length)
+	r.marked("agent-ended")
 	// The session's commit is made even when strom itself is being stopped.
 	return r.closeSession(context.WithoutCancel(ctx), st.result(res), task, p, st)
 }
