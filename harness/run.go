@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/strom-research/strom/harness/agents"
+	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -62,7 +63,12 @@ func (rr RunResult) Line() string {
 		s = "session"
 	}
 	reason := rr.Stop.String()
-	if rr.Detail != "" {
+	switch {
+	case rr.Detail == "":
+	case rr.Stop == StopCondition || rr.Stop == StopCap || rr.Stop == StopNotStarted:
+		// The condition's words read on: "the cap of the condition “…”: …".
+		reason += " " + rr.Detail
+	default:
 		reason += " (" + rr.Detail + ")"
 	}
 	return fmt.Sprintf("%d %s · stopped: %s", rr.Sessions, s, reason)
@@ -136,6 +142,13 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 		return rr, err
 	}
 	defer unlock()
+	// A session's work ends in a commit, which git refuses mid-merge or mid-rebase:
+	// start nothing until the person has finished or aborted it.
+	if g, err := r.Git(ctx); err == nil {
+		if op, err := g.InProgress(ctx); err == nil && op != "" {
+			return rr, &gitrepo.InProgressError{Op: op, Dir: r.Tree.Root}
+		}
+	}
 	plan, err := r.planAgent(o)
 	if err != nil {
 		return rr, err
@@ -185,6 +198,13 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 			return stopNow(StopError, err.Error())
 		}
 		if task == nil {
+			// The chosen tasks are used up: the run did what it was asked, unless the
+			// queue has no open task left either.
+			if len(o.Tasks) > 0 {
+				if q, err := r.Tree.LoadQueue(); err == nil && q.FirstOpen() != nil {
+					return stopNow(StopDone, "")
+				}
+			}
 			return stopNow(StopNoTasks, "")
 		}
 		if o.Gate != nil {
@@ -194,6 +214,12 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 			}
 			if gs != nil {
 				return stopNow(gs.Stop, gs.Reason)
+			}
+			// The gate may have waited for hours: take the task only if it is still open.
+			if q, err := r.Tree.LoadQueue(); err == nil {
+				if t, err := q.Find(task.ID); err != nil || t.State != statefiles.Open {
+					continue
+				}
 			}
 		}
 		p := plan
@@ -228,7 +254,11 @@ func (r *Research) printEnd(out io.Writer, res sessionResult) {
 		line += " — " + res.Detail
 	}
 	if len(res.Commit) >= 7 {
-		line += fmt.Sprintf(" (commit %s, %d records)", res.Commit[:7], res.Records)
+		recs := "records"
+		if res.Records == 1 {
+			recs = "record"
+		}
+		line += fmt.Sprintf(" (commit %s, %d %s)", res.Commit[:7], res.Records, recs)
 	}
 	fmt.Fprintln(out, line)
 	if res.Parked {

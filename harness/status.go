@@ -31,12 +31,8 @@ func (r *Research) Status(ctx context.Context) (Status, error) {
 	if st.Running, err = r.LiveRun(); err != nil {
 		return st, err
 	}
-	last, err := r.Sessions(ctx, 1)
-	if err != nil {
+	if st.Last, err = r.LastSession(ctx); err != nil {
 		return st, err
-	}
-	if len(last) > 0 {
-		st.Last = &last[0]
 	}
 	return st, nil
 }

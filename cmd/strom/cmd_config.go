@@ -254,7 +254,7 @@ func configUnsetCommand(s *sys) *ffcli.Command {
 
 // checkSetting holds the rules of a value beyond its type, such as a gate's words.
 // It is a variable so the gate command can extend it.
-var checkSetting = func(k statefiles.Key, value string) error { return nil }
+var checkSetting = checkGateSetting
 
 // confirm asks a person a yes/no question on the terminal. Without a terminal, or
 // with any answer but yes, it refuses.

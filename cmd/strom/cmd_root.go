@@ -32,6 +32,8 @@ Start: strom init, strom task add "…", strom run.`, ""),
 			hooksCommand(s),
 			runCommand(s),
 			sessionCommand(s),
+			gateCommand(s),
+			usageCommand(s),
 			demoAgentCommand(s),
 		},
 		Exec: func(ctx context.Context, args []string) error {

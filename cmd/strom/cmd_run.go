@@ -39,9 +39,11 @@ func runCommand(s *sys) *ffcli.Command {
 	minutes := fs.String("minutes", "", "time limit of one session in minutes (5–600)")
 	agent := fs.String("agent", "", "the agent for this run: claude, codex, opencode, grok, command or demo")
 	interactive := fs.Bool("interactive", false, "type into the agent yourself; the first Ctrl-C stops at once")
+	gateWords := fs.String("gate", "", `this run asks this condition instead of run.gate: "<name> [args]" (a person confirms)`)
+	noGate := fs.Bool("no-gate", false, "this run asks no condition (a person confirms)")
 	return &ffcli.Command{
 		Name:       "run",
-		ShortUsage: "strom run [--max N | --loop | --task T…] [--until HH:MM] [--minutes N] [--agent NAME] [-- AGENT ARGS]",
+		ShortUsage: "strom run [--max N | --loop | --task T…] [--until HH:MM] [--minutes N] [--agent NAME] [--gate \"<name> [args]\" | --no-gate] [-- AGENT ARGS]",
 		ShortHelp:  "let the agent work alone through the queue, one session per task",
 		LongHelp: withHelp(`Without an option one session. Each session takes the first open task, starts
 the agent under a pty with a time limit, and ends with one commit whose trailers
@@ -123,6 +125,9 @@ Words after -- go to the agent: strom run --agent command -- ./my-agent.sh`, run
 					}
 				}
 			}()
+			if o.Gate, err = s.runGate(r, o, set["gate"], *gateWords, *noGate); err != nil {
+				return err
+			}
 			defer agentpty.RestoreTerminals()
 			rr, err := r.Run(ctx, o)
 			if err != nil {

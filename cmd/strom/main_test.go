@@ -46,6 +46,11 @@ func TestScripts(t *testing.T) {
 				ts.Check(err)
 				time.Sleep(d)
 			},
+			"timeorigin": func(ts *testscript.TestScript, neg bool, args []string) {
+				// timeorigin: the scaled test clock of every later strom process starts now,
+				// so the run and the agent's strom commands agree on the time.
+				ts.Setenv("STROM_TEST_TIME_ORIGIN", time.Now().Format(time.RFC3339Nano))
+			},
 			"grepcount": func(ts *testscript.TestScript, neg bool, args []string) {
 				// grepcount N PATTERN FILE: the file has exactly N lines containing PATTERN.
 				data := ts.ReadFile(args[2])

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/strom-research/strom/internal/clock"
@@ -290,7 +291,7 @@ func (d *demo) wait(ctx context.Context, step time.Duration) (string, error) {
 				d.lines = nil // EOF: nothing more will be typed
 				continue
 			}
-			line = strings.TrimSpace(clean(pasteMarks.ReplaceAllString(line, "")))
+			line = strings.TrimSpace(clean(pasteMarks().ReplaceAllString(line, "")))
 			if line == "" {
 				continue
 			}
@@ -303,7 +304,7 @@ func (d *demo) wait(ctx context.Context, step time.Duration) (string, error) {
 }
 
 // pasteMarks are the bracketed-paste markers a harness types around text.
-var pasteMarks = regexp.MustCompile(`\x1b\[20[01]~`)
+var pasteMarks = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\x1b\[20[01]~`) })
 
 // typedWrapUp reports whether a typed line asks the agent to finish now.
 func typedWrapUp(line string) bool {
@@ -483,13 +484,15 @@ func promptTitle(prompt string) string {
 }
 
 // earlierRe matches the heading of the earlier records in a prompt.
-var earlierRe = regexp.MustCompile(`(?m)^Earlier records \((\d+), oldest first\):$`)
+var earlierRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^Earlier records \((\d+), oldest first\):$`)
+})
 
 // promptRecords reads how many earlier records a prompt quotes. Were a task
 // body to contain a line like the heading, the last match, the real one that
 // Prompt writes after the body, wins.
 func promptRecords(prompt string) int {
-	m := earlierRe.FindAllStringSubmatch(prompt, -1)
+	m := earlierRe().FindAllStringSubmatch(prompt, -1)
 	if len(m) == 0 {
 		return 0
 	}

@@ -55,9 +55,15 @@ func (r *Repo) Log(ctx context.Context, opts LogOptions) ([]Commit, error) {
 }
 
 // LastCommitWithTrailer returns the newest commit reachable from HEAD that carries
-// the trailer key, or nil when there is none.
+// the trailer key, or nil when there is none: the same commit as Log with Max 1.
+//
+// It reads through one `git log` process, not go-git. This is the read `strom
+// status` makes on every call, and on a big repository go-git is the slower path: it
+// loads the whole pack index (every object of the repository) before reading the
+// first commit, where git looks commits up in the index it maps. BENCHMARKS.md has
+// the figures.
 func (r *Repo) LastCommitWithTrailer(ctx context.Context, key string) (*Commit, error) {
-	cs, err := r.Log(ctx, LogOptions{Max: 1, TrailerKey: key})
+	cs, err := r.logCLI(ctx, LogOptions{Max: 1, TrailerKey: key})
 	if err != nil || len(cs) == 0 {
 		return nil, err
 	}
@@ -177,18 +183,23 @@ func (q *commitQueue) Pop() any {
 // logFields is the number of NUL-terminated fields `git log` writes per commit.
 const logFields = 5
 
+// logCLI reads the log with one `git log` process; only when that fails does it
+// start a second, to tell an unborn branch (no commits: no error) from a failure.
 func (r *Repo) logCLI(ctx context.Context, opts LogOptions) ([]Commit, error) {
-	if _, err := r.Head(ctx); errors.Is(err, ErrNoCommits) {
-		return nil, nil
-	} else if err != nil {
-		return nil, fmt.Errorf("read log: %w", err)
-	}
 	// Replace refs and re-encoding are off because go-git knows neither; the
 	// format's last field is the raw message, so any byte but NUL may appear in it.
 	args := []string{
 		"--no-replace-objects", "log", "--no-show-signature", "--no-color", "--encoding=none",
-		"-z", "--date=raw", "--format=%H%x00%an%x00%ae%x00%ad%x00%B", "HEAD", "--",
+		"-z", "--date=raw", "--format=%H%x00%an%x00%ae%x00%ad%x00%B",
 	}
+	if grepSafe(opts.TrailerKey) {
+		// A cheap pre-filter: git skips the commits whose message does not contain
+		// the key at all (ignoring case, as the trailer match does). Every commit
+		// with the trailer contains it; logSink.add still parses the trailers of
+		// the commits that pass, so a key mentioned in a body changes nothing.
+		args = append(args, "--regexp-ignore-case", "--fixed-strings", "--grep="+opts.TrailerKey)
+	}
+	args = append(args, "HEAD", "--")
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	cmd := command(cctx, r.Root, args, nil)
@@ -234,12 +245,29 @@ func (r *Repo) logCLI(ctx context.Context, opts LogOptions) ([]Commit, error) {
 		return nil, fmt.Errorf("read log: %w", ctx.Err())
 	}
 	if werr != nil && !stopped {
+		if _, err := r.Head(ctx); errors.Is(err, ErrNoCommits) {
+			return nil, nil
+		}
 		return nil, fmt.Errorf("read log: %w", &GitError{Args: args, Stderr: stderr.String(), Err: werr})
 	}
 	if perr != nil {
 		return nil, fmt.Errorf("read log: %w", perr)
 	}
 	return sink.out, nil
+}
+
+// grepSafe reports whether key can be handed to `git log --grep` as a fixed
+// string: a non-empty trailer key of letters, digits and dashes.
+func grepSafe(key string) bool {
+	if key == "" {
+		return false
+	}
+	for i := 0; i < len(key); i++ {
+		if !isAlnum(key[i]) && key[i] != '-' {
+			return false
+		}
+	}
+	return true
 }
 
 // parseRawDate reads git's --date=raw ("1700000000 +0100") into the same time

@@ -154,6 +154,34 @@ func TestLog(t *testing.T) {
 	}
 }
 
+// TestLogTrailerPrefilter covers the `git log --grep` pre-filter of the CLI path: a
+// key mentioned in a body, in another case, or with white space before the colon
+// reads exactly as go-git reads it.
+func TestLogTrailerPrefilter(t *testing.T) {
+	t.Parallel()
+	r := newRepo(t)
+	n := 0
+	commit := func(msg string) {
+		n++
+		writeFile(t, r.Root, "f.txt", fmt.Sprint(n))
+		gitIn(t, r.Root, "add", "-A")
+		env := []string{"GIT_AUTHOR_DATE=" + testDate, "GIT_COMMITTER_DATE=" + testDate}
+		if _, err := gitEnvIn(r.Root, env, msg, "commit", "-q", "--cleanup=verbatim", "-F", "-"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit("a real one\n\nstrom-session: S-1\n")
+	commit("spaced key\n\nStrom-Session : S-2\nStrom-End: done\n")
+	commit("body only\n\nThe Strom-Session: trailer is explained here.\n\nNot a trailer block.\n")
+	commit("subject Strom-Session: S-9\n")
+	commit("nothing at all\n")
+	assertLogsAgree(t, r, true)
+	last, err := r.LastCommitWithTrailer(ctxT(t), "Strom-Session")
+	if err != nil || last == nil || last.Subject != "spaced key" {
+		t.Errorf("LastCommitWithTrailer = %+v, %v", last, err)
+	}
+}
+
 func TestLogUnborn(t *testing.T) {
 	t.Parallel()
 	r := newRepo(t)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Trailer is one "Key: value" line of a commit message's trailer block.
@@ -17,7 +18,8 @@ type Message struct {
 	Trailers []Trailer
 }
 
-var trailerKey = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]*$`)
+// trailerKey is compiled on first use: strom start-up pays for no regexp.
+var trailerKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]*$`) })
 
 // Validate reports whether String can write m so that its trailers read back
 // exactly: a non-empty subject, trailer keys of letters, digits and dashes, and
@@ -27,7 +29,7 @@ func (m Message) Validate() error {
 		return fmt.Errorf("check message: the subject is empty: %w", ErrBadMessage)
 	}
 	for _, t := range m.Trailers {
-		if !trailerKey.MatchString(t.Key) {
+		if !trailerKey().MatchString(t.Key) {
 			return fmt.Errorf("check message: trailer key %q is not letters, digits and dashes: %w", t.Key, ErrBadMessage)
 		}
 		if unfold(t.Value) == "" {

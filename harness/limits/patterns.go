@@ -93,13 +93,29 @@ var defaults = sync.OnceValue(func() map[string]Patterns {
 // Defaults returns the built-in patterns for an agent: "claude", "codex",
 // "opencode", "grok" or "gemini". An unknown agent gets empty patterns (with
 // Agent set), which match nothing.
+//
+// "all" is every built-in pattern together: the command profile uses it, because
+// any program may be one of these agents behind a wrapper script.
 func Defaults(agent string) Patterns {
+	if agent == AllAgents {
+		var all Patterns
+		for _, a := range Agents() {
+			p := defaults()[a]
+			all.Limit = append(all.Limit, p.Limit...)
+			all.Login = append(all.Login, p.Login...)
+		}
+		all.Agent = agent
+		return all
+	}
 	p, ok := defaults()[agent]
 	if !ok {
 		return Patterns{Agent: agent}
 	}
 	return Patterns{Agent: agent, Limit: slices.Clone(p.Limit), Login: slices.Clone(p.Login)}
 }
+
+// AllAgents is the pattern set made of every agent's built-in patterns.
+const AllAgents = "all"
 
 // Agents lists the agents that have built-in patterns, sorted.
 func Agents() []string {

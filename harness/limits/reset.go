@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	_ "time/tzdata" // reset zones must load on machines without zoneinfo
 )
@@ -13,24 +14,26 @@ import (
 // few minutes in the past has just happened; it does not mean tomorrow.
 const resetGrace = 10 * time.Minute
 
+// The regexps compile on first use (lazyRE): strom start-up, paid by every command
+// an agent runs, compiles none.
 var (
-	epochRE = regexp.MustCompile(`(?:^|\|)\s*(\d{9,13})\s*$`)
-	zoneRE  = regexp.MustCompile(`\(\s*([A-Za-z][A-Za-z0-9_+\-]*(?:/[A-Za-z0-9_+\-]+)*)\s*\)`)
+	epochRE = lazyRE(`(?:^|\|)\s*(\d{9,13})\s*$`)
+	zoneRE  = lazyRE(`\(\s*([A-Za-z][A-Za-z0-9_+\-]*(?:/[A-Za-z0-9_+\-]+)*)\s*\)`)
 	// keywordRE finds where the time starts inside a whole message.
-	keywordRE = regexp.MustCompile(`\b(?:resets?(?:\s+at|\s+after|\s+in)?|try again (?:at|in))\s+`)
+	keywordRE = lazyRE(`\b(?:resets?(?:\s+at|\s+after|\s+in)?|try again (?:at|in))\s+`)
 	// tailRE cuts what follows the time: the next "·" item or sentence.
-	tailRE = regexp.MustCompile(`\s*(?:·|\.\s+[a-z/(]).*$`)
+	tailRE = lazyRE(`\s*(?:·|\.\s+[a-z/(]).*$`)
 	// prefixRE removes the words agents put before the time itself.
-	prefixRE   = regexp.MustCompile(`^(?:your limit will reset at|limit will reset at|will reset at|your quota will reset after|quota will reset after|resets? at|resets? after|resets? in|resets|reset|or try again at|or try again in|try again at|try again in|at|in|after)\s+`)
-	durFullRE  = regexp.MustCompile(`^(?:\d+(?:\.\d+)?\s*(?:ms|milliseconds?|days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)(?:,?\s*(?:and\s+)?|$))+$`)
-	durTokenRE = regexp.MustCompile(`(\d+(?:\.\d+)?)\s*(ms|milliseconds?|days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)`)
+	prefixRE   = lazyRE(`^(?:your limit will reset at|limit will reset at|will reset at|your quota will reset after|quota will reset after|resets? at|resets? after|resets? in|resets|reset|or try again at|or try again in|try again at|try again in|at|in|after)\s+`)
+	durFullRE  = lazyRE(`^(?:\d+(?:\.\d+)?\s*(?:ms|milliseconds?|days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)(?:,?\s*(?:and\s+)?|$))+$`)
+	durTokenRE = lazyRE(`(\d+(?:\.\d+)?)\s*(ms|milliseconds?|days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)`)
 	// dateTimeRE reads "[weekday] [Mon D[th][, YYYY]][,] [at] [H[:MM]am|H:MM]".
-	dateTimeRE = regexp.MustCompile(`^(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+)?` +
+	dateTimeRE = lazyRE(`^(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+)?` +
 		`(?:(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?)?` +
 		`(?:,?\s+(?:at\s+)?)?` +
 		`(?:(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\.?|(\d{1,2}):(\d{2}))?$`)
 	// timeDateRE reads DescribeReset's order: "H:MM PM [weekday] Mon D[, YYYY]".
-	timeDateRE = regexp.MustCompile(`^(?:(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\.?|(\d{1,2}):(\d{2}))` +
+	timeDateRE = lazyRE(`^(?:(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\.?|(\d{1,2}):(\d{2}))` +
 		`,?\s+(?:on\s+)?(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+)?` +
 		`(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?$`)
 )
@@ -61,7 +64,7 @@ func ParseReset(raw string, now time.Time, local *time.Location) (time.Time, boo
 	if s == "" {
 		return time.Time{}, false
 	}
-	if m := epochRE.FindStringSubmatch(s); m != nil {
+	if m := epochRE().FindStringSubmatch(s); m != nil {
 		n, err := strconv.ParseInt(m[1], 10, 64)
 		if err != nil {
 			return time.Time{}, false
@@ -88,9 +91,9 @@ func ParseReset(raw string, now time.Time, local *time.Location) (time.Time, boo
 		return t, true
 	}
 	// A whole message: read what follows its last "resets" or "try again at".
-	if ks := keywordRE.FindAllStringIndex(s, -1); ks != nil {
+	if ks := keywordRE().FindAllStringIndex(s, -1); ks != nil {
 		rest := s[ks[len(ks)-1][1]:]
-		rest = tailRE.ReplaceAllString(rest, "")
+		rest = tailRE().ReplaceAllString(rest, "")
 		return parseWhen(rest, now, loc)
 	}
 	return time.Time{}, false
@@ -100,7 +103,7 @@ func ParseReset(raw string, now time.Time, local *time.Location) (time.Time, boo
 // parenthesized words the last that names a zone wins ("Upgrade to (Pro)" is
 // no zone); a word that looks like an IANA name but is unknown fails.
 func takeZone(s string, loc *time.Location) (string, *time.Location, bool) {
-	ms := zoneRE.FindAllStringSubmatchIndex(s, -1)
+	ms := zoneRE().FindAllStringSubmatchIndex(s, -1)
 	for i := len(ms) - 1; i >= 0; i-- {
 		m := ms[i]
 		name := s[m[2]:m[3]]
@@ -118,7 +121,7 @@ func takeZone(s string, loc *time.Location) (string, *time.Location, bool) {
 func parseWhen(s string, now time.Time, loc *time.Location) (time.Time, bool) {
 	s = strings.TrimRight(strings.TrimSpace(s), " .,;·")
 	for {
-		t := strings.TrimSpace(prefixRE.ReplaceAllString(s, ""))
+		t := strings.TrimSpace(prefixRE().ReplaceAllString(s, ""))
 		if t == s {
 			break
 		}
@@ -127,14 +130,14 @@ func parseWhen(s string, now time.Time, loc *time.Location) (time.Time, bool) {
 	if s == "" {
 		return time.Time{}, false
 	}
-	if durFullRE.MatchString(s) {
+	if durFullRE().MatchString(s) {
 		d, ok := parseDuration(s)
 		return now.Add(d), ok
 	}
-	if m := dateTimeRE.FindStringSubmatch(s); m != nil {
+	if m := dateTimeRE().FindStringSubmatch(s); m != nil {
 		return resolve(now.In(loc), loc, m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8])
 	}
-	if m := timeDateRE.FindStringSubmatch(s); m != nil {
+	if m := timeDateRE().FindStringSubmatch(s); m != nil {
 		return resolve(now.In(loc), loc, m[6], m[7], m[8], m[1], m[2], m[3], m[4], m[5])
 	}
 	return time.Time{}, false
@@ -216,7 +219,7 @@ func resolve(now time.Time, loc *time.Location, mon, day, year, h12, min12, ampm
 // parseDuration adds up "5 days 22 hours 11 minutes" or "1h30m5s".
 func parseDuration(s string) (time.Duration, bool) {
 	var total time.Duration
-	for _, m := range durTokenRE.FindAllStringSubmatch(s, -1) {
+	for _, m := range durTokenRE().FindAllStringSubmatch(s, -1) {
 		v, err := strconv.ParseFloat(m[1], 64)
 		if err != nil {
 			return 0, false
@@ -260,4 +263,11 @@ func DescribeReset(t time.Time, loc *time.Location) string {
 		zone = "UTC" + t.Format("-07:00")
 	}
 	return "resets " + t.Format("3:04 PM Mon Jan 2") + " (" + zone + ")"
+}
+
+// lazyRE returns a function that compiles expr the first time it is called and
+// returns the same *regexp.Regexp ever after. A bad expression panics on first use;
+// the package tests use every one.
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

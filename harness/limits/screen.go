@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // ScreenKind names a Claude Code screen that waits for a person.
@@ -63,28 +64,32 @@ type Screen struct {
 	Advice string `json:"advice"`
 }
 
-// screenRules recognise the screens by a line that starts a cell (after TUI
-// glyphs). Texts are those of Claude Code 2.1.197 and the older variants
-// reported in its issue tracker.
-var screenRules = []struct {
+type screenRule struct {
 	kind ScreenKind
 	re   *regexp.Regexp
-}{
-	{ScreenOffline, regexp.MustCompile(`^(?:Unable to connect to Anthropic services|Failed to connect to api\.anthropic\.com)`)},
-	{ScreenBypass, regexp.MustCompile(`^WARNING: Claude Code running in Bypass Permissions mode`)},
-	{ScreenAPIKey, regexp.MustCompile(`^Detected a custom API key`)},
-	{ScreenTrust, regexp.MustCompile(`^(?:Quick safety check: )?Is this a project you created or one you trust\?|^Do you trust the files in this folder\?|^Claude Code didn't start because this folder isn't trusted`)},
-	{ScreenLogin, regexp.MustCompile(`^Select login method:|^Paste code here if prompted|^Browser didn't open\? Use the url below to sign in`)},
-	{ScreenOnboarding, regexp.MustCompile(`^Let's get started\.|^Choose the text style that looks best with your terminal|^Security notes:`)},
-	{ScreenPermission, regexp.MustCompile(`^Do you want to (?:proceed|make this edit|create|allow|run|fetch)\b[^?]*\?`)},
 }
+
+// screenRules recognise the screens by a line that starts a cell (after TUI
+// glyphs). Texts are those of Claude Code 2.1.197 and the older variants
+// reported in its issue tracker. They compile on first use, not at start-up.
+var screenRules = sync.OnceValue(func() []screenRule {
+	return []screenRule{
+		{ScreenOffline, regexp.MustCompile(`^(?:Unable to connect to Anthropic services|Failed to connect to api\.anthropic\.com)`)},
+		{ScreenBypass, regexp.MustCompile(`^WARNING: Claude Code running in Bypass Permissions mode`)},
+		{ScreenAPIKey, regexp.MustCompile(`^Detected a custom API key`)},
+		{ScreenTrust, regexp.MustCompile(`^(?:Quick safety check: )?Is this a project you created or one you trust\?|^Do you trust the files in this folder\?|^Claude Code didn't start because this folder isn't trusted`)},
+		{ScreenLogin, regexp.MustCompile(`^Select login method:|^Paste code here if prompted|^Browser didn't open\? Use the url below to sign in`)},
+		{ScreenOnboarding, regexp.MustCompile(`^Let's get started\.|^Choose the text style that looks best with your terminal|^Security notes:`)},
+		{ScreenPermission, regexp.MustCompile(`^Do you want to (?:proceed|make this edit|create|allow|run|fetch)\b[^?]*\?`)},
+	}
+})
 
 var (
 	// firstYesRE is the first choice of a permission prompt; the question
 	// alone could be the model asking in prose.
-	firstYesRE = regexp.MustCompile(`^1\. Yes\b`)
+	firstYesRE = lazyRE(`^1\. Yes\b`)
 	// workspaceRE introduces the folder in the trust dialog.
-	workspaceRE = regexp.MustCompile(`^Accessing workspace:\s*(.*)$`)
+	workspaceRE = lazyRE(`^Accessing workspace:\s*(.*)$`)
 )
 
 // permissionLookahead is how many cells after the question the choices start.
@@ -97,7 +102,7 @@ const permissionLookahead = 4
 func ClaudeScreen(text string) (Screen, bool) {
 	units := matchUnits(text)
 	for i := len(units) - 1; i >= 0; i-- {
-		for _, r := range screenRules {
+		for _, r := range screenRules() {
 			if !r.re.MatchString(units[i]) {
 				continue
 			}
@@ -112,7 +117,7 @@ func ClaudeScreen(text string) (Screen, bool) {
 
 func choicesFollow(units []string) bool {
 	for _, u := range units[:min(len(units), permissionLookahead)] {
-		if firstYesRE.MatchString(u) {
+		if firstYesRE().MatchString(u) {
 			return true
 		}
 	}
@@ -145,7 +150,7 @@ func advice(kind ScreenKind, above []string) string {
 // and the path on the next line), or says "this folder".
 func trustFolder(above []string) string {
 	for i := len(above) - 1; i >= 0; i-- {
-		m := workspaceRE.FindStringSubmatch(above[i])
+		m := workspaceRE().FindStringSubmatch(above[i])
 		if m == nil {
 			continue
 		}

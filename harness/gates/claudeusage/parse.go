@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -17,13 +18,14 @@ const (
 	SourceGetUsage     = "get_usage"
 )
 
+// The regexps compile on first use (lazyRE), not at strom start-up.
 var (
 	// cursorRightRE is how a terminal screen may draw spaces; it becomes a space.
-	cursorRightRE = regexp.MustCompile(`\x1b\[\d*C`)
-	ansiRE        = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]`)
-	headerRE      = regexp.MustCompile(`(?i)\bcurrent\s+([a-z]+)(?:\s*\(([^)]*)\))?`)
-	percentRE     = regexp.MustCompile(`(\d+(?:\.\d+)?)\s*%\s*used`)
-	resetsRE      = regexp.MustCompile(`(?i)\bresets?\s+(.+)$`)
+	cursorRightRE = lazyRE(`\x1b\[\d*C`)
+	ansiRE        = lazyRE(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]`)
+	headerRE      = lazyRE(`(?i)\bcurrent\s+([a-z]+)(?:\s*\(([^)]*)\))?`)
+	percentRE     = lazyRE(`(\d+(?:\.\d+)?)\s*%\s*used`)
+	resetsRE      = lazyRE(`(?i)\bresets?\s+(.+)$`)
 )
 
 // window is what the /usage text says of one limit.
@@ -38,8 +40,8 @@ type window struct {
 // "Current week (all models)" the week; other weeks ("Sonnet only", per model) are
 // not the week's limit. Output with only the cost block is ErrNoLimits.
 func ParseUsageText(out string, now time.Time) (Usage, error) {
-	out = cursorRightRE.ReplaceAllString(out, " ")
-	out = ansiRE.ReplaceAllString(out, "")
+	out = cursorRightRE().ReplaceAllString(out, " ")
+	out = ansiRE().ReplaceAllString(out, "")
 	out = strings.ReplaceAll(out, "\r", "\n")
 
 	var session, week window
@@ -47,7 +49,7 @@ func ParseUsageText(out string, now time.Time) (Usage, error) {
 	var other window // a limit strom does not pace on
 	for _, line := range strings.Split(out, "\n") {
 		line = strings.TrimSpace(line)
-		if loc := headerRE.FindStringSubmatchIndex(line); loc != nil {
+		if loc := headerRE().FindStringSubmatchIndex(line); loc != nil {
 			kind := strings.ToLower(line[loc[2]:loc[3]])
 			scope := ""
 			if loc[4] >= 0 {
@@ -67,11 +69,11 @@ func ParseUsageText(out string, now time.Time) (Usage, error) {
 		if cur == nil {
 			continue
 		}
-		if m := percentRE.FindStringSubmatch(line); m != nil && !cur.hasUsed {
+		if m := percentRE().FindStringSubmatch(line); m != nil && !cur.hasUsed {
 			cur.percent, _ = strconv.ParseFloat(m[1], 64)
 			cur.hasUsed = true
 		}
-		if m := resetsRE.FindStringSubmatch(line); m != nil && cur.reset == "" {
+		if m := resetsRE().FindStringSubmatch(line); m != nil && cur.reset == "" {
 			cur.reset = strings.TrimSpace(m[1])
 		}
 	}
@@ -219,4 +221,10 @@ func ParseGetUsage(data []byte, now time.Time) (Usage, error) {
 		u.FiveHourUsed, u.FiveHourResetsAt = *fh.Utilization, fhReset
 	}
 	return u, nil
+}
+
+// lazyRE returns a function that compiles expr the first time it is called and
+// returns the same *regexp.Regexp ever after.
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

@@ -2,7 +2,6 @@ package claudeusage
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -11,8 +10,9 @@ import (
 
 // resetRE matches the reset times Claude Code prints: "Dec 4, 9:07am (UTC)",
 // "Jul 11 at 12pm (Asia/Singapore)", "11pm (America/Chicago)", "10:08am (UTC)",
-// optionally with a year ("Dec 4, 2025, 9:07am") or a 24-hour clock.
-var resetRE = regexp.MustCompile(`(?i)^\s*` +
+// optionally with a year ("Dec 4, 2025, 9:07am") or a 24-hour clock. It compiles on
+// first use.
+var resetRE = lazyRE(`(?i)^\s*` +
 	`(?:(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?:,\s*(\d{4}))?\s*(?:,|\bat\b)?\s*)?` +
 	`(\d{1,2})(?::(\d{2}))?\s*([ap]\.?m\.?)?` +
 	`\s*(?:\(([^)]+)\))?`)
@@ -28,7 +28,7 @@ var months = map[string]time.Month{
 // is the next such time, allowing an hour's grace for a time printed rounded down.
 // Without a zone the time is in now's location.
 func parseReset(s string, now time.Time) (time.Time, error) {
-	m := resetRE.FindStringSubmatch(s)
+	m := resetRE().FindStringSubmatch(s)
 	if m == nil {
 		return time.Time{}, fmt.Errorf("parse reset time %q: %w", s, ErrUnreadable)
 	}

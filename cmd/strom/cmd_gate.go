@@ -1,0 +1,283 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/harness/gates"
+	"github.com/strom-research/strom/harness/gates/claudeusage"
+	"github.com/strom-research/strom/statefiles"
+)
+
+const gateExits = `  0  the condition answered (go, wait or stop)
+  1  error: the condition crashed, failed, answered badly or not in time
+  2  bad usage`
+
+func gateCommand(s *sys) *ffcli.Command {
+	fs := newFlags(s, "strom gate")
+	return &ffcli.Command{
+		Name:        "gate",
+		ShortUsage:  "strom gate test [--gate \"<name> [args]\"] [--usage-file F] [--now TIME] [--json]",
+		ShortHelp:   "the condition asked before each session: what it would say now",
+		FlagSet:     fs,
+		LongHelp:    withHelp("The condition is set for the whole computer with strom config set run.gate \"<name> [args]\".", gateExits),
+		Subcommands: []*ffcli.Command{gateTestCommand(s)},
+	}
+}
+
+// gateTestJSON is strom gate test --json.
+type gateTestJSON struct {
+	Gate        string       `json:"gate"`
+	Verdict     string       `json:"verdict"`
+	Reason      string       `json:"reason"`
+	RetryAfterS float64      `json:"retry_after_s"`
+	RetryAt     *time.Time   `json:"retry_at,omitempty"`
+	Hard        bool         `json:"hard"`
+	Watch       *gates.Watch `json:"watch,omitempty"`
+	Exit        int          `json:"exit"`
+}
+
+func gateTestCommand(s *sys) *ffcli.Command {
+	fs := newFlags(s, "strom gate test")
+	gateWords := fs.String("gate", "", `ask this condition instead of run.gate: "<name> [args]"`)
+	usageFile := fs.String("usage-file", "", "claude-usage: read the usage from this Claude Code statusLine JSON (with rate_limits)")
+	nowFlag := fs.String("now", "", "answer for this moment (RFC 3339, or YYYY-MM-DDTHH:MM in local time)")
+	asJSON := fs.Bool("json", false, "print the answer object")
+	return &ffcli.Command{
+		Name:       "test",
+		ShortUsage: "strom gate test [--gate \"<name> [args]\"] [--usage-file F] [--now TIME] [--json]",
+		ShortHelp:  "what the condition would say now; changes nothing",
+		FlagSet:    fs,
+		LongHelp: withHelp(`Asks the condition set in run.gate (or the one given with --gate) and prints its
+answer: go, wait (and when it asks again) or stop, with its reason. Nothing is
+changed: no hold.json, no .strom/gate.log line. A gate program sees
+STROM_GATE_TEST=1, and with --usage-file and --now also STROM_GATE_USAGE_FILE
+and STROM_GATE_NOW.
+
+--usage-file and --now let anyone check a claude-usage decision by hand:
+  strom gate test --gate "claude-usage 10 --cap 95" --usage-file status.json --now 2026-03-10T12:00:00Z`, gateExits),
+		Exec: func(ctx context.Context, args []string) error {
+			args, err := positionals(fs, args)
+			if err != nil {
+				return err
+			}
+			s.json = *asJSON
+			if len(args) > 0 {
+				return usagef("strom gate test takes no arguments: give the condition with --gate \"<name> [args]\"")
+			}
+			r, err := s.research()
+			if err != nil {
+				return err
+			}
+			settings, err := r.Settings()
+			if err != nil {
+				return err
+			}
+			words := *gateWords
+			if words == "" {
+				res, err := settings.Resolve("run.gate", "")
+				if err != nil {
+					return err
+				}
+				words = res.Value
+			}
+			if words == "" {
+				return fmt.Errorf("no condition is set, so a run goes on while there is work: ask one with --gate \"<name> [args]\", or set it with strom config set run.gate")
+			}
+			spec, err := gates.ParseSpec(words)
+			if err != nil {
+				return usageError{err.Error()}
+			}
+			a := s.asker(r, settings, spec, "")
+			a.DryRun, a.UsageFile = true, *usageFile
+			if *nowFlag != "" {
+				if a.At, err = parseMoment(*nowFlag); err != nil {
+					return err
+				}
+			}
+			rep := a.Ask(ctx)
+			if rep.Err != nil {
+				return fmt.Errorf("condition “%s”: %w", spec, rep.Err)
+			}
+			now := a.At
+			if now.IsZero() {
+				now = r.Now()
+			}
+			out := gateTestJSON{Gate: spec.String(), Verdict: rep.Verdict, Reason: rep.Reason, RetryAfterS: rep.RetryAfterS,
+				Hard: rep.Hard, Watch: rep.Watch, Exit: rep.Exit}
+			if rep.Verdict == gates.Wait {
+				d := max(rep.RetryAfter(), gates.MinRetry)
+				if rep.RetryAfter() == 0 {
+					d = gates.DefaultRetry
+				}
+				at := now.Add(d)
+				out.RetryAt = &at
+			}
+			if *asJSON {
+				return s.printJSON(out)
+			}
+			fmt.Fprintf(s.stdout, "condition “%s”: %s — %s\n", out.Gate, out.Verdict, out.Reason)
+			if out.RetryAt != nil {
+				fmt.Fprintf(s.stdout, "  asks again at %s\n", out.RetryAt.Local().Format("Mon Jan 2, 15:04 MST"))
+			}
+			if out.Hard {
+				fmt.Fprintln(s.stdout, "  hard: a person's limit; no \"Start anyway\" passes it")
+			}
+			if out.Watch != nil {
+				fmt.Fprintf(s.stdout, "  watch: a running session is asked to finish at %g%% of the week\n", out.Watch.WeekFinishAt)
+			}
+			return nil
+		},
+	}
+}
+
+// parseMoment reads --now: RFC 3339, or a local date and time to the minute.
+func parseMoment(v string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		return t, nil
+	}
+	for _, f := range []string{"2006-01-02T15:04", "2006-01-02 15:04", "2006-01-02T15:04:05"} {
+		if t, err := time.ParseInLocation(f, v, time.Local); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, usagef("--now takes a moment as 2026-03-10T12:00:00Z or 2026-03-10T12:00, not %q", v)
+}
+
+// asker prepares a question to the gate for the research's agent (or agent, when
+// given).
+func (s *sys) asker(r *harness.Research, settings statefiles.Settings, spec gates.Spec, agent string) *gates.Asker {
+	if agent == "" {
+		if res, err := settings.Resolve("agent.name", ""); err == nil {
+			agent = res.Value
+		}
+	}
+	ccd := ""
+	if res, err := settings.Resolve("agent.claudeConfigDir", ""); err == nil {
+		ccd = res.Value
+	}
+	if ccd == "" {
+		ccd = s.getenv("CLAUDE_CONFIG_DIR")
+	}
+	return &gates.Asker{Tree: r.Tree, Clock: r.Clock, Getenv: s.getenv, Spec: spec, Agent: agent, ClaudeConfigDir: ccd}
+}
+
+// runGate is the condition of a strom run: run.gate, or --gate / --no-gate with a
+// person's yes on the terminal (R7.4). nil: no condition, the run goes on while
+// there is work.
+func (s *sys) runGate(r *harness.Research, o harness.RunOptions, gateSet bool, gateWords string, noGate bool) (harness.Gate, error) {
+	if gateSet && noGate {
+		return nil, usagef("choose one of --gate and --no-gate")
+	}
+	settings, err := r.Settings()
+	if err != nil {
+		return nil, err
+	}
+	res, err := settings.Resolve("run.gate", "")
+	if err != nil {
+		return nil, err
+	}
+	words := strings.TrimSpace(res.Value)
+	switch {
+	case noGate:
+		if words == "" {
+			return nil, nil
+		}
+		if err := s.confirm(fmt.Sprintf("Run without the condition “%s” set for this computer?", words)); err != nil {
+			return nil, err
+		}
+		return nil, nil
+	case gateSet:
+		spec, err := gates.ParseSpec(gateWords)
+		if err != nil {
+			return nil, usageError{err.Error()}
+		}
+		if err := checkGate(s.getenv, spec); err != nil {
+			return nil, err
+		}
+		if spec.String() != words {
+			q := fmt.Sprintf("Run under the condition “%s”", spec)
+			if words != "" {
+				q += fmt.Sprintf(" instead of “%s”", words)
+			}
+			if err := s.confirm(q + "?"); err != nil {
+				return nil, err
+			}
+		}
+		words = gateWords
+	}
+	if words == "" {
+		return nil, nil
+	}
+	spec, err := gates.ParseSpec(words)
+	if err != nil {
+		return nil, fmt.Errorf("read run.gate: %w: set it again with strom config set run.gate", err)
+	}
+	a := s.asker(r, settings, spec, o.Agent)
+	a.Since = r.Now().Add(-time.Second)
+	return &gates.Runner{
+		Asker:       a,
+		Research:    r,
+		Out:         o.Out,
+		EachSession: o.Loop || !o.Until.IsZero(),
+		Until:       o.Until,
+		Interrupts:  o.Interrupts,
+		Confirm:     s.startAnyway,
+	}, nil
+}
+
+// startAnyway asks the person on the terminal; Enter means no. Without a terminal
+// no one is asked.
+func (s *sys) startAnyway(question string) (yes, asked bool) {
+	tty := s.terminal()
+	if tty == nil {
+		return false, false
+	}
+	fmt.Fprintf(s.stderr, "%s [y/N] ", question)
+	line, _ := bufio.NewReader(tty).ReadString('\n')
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return true, true
+	}
+	return false, true
+}
+
+// checkGateSetting holds the rules of run.gate beyond a string: a gate name that is
+// installed (or claude-usage), and for claude-usage a whole n 0–99 and a cap 1–100
+// (research 1.26.0).
+func checkGateSetting(k statefiles.Key, value string) error {
+	if k.Name != "run.gate" {
+		return nil
+	}
+	spec, err := gates.ParseSpec(value)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	return checkGate(os.Getenv, spec)
+}
+
+func checkGate(getenv func(string) string, spec gates.Spec) error {
+	if spec.Builtin() {
+		if _, err := claudeusage.ParseArgs(spec.Args); err != nil {
+			ex := "claude-usage 10"
+			if errors.Is(err, claudeusage.ErrBadCap) {
+				ex = "claude-usage 10 --cap 95"
+			}
+			return usagef("%v: write it as %q", err, ex)
+		}
+		return nil
+	}
+	path := gates.Program(getenv, spec.Name)
+	if fi, err := os.Stat(path); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+		return fmt.Errorf("the condition %q is not installed: put an executable program at %s first", spec.Name, path)
+	}
+	return nil
+}

@@ -1,0 +1,217 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/harness/gates"
+	"github.com/strom-research/strom/harness/gates/claudeusage"
+	"github.com/strom-research/strom/harness/limits"
+	"github.com/strom-research/strom/statefiles"
+)
+
+// usageJSON is strom usage --json: what the claude-usage condition sees.
+type usageJSON struct {
+	WeekUsed         float64    `json:"week_used"`
+	WeekPassed       *float64   `json:"week_passed,omitempty"`
+	WeekResetsAt     *time.Time `json:"week_resets_at,omitempty"`
+	Lead             *float64   `json:"lead,omitempty"`
+	Need             *float64   `json:"need,omitempty"`
+	N                int        `json:"n"`
+	FiveHourUsed     float64    `json:"five_hour_used"`
+	FiveHourResetsAt *time.Time `json:"five_hour_resets_at,omitempty"`
+	Source           string     `json:"source"`
+	AgeS             float64    `json:"age_s"`
+}
+
+func usageCommand(s *sys) *ffcli.Command {
+	fs := newFlags(s, "strom usage")
+	asJSON := fs.Bool("json", false, "print JSON")
+	return &ffcli.Command{
+		Name:       "usage",
+		ShortUsage: "strom usage [--json] | strom usage report --session ID",
+		ShortHelp:  "the Claude subscription's week as the claude-usage condition sees it",
+		FlagSet:    fs,
+		LongHelp: withHelp(`Shows the week used, the part of the week passed, the lead (passed − used), the
+lead needed by claude-usage n (n from run.gate, else 0), the five-hour window, and
+where the figures came from and how old they are: the agent's own report (at most
+15 minutes old), else claude -p /usage, else Claude Code's get_usage request.`, ""),
+		Subcommands: []*ffcli.Command{usageReportCommand(s)},
+		Exec: func(ctx context.Context, args []string) error {
+			args, err := positionals(fs, args)
+			if err != nil {
+				return err
+			}
+			s.json = *asJSON
+			if len(args) > 0 {
+				return usagef("unknown usage command %q: use report", args[0])
+			}
+			r, err := s.research()
+			if err != nil {
+				return err
+			}
+			settings, err := r.Settings()
+			if err != nil {
+				return err
+			}
+			spec := gates.Spec{Name: gates.ClaudeUsage}
+			var p claudeusage.Params
+			if res, err := settings.Resolve("run.gate", ""); err == nil {
+				if sp, err := gates.ParseSpec(res.Value); err == nil && sp.Builtin() {
+					spec = sp
+					p, _ = claudeusage.ParseArgs(sp.Args)
+				}
+			}
+			a := s.asker(r, settings, spec, "claude")
+			rd := a.ReadUsage(ctx)
+			if rd.Err != nil {
+				return rd.Err
+			}
+			if rd.Answer != nil {
+				return fmt.Errorf("no week to show: %s", rd.Answer.Reason)
+			}
+			now := r.Now()
+			u := rd.Usage
+			out := usageJSON{WeekUsed: u.WeekUsed, N: p.N, FiveHourUsed: u.FiveHourUsed, Source: u.Source,
+				AgeS: max(0, now.Sub(u.At).Round(time.Second).Seconds())}
+			if !u.FiveHourResetsAt.IsZero() {
+				out.FiveHourResetsAt = &u.FiveHourResetsAt
+			}
+			if !u.WeekResetsAt.IsZero() {
+				reset, used := u.WeekResetsAt, u.WeekUsed
+				for !now.Before(reset) {
+					reset, used = reset.Add(claudeusage.Week), 0
+				}
+				passed := max(0, min(100, float64(now.Sub(reset.Add(-claudeusage.Week)))*100/float64(claudeusage.Week)))
+				lead, need := passed-used, min(float64(p.N), passed/2)
+				out.WeekUsed, out.WeekResetsAt, out.WeekPassed, out.Lead, out.Need = used, &reset, &passed, &lead, &need
+			}
+			if *asJSON {
+				return s.printJSON(out)
+			}
+			fmt.Fprintf(s.stdout, "week: %s used", pctText(out.WeekUsed))
+			if out.WeekPassed != nil {
+				fmt.Fprintf(s.stdout, " · %s passed · lead %s · need %s (claude-usage %d)\n", pctText(*out.WeekPassed), numText(*out.Lead), numText(*out.Need), p.N)
+				fmt.Fprintf(s.stdout, "week resets: %s\n", out.WeekResetsAt.Local().Format("Mon Jan 2, 15:04 MST"))
+			} else {
+				fmt.Fprintln(s.stdout, " · not started yet (no reset time)")
+			}
+			fmt.Fprintf(s.stdout, "five-hour window: %s used", pctText(out.FiveHourUsed))
+			if out.FiveHourResetsAt != nil {
+				fmt.Fprintf(s.stdout, " · resets %s", out.FiveHourResetsAt.Local().Format("15:04"))
+			}
+			fmt.Fprintln(s.stdout)
+			fmt.Fprintf(s.stdout, "source: %s, %s old\n", out.Source, time.Duration(out.AgeS*float64(time.Second)))
+			return nil
+		},
+	}
+}
+
+func numText(x float64) string {
+	s := fmt.Sprintf("%.1f", x)
+	s = strings.TrimSuffix(s, ".0")
+	if s == "-0" {
+		s = "0"
+	}
+	return s
+}
+
+func pctText(x float64) string { return numText(x) + "%" }
+
+var sessionIDRE = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z_-]{0,80}$`)
+
+func usageReportCommand(s *sys) *ffcli.Command {
+	fs := newFlags(s, "strom usage report")
+	session := fs.String("session", "", "the session whose agent reports")
+	return &ffcli.Command{
+		Name:       "report",
+		ShortUsage: "strom usage report --session ID < statusline.json",
+		ShortHelp:  "the agent's own usage report: Claude Code's statusLine calls it",
+		FlagSet:    fs,
+		LongHelp: withHelp(`Reads the JSON Claude Code hands its statusLine command on stdin (with the
+plan's rate_limits), or stream-json rate_limit_event lines, and keeps it in
+.strom/run/usage.json for the claude-usage condition. When the condition watches
+the week (a cap) and the report is at the watched limit, the running session is
+asked to finish. Prints a short status line; it never fails the status line.`, ""),
+		Exec: func(ctx context.Context, args []string) error {
+			if _, err := positionals(fs, args); err != nil {
+				return err
+			}
+			// The status line shows what is printed: no time notes, no error text.
+			s.json = true
+			data, _ := readAll(s.stdin)
+			line := s.reportUsage(*session, data)
+			fmt.Fprintln(s.stdout, line)
+			return nil
+		},
+	}
+}
+
+// reportUsage stores the agent's report and returns the status line to show.
+func (s *sys) reportUsage(session string, data []byte) string {
+	tree, err := statefiles.Find(s.cwd())
+	if err != nil {
+		return "strom"
+	}
+	r := &harness.Research{Tree: tree, Clock: s.clock(), Getenv: s.getenv}
+	now := r.Now()
+	u, ok := usageFromReport(tree, data, now)
+	status := []string{"strom"}
+	var ri *harness.RunInfo
+	if sessionIDRE.MatchString(session) {
+		ri, _ = r.LiveRun()
+	}
+	if ri != nil && ri.Session == session {
+		status = append(status, ri.Task)
+		if !ri.Deadline.IsZero() {
+			status = append(status, fmt.Sprintf("%dm left", max(0, int(ri.Deadline.Sub(now).Minutes()))))
+		}
+	}
+	if ok {
+		_ = gates.SaveReport(tree, session, u)
+		status = append(status, "week "+pctText(u.WeekUsed), "5h "+pctText(u.FiveHourUsed))
+		if w, found := gates.LoadWatch(tree); found && ri != nil && ri.Session == session && w.PID == ri.PID && u.WeekUsed >= w.WeekFinishAt {
+			if _, asked := r.Requested("finish", session); !asked {
+				_ = r.RequestFinish(session, fmt.Sprintf("the week's usage reached %s, the limit the condition “%s” watches (%s)",
+					pctText(u.WeekUsed), w.Gate, pctText(w.WeekFinishAt)))
+			}
+			status = append(status, "finishing: week at the limit")
+		}
+	}
+	return strings.Join(status, " · ")
+}
+
+// usageFromReport reads a statusLine JSON, or stream-json rate_limit_event lines
+// merged into the last report.
+func usageFromReport(tree *statefiles.Tree, data []byte, now time.Time) (claudeusage.Usage, bool) {
+	if u, err := claudeusage.ParseStatusLine(data, now); err == nil {
+		return u, true
+	}
+	prev, had := gates.LoadReport(tree)
+	u, found := prev, false
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		ev, ok := limits.ParseRateLimitEvent(line)
+		if !ok || !ev.HasUtilization {
+			continue
+		}
+		switch ev.Type {
+		case "seven_day":
+			u.WeekUsed, u.WeekResetsAt, found = ev.Utilization, ev.ResetsAt, true
+		case "five_hour":
+			u.FiveHourUsed, u.FiveHourResetsAt = ev.Utilization, ev.ResetsAt
+			found = found || had
+		}
+	}
+	if !found {
+		return claudeusage.Usage{}, false
+	}
+	u.Source, u.At = "rate_limit_event", now
+	return u, true
+}

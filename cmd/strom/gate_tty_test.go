@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/creack/pty"
+)
+
+// lockedBuffer is a bytes.Buffer safe for the run's goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+const ttyGate = `#!/bin/sh
+case "$1" in
+go) echo '{"verdict":"go","reason":"all clear"}' ;;
+stop) echo '{"verdict":"stop","reason":"enough for today"}' ;;
+wait) echo '{"verdict":"wait","reason":"not yet","retry_after_s":3600}' ;;
+crash) echo boom >&2; exit 3 ;;
+hard) echo '{"verdict":"stop","reason":"week 96% used reaches the cap","hard":true}' ;;
+esac
+`
+
+// TestStartAnywayOnTerminal runs strom run by hand under an outer pty, the person's
+// terminal, and answers "Start anyway?" (R7.4.1) and the consent of --gate (R7.4).
+func TestStartAnywayOnTerminal(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("GIT_AUTHOR_NAME", "Test Person")
+	t.Setenv("GIT_AUTHOR_EMAIL", "person@example.com")
+	t.Setenv("GIT_COMMITTER_NAME", "Test Person")
+	t.Setenv("GIT_COMMITTER_EMAIL", "person@example.com")
+	t.Setenv("STROM_SESSION", "")
+	gateDir := filepath.Join(home, ".config", "strom", "plugins", "gates", "fake")
+	if err := os.MkdirAll(gateDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(gateDir, "gate"), []byte(ttyGate), 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		name     string
+		gate     string // run.gate
+		args     []string
+		typed    string
+		code     int
+		stdout   []string
+		stderr   []string
+		noStderr string
+	}{
+		{name: "yes starts the session", gate: "fake stop", typed: "y\n", code: 0,
+			stdout: []string{"· condition fake: stop — enough for today", "1 session · stopped: done"},
+			stderr: []string{"The condition “fake stop” would not start now — enough for today. Start anyway? [y/N]"}},
+		{name: "no ends the run", gate: "fake stop", typed: "n\n", code: 0,
+			stdout: []string{"0 sessions · stopped: not started — the condition “fake stop”: enough for today"},
+			stderr: []string{"Start anyway? [y/N]"}},
+		{name: "Enter means no", gate: "fake wait", typed: "\n", code: 0,
+			stdout: []string{"0 sessions · stopped: not started — the condition “fake wait”: not yet"},
+			stderr: []string{"The condition “fake wait” would not start now — not yet. Start anyway? [y/N]"}},
+		{name: "an error asks too", gate: "fake crash", args: []string{"--max", "2"}, typed: "yes\n", code: 0,
+			stdout: []string{"· condition fake: error", "2 sessions · stopped: done"},
+			stderr: []string{"would not start now — run fake: the condition program failed with exit 3: boom. Start anyway?"}},
+		{name: "a hard cap is not asked about", gate: "fake hard", typed: "y\n", code: 3,
+			stdout:   []string{"0 sessions · stopped: the cap of the condition “fake hard”: week 96% used reaches the cap"},
+			noStderr: "Start anyway"},
+		{name: "--loop is never asked", gate: "fake stop", args: []string{"--loop"}, typed: "y\n", code: 0,
+			stdout:   []string{"0 sessions · stopped: the condition “fake stop”: enough for today"},
+			noStderr: "Start anyway"},
+		{name: "--gate with a yes", gate: "fake stop", args: []string{"--gate", "fake go"}, typed: "y\n", code: 0,
+			stdout: []string{"· condition fake: go — all clear", "1 session · stopped: done"},
+			stderr: []string{"Run under the condition “fake go” instead of “fake stop”? [y/N]"}},
+		{name: "--no-gate refused with Enter", gate: "fake stop", args: []string{"--no-gate"}, typed: "\n", code: 1,
+			stderr: []string{"Run without the condition “fake stop” set for this computer? [y/N]", "not confirmed: nothing was changed"}},
+		{name: "--no-gate with a yes", gate: "fake stop", args: []string{"--no-gate"}, typed: "y\n", code: 0,
+			stdout: []string{"1 session · stopped: done"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			repo := t.TempDir()
+			cfg := `{"version": 1, "settings": {"run.gate": "` + tt.gate + `"}}`
+			if err := os.WriteFile(filepath.Join(home, ".config", "strom", "config.json"), []byte(cfg), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			quiet := func(args ...string) {
+				t.Helper()
+				var out lockedBuffer
+				s := &sys{stdin: strings.NewReader(""), stdout: &out, stderr: &out, getenv: os.Getenv, dir: repo}
+				if code := run(context.Background(), args, s); code != 0 {
+					t.Fatalf("strom %v: exit %d: %s", args, code, out.String())
+				}
+			}
+			quiet("init", "--agent", "demo")
+			quiet("task", "add", "First task")
+			quiet("task", "add", "Second task")
+
+			ptmx, tty, err := pty.Open()
+			if err != nil {
+				t.Fatalf("open pty: %v", err)
+			}
+			defer ptmx.Close()
+			defer tty.Close()
+			if _, err := ptmx.Write([]byte(tt.typed)); err != nil {
+				t.Fatal(err)
+			}
+			go func() { _, _ = io.Copy(io.Discard, ptmx) }()
+
+			var stdout, stderr lockedBuffer
+			s := &sys{stdin: tty, stdout: &stdout, stderr: &stderr, getenv: os.Getenv, dir: repo}
+			args := append([]string{"run"}, tt.args...)
+			args = append(args, "--agent", "command", "--", "true")
+			code := run(context.Background(), args, s)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout.String(), stderr.String())
+			}
+			for _, want := range tt.stdout {
+				if !strings.Contains(stdout.String(), want) {
+					t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+				}
+			}
+			for _, want := range tt.stderr {
+				if !strings.Contains(stderr.String(), want) {
+					t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+				}
+			}
+			if tt.noStderr != "" && strings.Contains(stderr.String(), tt.noStderr) {
+				t.Errorf("stderr has %q:\n%s", tt.noStderr, stderr.String())
+			}
+		})
+	}
+}

@@ -1,0 +1,202 @@
+package gates
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/strom-research/strom/harness/gates/claudeusage"
+)
+
+// Verdicts, the protocol's wire words.
+const (
+	Go   = claudeusage.VerdictGo
+	Wait = claudeusage.VerdictWait
+	Stop = claudeusage.VerdictStop
+)
+
+// ClaudeUsage is the name of the built-in gate.
+const ClaudeUsage = "claude-usage"
+
+// Timeouts for an answer: a gate program gets 120 s; claude-usage may try to read
+// the usage three times 30 s apart, each try starting Claude Code, so it gets 660 s.
+const (
+	ProgramTimeout = 120 * time.Second
+	BuiltinTimeout = 660 * time.Second
+)
+
+// Spec is the words of run.gate: the gate's name and what is given to it.
+type Spec struct {
+	Name string
+	Args []string
+}
+
+var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+
+// ParseSpec reads "<name> [args]". Words are separated by blanks; a word may be
+// quoted with '…' or "…" to hold blanks.
+func ParseSpec(s string) (Spec, error) {
+	words, err := splitWords(s)
+	if err != nil {
+		return Spec{}, fmt.Errorf("read condition %q: %w", s, err)
+	}
+	if len(words) == 0 || !nameRE.MatchString(words[0]) {
+		return Spec{}, fmt.Errorf("read condition %q: %w, the name in lower-case letters, digits, '.', '_' or '-'", s, ErrBadSpec)
+	}
+	return Spec{Name: words[0], Args: words[1:]}, nil
+}
+
+// String gives the words back as a person writes them.
+func (s Spec) String() string {
+	out := []string{s.Name}
+	for _, a := range s.Args {
+		if a == "" || strings.ContainsAny(a, " \t'\"") {
+			a = "'" + strings.ReplaceAll(a, "'", `'"'"'`) + "'"
+		}
+		out = append(out, a)
+	}
+	return strings.Join(out, " ")
+}
+
+// Builtin reports whether the gate ships inside strom.
+func (s Spec) Builtin() bool { return s.Name == ClaudeUsage }
+
+// Timeout is how long the gate has to answer.
+func (s Spec) Timeout() time.Duration {
+	if s.Builtin() {
+		return BuiltinTimeout
+	}
+	return ProgramTimeout
+}
+
+func splitWords(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord, quote := false, rune(0)
+	for _, r := range s {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteRune(r)
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == ' ' || r == '\t' || r == '\n':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("close the quote %c", quote)
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}
+
+// Watch is what a gate asks strom to watch while a session runs (R7.4.2): once the
+// agent reports the week's usage at WeekFinishAt percent or more, the session gets
+// a finish request.
+type Watch struct {
+	WeekFinishAt float64 `json:"week_finish_at"`
+}
+
+// Answer is a gate's answer on the wire.
+type Answer struct {
+	Verdict     string  `json:"verdict"`
+	Reason      string  `json:"reason"`
+	RetryAfterS float64 `json:"retry_after_s,omitempty"`
+	Hard        bool    `json:"hard,omitempty"`
+	Watch       *Watch  `json:"watch,omitempty"`
+	// Limits are the plan's limits the answer was based on, kept in gate.log; a gate
+	// program may send its own.
+	Limits json.RawMessage `json:"limits,omitempty"`
+}
+
+// RetryAfter is when the gate wants to be asked again; 0 when it did not say.
+func (a Answer) RetryAfter() time.Duration {
+	if a.RetryAfterS <= 0 {
+		return 0
+	}
+	return time.Duration(math.Ceil(a.RetryAfterS)) * time.Second
+}
+
+// decodeAnswer reads exactly one JSON answer object from a gate's output.
+func decodeAnswer(out []byte) (Answer, error) {
+	var a Answer
+	dec := json.NewDecoder(bytes.NewReader(out))
+	if err := dec.Decode(&a); err != nil {
+		return Answer{}, fmt.Errorf("read answer %q: %w", clip(out), ErrBadAnswer)
+	}
+	if rest, _ := readRest(dec); len(bytes.TrimSpace(rest)) > 0 {
+		return Answer{}, fmt.Errorf("read answer %q: more than one object: %w", clip(out), ErrBadAnswer)
+	}
+	switch a.Verdict {
+	case Go, Wait, Stop:
+	default:
+		return Answer{}, fmt.Errorf("read verdict %q: %w", a.Verdict, ErrBadAnswer)
+	}
+	if a.RetryAfterS < 0 || math.IsNaN(a.RetryAfterS) || a.RetryAfterS > 30*24*3600 {
+		return Answer{}, fmt.Errorf("read retry_after_s %v: %w", a.RetryAfterS, ErrBadAnswer)
+	}
+	if a.Watch != nil && (a.Watch.WeekFinishAt <= 0 || a.Watch.WeekFinishAt > 100) {
+		return Answer{}, fmt.Errorf("read watch.week_finish_at %v: %w", a.Watch.WeekFinishAt, ErrBadAnswer)
+	}
+	a.Reason = strings.Join(strings.Fields(a.Reason), " ")
+	if a.Reason == "" {
+		a.Reason = "(no reason given)"
+	}
+	return a, nil
+}
+
+func readRest(dec *json.Decoder) ([]byte, error) {
+	var b bytes.Buffer
+	_, err := b.ReadFrom(dec.Buffered())
+	return b.Bytes(), err
+}
+
+func clip(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if r := []rune(s); len(r) > 120 {
+		s = string(r[:119]) + "…"
+	}
+	return s
+}
+
+// fromDecision turns the built-in judgement into a wire answer.
+func fromDecision(a claudeusage.Answer, u *claudeusage.Usage) Answer {
+	out := Answer{Verdict: a.Verdict, Reason: a.Reason, RetryAfterS: a.RetryAfter.Seconds(), Hard: a.Hard}
+	if a.Watch != nil {
+		out.Watch = &Watch{WeekFinishAt: a.Watch.WeekFinishAt}
+	}
+	if u != nil {
+		out.Limits, _ = json.Marshal(limitsOf(*u))
+	}
+	return out
+}
+
+// Limits is the plan's limits as gate.log keeps them.
+type Limits struct {
+	WeekUsed         float64   `json:"week_used"`
+	WeekResetsAt     time.Time `json:"week_resets_at,omitzero"`
+	FiveHourUsed     float64   `json:"five_hour_used"`
+	FiveHourResetsAt time.Time `json:"five_hour_resets_at,omitzero"`
+	Source           string    `json:"source"`
+	At               time.Time `json:"at,omitzero"`
+}
+
+func limitsOf(u claudeusage.Usage) Limits {
+	return Limits{WeekUsed: u.WeekUsed, WeekResetsAt: u.WeekResetsAt, FiveHourUsed: u.FiveHourUsed,
+		FiveHourResetsAt: u.FiveHourResetsAt, Source: u.Source, At: u.At}
+}

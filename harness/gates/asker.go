@@ -1,0 +1,242 @@
+package gates
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/strom-research/strom/harness/gates/claudeusage"
+	"github.com/strom-research/strom/internal/clock"
+	"github.com/strom-research/strom/statefiles"
+)
+
+// Asker asks one gate for its answer.
+type Asker struct {
+	Tree   *statefiles.Tree
+	Clock  clock.Clock
+	Getenv func(string) string
+	Spec   Spec
+	// Agent is the run's agent profile name: claude-usage paces only Claude Code.
+	Agent string
+	// ClaudeConfigDir is agent.claudeConfigDir: Claude Code's own folder, "" for ~/.claude.
+	ClaudeConfigDir string
+	// DryRun asks without changing anything: no hold.json, no gate folder
+	// (strom gate test). A gate program sees STROM_GATE_TEST=1.
+	DryRun bool
+	// UsageFile, when set, is a Claude Code statusLine JSON read instead of the usage
+	// sources (strom gate test --usage-file).
+	UsageFile string
+	// At, when set, is the moment the answer is for instead of now (strom gate test --now).
+	At time.Time
+	// Since is the run's start: the agent's own report counts only from then on.
+	// Zero: any report at most 15 minutes old.
+	Since time.Time
+}
+
+// Reply is a gate's answer with how it came about.
+type Reply struct {
+	Answer
+	Exit int   // the program's exit status; 0 for the built-in; -1 when it did not end
+	Err  error // the gate failed (crash, exit, bad JSON, time): the run ends
+}
+
+// Dir is the gate's own folder in the research: .strom/gates/<name>/.
+func (a *Asker) Dir() string { return a.Tree.Path(statefiles.GatesDir, a.Spec.Name) }
+
+// Program is where the gate's program is installed.
+func Program(getenv func(string) string, name string) string {
+	return filepath.Join(statefiles.UserConfigDir(getenv), "plugins", "gates", name, "gate")
+}
+
+func (a *Asker) now() time.Time {
+	if !a.At.IsZero() {
+		return a.At
+	}
+	return a.Clock.Now()
+}
+
+// Ask runs the gate and returns its answer, within the gate's time on the
+// research's clock.
+func (a *Asker) Ask(ctx context.Context) Reply {
+	timeout := a.Spec.Timeout()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	timedOut := make(chan struct{})
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-a.Clock.After(timeout):
+			close(timedOut)
+			cancel()
+		case <-done:
+		}
+	}()
+	var rep Reply
+	if a.Spec.Builtin() {
+		rep = a.claudeUsage(ctx)
+	} else {
+		rep = a.program(ctx)
+	}
+	select {
+	case <-timedOut:
+		return Reply{Exit: -1, Err: fmt.Errorf("ask %s: %w (%s): fix or replace it, or set another with strom config set run.gate", a.Spec.Name, ErrTimeout, timeout)}
+	default:
+	}
+	return rep
+}
+
+// program runs plugins/gates/<name>/gate with the words after the name.
+func (a *Asker) program(ctx context.Context) Reply {
+	path := Program(a.Getenv, a.Spec.Name)
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Reply{Exit: -1, Err: fmt.Errorf("find %s: %w: install an executable program at %s, or set another with strom config set run.gate", a.Spec.Name, ErrNoGate, path)}
+	}
+	if err != nil {
+		return Reply{Exit: -1, Err: fmt.Errorf("find %s: %w", a.Spec.Name, err)}
+	}
+	if fi.IsDir() || fi.Mode()&0o111 == 0 {
+		return Reply{Exit: -1, Err: fmt.Errorf("start %s: %s is not an executable file: chmod +x it", a.Spec.Name, path)}
+	}
+	dir := a.Dir()
+	if !a.DryRun {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return Reply{Exit: -1, Err: fmt.Errorf("make the gate folder: %w", err)}
+		}
+	}
+	cmd := exec.CommandContext(ctx, path, a.Spec.Args...)
+	cmd.Dir = a.Tree.Root
+	cmd.Env = append(os.Environ(), "STROM_GATE_DIR="+dir+string(filepath.Separator), "STROM_GATE_NAME="+a.Spec.Name)
+	if a.DryRun {
+		cmd.Env = append(cmd.Env, "STROM_GATE_TEST=1")
+		if a.UsageFile != "" {
+			cmd.Env = append(cmd.Env, "STROM_GATE_USAGE_FILE="+a.UsageFile)
+		}
+	}
+	if !a.At.IsZero() {
+		cmd.Env = append(cmd.Env, "STROM_GATE_NOW="+a.At.Format(time.RFC3339))
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &limited{&stdout, 1 << 16}, &limited{&stderr, 1 << 16}
+	// The gate and whatever it started stop together: a child left holding stdout
+	// would keep the answer from ever ending.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 2 * time.Second
+	err = cmd.Run()
+	exit := -1
+	if cmd.ProcessState != nil {
+		exit = cmd.ProcessState.ExitCode()
+	}
+	if ctx.Err() != nil {
+		return Reply{Exit: exit, Err: ctx.Err()}
+	}
+	if err != nil {
+		why := lastLine(stderr.String())
+		if why == "" {
+			why = err.Error()
+		}
+		return Reply{Exit: exit, Err: fmt.Errorf("run %s: %w with %s: %s", a.Spec.Name, ErrExit, describeExit(cmd.ProcessState, err), why)}
+	}
+	ans, err := decodeAnswer(stdout.Bytes())
+	if err != nil {
+		return Reply{Exit: exit, Err: fmt.Errorf("ask %s: %w", a.Spec.Name, err)}
+	}
+	return Reply{Answer: ans, Exit: exit}
+}
+
+func describeExit(ps *os.ProcessState, err error) string {
+	if ps == nil {
+		return err.Error()
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return "signal " + ws.Signal().String()
+	}
+	return fmt.Sprintf("exit %d", ps.ExitCode())
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// limited keeps at most n bytes and drops the rest, so a chatty gate cannot fill
+// the memory.
+type limited struct {
+	b *bytes.Buffer
+	n int
+}
+
+func (l *limited) Write(p []byte) (int, error) {
+	if room := l.n - l.b.Len(); room > 0 {
+		l.b.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+// claudeUsage is the built-in gate: the steps of R7.5 in their order.
+func (a *Asker) claudeUsage(ctx context.Context) Reply {
+	p, err := claudeusage.ParseArgs(a.Spec.Args)
+	if err != nil {
+		return Reply{Answer: fromDecision(claudeusage.InvalidParams(err), nil)}
+	}
+	if a.Agent != "claude" {
+		return Reply{Answer: fromDecision(claudeusage.NotClaude(), nil)}
+	}
+	if k := APIKeyEnv(a.Getenv); k != "" {
+		ans := claudeusage.NotClaude()
+		ans.Reason = "Claude Code runs on an API key (" + k + "): there is no subscription week to pace"
+		return Reply{Answer: fromDecision(ans, nil)}
+	}
+	rd := a.ReadUsage(ctx)
+	if ctx.Err() != nil {
+		return Reply{Exit: -1, Err: ctx.Err()}
+	}
+	if rd.Err != nil {
+		return Reply{Exit: -1, Err: rd.Err}
+	}
+	if rd.Answer != nil {
+		ans := *rd.Answer
+		if ans.Verdict != claudeusage.VerdictGo {
+			ans.Watch = p.Watch()
+		}
+		return Reply{Answer: fromDecision(ans, nil)}
+	}
+	var hold claudeusage.Hold
+	if _, err := a.Tree.LoadHold(ClaudeUsage, &hold); err != nil {
+		return Reply{Exit: -1, Err: err}
+	}
+	ans, next := claudeusage.Decide(a.now(), p, rd.Usage, hold)
+	if !a.DryRun && next != hold {
+		err := a.Tree.Locked(ctx, func() error {
+			if err := os.MkdirAll(a.Dir(), 0o755); err != nil {
+				return fmt.Errorf("save the hold: %w", err)
+			}
+			return a.Tree.SaveHold(ClaudeUsage, &next)
+		})
+		if err != nil {
+			return Reply{Exit: -1, Err: err}
+		}
+	}
+	return Reply{Answer: fromDecision(ans, &rd.Usage)}
+}
+
+// APIKeyEnv names the variable that makes Claude Code use an API key or a cloud
+// provider instead of the subscription, "" when none is set.
+func APIKeyEnv(getenv func(string) string) string {
+	for _, k := range []string{"CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX", "CLAUDE_CODE_USE_FOUNDRY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_API_KEY"} {
+		if v := getenv(k); v != "" && v != "0" {
+			return k
+		}
+	}
+	return ""
+}

@@ -1,0 +1,166 @@
+package gates
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/statefiles"
+)
+
+// Waiting between questions (R7.4).
+const (
+	DefaultRetry = 15 * time.Minute
+	MinRetry     = time.Minute
+)
+
+// Runner is a run's condition: it asks the gate before sessions, prints and logs
+// each answer, and waits when the gate says wait. It implements harness.Gate.
+type Runner struct {
+	Asker    *Asker
+	Research *harness.Research
+	Out      io.Writer
+	// EachSession: --loop and --until ask before every session; a run chosen by hand
+	// asks once, before the first.
+	EachSession bool
+	// Until ends a wait as "time limit".
+	Until time.Time
+	// Interrupts is the run's Ctrl-C: it ends a wait "by hand".
+	Interrupts <-chan struct{}
+	// Confirm asks the person "Start anyway?"; asked is false when no one can be
+	// asked (no terminal), and the run then keeps to the gate.
+	Confirm func(question string) (yes, asked bool)
+
+	asked    bool // the gate answered once in this run
+	anyway   bool // the person started the run past the gate
+	watching bool // an answer asked to watch: ask before every session
+}
+
+// Before asks the gate before session n and returns nil to start it.
+func (g *Runner) Before(ctx context.Context, n int) (*harness.GateStop, error) {
+	chosen := !g.EachSession
+	if chosen && g.asked && !g.watching {
+		return nil, nil
+	}
+	label := g.Asker.Spec.String()
+	firstCall := !g.asked
+	for {
+		first := !g.asked
+		rep := g.Asker.Ask(ctx)
+		g.asked = true
+		if ctx.Err() != nil {
+			return &harness.GateStop{Stop: harness.StopByHand}, nil
+		}
+		if rep.Err == nil {
+			if rep.Watch != nil {
+				g.watching = true
+			}
+			if rep.Watch != nil || !g.watching {
+				_ = SaveWatch(g.Research.Tree, os.Getpid(), label, rep.Watch)
+			}
+		}
+		verdict, reason := rep.Verdict, rep.Reason
+		if rep.Err != nil {
+			verdict, reason = "error", rep.Err.Error()
+		}
+		fmt.Fprintf(g.Out, "· condition %s: %s — %s (exit %d; %s)\n", g.Asker.Spec.Name, verdict, reason, rep.Exit,
+			statefiles.DirName+"/"+statefiles.GateLogFile)
+		log := func(did string) {
+			e := LogEntry{When: g.Research.Now().UTC(), Gate: g.Asker.Spec.Name, Args: g.Asker.Spec.Args, Exit: rep.Exit,
+				Verdict: verdict, Reason: reason, WaitS: rep.RetryAfterS, Hard: rep.Hard, Watch: rep.Watch, Limits: rep.Limits, Did: did}
+			if err := AppendLog(g.Research.Tree, e); err != nil {
+				fmt.Fprintf(g.Out, "· the gate log could not be written: %v\n", err)
+			}
+		}
+
+		switch {
+		case rep.Err == nil && rep.Hard && rep.Verdict != Go:
+			// A person's hard limit: no "anyway" goes past it, in any run.
+			log(DidStop)
+			return &harness.GateStop{Stop: harness.StopCap, Reason: fmt.Sprintf("of the condition “%s”: %s", label, reason)}, nil
+		case rep.Err == nil && rep.Verdict == Go:
+			log(DidGo)
+			return nil, nil
+		case chosen && !firstCall:
+			// A run chosen by hand is asked again only for the cap.
+			log(DidAnyway)
+			return nil, nil
+		case chosen && first && g.Confirm != nil:
+			q := fmt.Sprintf("The condition “%s” would not start now — %s. Start anyway?", label, strings.TrimRight(reason, ". "))
+			if yes, asked := g.Confirm(q); asked {
+				if yes {
+					g.anyway = true
+					log(DidAnyway)
+					return nil, nil
+				}
+				log(DidStop)
+				return &harness.GateStop{Stop: harness.StopNotStarted, Reason: fmt.Sprintf("— the condition “%s”: %s", label, reason)}, nil
+			}
+		}
+		// No one to ask: the run keeps to the gate.
+		switch {
+		case rep.Err != nil:
+			log(DidStop)
+			return nil, fmt.Errorf("ask the condition “%s”: %w", label, rep.Err)
+		case rep.Verdict == Stop:
+			log(DidStop)
+			return &harness.GateStop{Stop: harness.StopCondition, Reason: fmt.Sprintf("“%s”: %s", label, reason)}, nil
+		}
+		log(DidWait)
+		if gs := g.wait(ctx, rep.RetryAfter(), reason); gs != nil {
+			return gs, nil
+		}
+	}
+}
+
+// wait pauses the run until the gate should be asked again; it returns a stop when
+// the wait ended by hand or at the --until time.
+func (g *Runner) wait(ctx context.Context, d time.Duration, reason string) *harness.GateStop {
+	if d == 0 {
+		d = DefaultRetry
+	}
+	d = max(d, MinRetry)
+	now := g.Research.Now()
+	till := now.Add(d)
+	atUntil := !g.Until.IsZero() && !till.Before(g.Until)
+	if atUntil {
+		till = g.Until
+	}
+	fmt.Fprintf(g.Out, "⏸ waiting until %s — %s\n", clockTime(till, now), reason)
+	_ = g.pause(till, reason)
+	defer g.pause(time.Time{}, "")
+	select {
+	case <-g.Research.Clock.After(till.Sub(now)):
+	case <-g.Interrupts:
+		return &harness.GateStop{Stop: harness.StopByHand}
+	case <-ctx.Done():
+		return &harness.GateStop{Stop: harness.StopByHand}
+	}
+	if atUntil {
+		return &harness.GateStop{Stop: harness.StopTimeLimit, Reason: "--until " + g.Until.Local().Format("15:04")}
+	}
+	return nil
+}
+
+// pause shows the waiting in .strom/run/run.json, so strom status prints it.
+func (g *Runner) pause(till time.Time, why string) error {
+	ri, err := g.Research.LoadRun()
+	if err != nil || ri == nil {
+		return err
+	}
+	ri.PausedTill, ri.PauseWhy = till, why
+	return g.Research.SaveRun(ri)
+}
+
+// clockTime is HH:MM, with the weekday when the moment is not today.
+func clockTime(t, now time.Time) string {
+	t, now = t.Local(), now.Local()
+	if t.YearDay() != now.YearDay() || t.Year() != now.Year() {
+		return t.Format("Mon 15:04")
+	}
+	return t.Format("15:04")
+}
