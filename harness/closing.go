@@ -49,8 +49,11 @@ func (r *Research) closeSession(ctx context.Context, res sessionResult, task sta
 			}
 		}
 		res.Records = len(texts)
-		if err := r.countForParking(q, t, res); err != nil {
-			return err
+		// A chat a person attended never counts toward parking, either way.
+		if !p.Chat {
+			if err := r.countForParking(q, t, res); err != nil {
+				return err
+			}
 		}
 		res.Parked = t.State == statefiles.Parked
 		if err := r.Tree.SaveQueue(q); err != nil {

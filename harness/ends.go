@@ -81,6 +81,7 @@ const (
 	StopCap       // the gate's hard limit
 	StopNotStarted
 	StopError
+	StopNeedsPerson // the agent showed a screen only a person may answer
 )
 
 var stopWords = [...]string{
@@ -94,6 +95,7 @@ var stopWords = [...]string{
 	StopCap:               "the cap",
 	StopNotStarted:        "not started",
 	StopError:             "error",
+	StopNeedsPerson:       "the agent needs a person",
 }
 
 func (s Stop) String() string { return stopWords[s] }
@@ -108,7 +110,7 @@ const (
 // ExitCode maps a run's end to strom run's exit status.
 func (s Stop) ExitCode() int {
 	switch s {
-	case StopSubscriptionLimit, StopNotLoggedIn, StopCap:
+	case StopSubscriptionLimit, StopNotLoggedIn, StopCap, StopNeedsPerson:
 		return ExitNeedsPerson
 	case StopError:
 		return ExitError

@@ -68,6 +68,9 @@ func (rr RunResult) Line() string {
 	case rr.Stop == StopCondition || rr.Stop == StopCap || rr.Stop == StopNotStarted:
 		// The condition's words read on: "the cap of the condition “…”: …".
 		reason += " " + rr.Detail
+	case rr.Stop == StopNotLoggedIn || rr.Stop == StopNeedsPerson:
+		// "the agent is not logged in — run claude once and log in" (R7.7).
+		reason += " — " + rr.Detail
 	default:
 		reason += " (" + rr.Detail + ")"
 	}
@@ -153,8 +156,17 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 	if err != nil {
 		return rr, err
 	}
+	// No agent works in an archive, nor without its program (R7.8, R7.8.1).
+	if err := r.refuseAgentWork(plan.Profile); err != nil {
+		return rr, err
+	}
 	if err := r.recoverCrash(ctx, func(s string) { fmt.Fprintln(o.Out, s) }); err != nil {
 		return rr, err
+	}
+	// Claude Code with a folder of its own and no login there: no session, no gate (R7.7).
+	if advice, ok := r.notLoggedIn(plan); ok {
+		rr.Stop, rr.Detail = StopNotLoggedIn, advice
+		return rr, nil
 	}
 	host, _ := os.Hostname()
 	if err := r.SaveRun(&RunInfo{PID: os.Getpid(), Host: host, Started: r.Now()}); err != nil {
@@ -233,15 +245,20 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 		}
 		rr.Sessions++
 		r.printEnd(o.Out, res)
+		// A screen only a person may answer (screens.go): the next session would
+		// meet it too.
+		if res.Screen != "" && res.End != EndNotLoggedIn {
+			return stopNow(StopNeedsPerson, res.Screen)
+		}
 		switch res.End {
 		case EndSubscriptionLimit:
-			detail := "resets " + res.Reset
-			if res.Reset == "" {
-				detail = "the agent did not say when it resets"
-			}
-			return stopNow(StopSubscriptionLimit, detail)
+			return stopNow(StopSubscriptionLimit, r.resetDetail(res.Reset))
 		case EndNotLoggedIn:
-			return stopNow(StopNotLoggedIn, "run "+p.Profile.Binary+" once and log in")
+			return stopNow(StopNotLoggedIn, r.loginAdvice(p))
+		case EndAgentFailed, EndError:
+			// R7.1.1: a run ends on an error, the agent's failure among them; the
+			// session's work is committed and its task is back in the queue.
+			return stopNow(StopError, "the agent failed: "+res.Detail)
 		case EndStoppedByHand, EndFinishRequested:
 			byHand = true
 		}
@@ -301,21 +318,11 @@ func (r *Research) planAgent(o RunOptions) (sessionPlan, error) {
 	if err != nil {
 		return p, err
 	}
-	name := o.Agent
-	if name == "" {
-		a, err := s.Resolve("agent.name", "")
-		if err != nil {
-			return p, err
-		}
-		name = a.Value
-	}
-	if name == "" {
-		name = "claude"
-	}
-	prof, err := agents.Lookup(name, mergedAgents(s))
+	prof, err := r.agentProfile(s, o.Agent)
 	if err != nil {
 		return p, err
 	}
+	p.ClaudeDir = r.claudeConfigDir(s)
 	mins, _, err := s.Int("run.minutes", o.Minutes)
 	if err != nil {
 		return p, err

@@ -39,6 +39,8 @@ type sessionPlan struct {
 	Minutes     int
 	Idle        time.Duration
 	Interactive bool
+	ClaudeDir   string // Claude Code's own config folder, "" for ~/.claude
+	Chat        bool   // a person attends: strom chat
 }
 
 // sessionResult is how a session ended.
@@ -48,6 +50,7 @@ type sessionResult struct {
 	End     End
 	Reset   string // a subscription limit's reset, as the agent said it
 	Detail  string // one sentence for the run's output
+	Screen  string // advice of a screen that waited for a person (screens.go)
 	Commit  string
 	Records int
 	Parked  bool
@@ -58,6 +61,7 @@ type events struct {
 	interrupts <-chan struct{} // Ctrl-C from the person
 	out        io.Writer       // the run's own output lines
 	terminal   *os.File
+	stream     *streamSignals // stream-json signals, for an agent that writes them
 }
 
 func (r *Research) sessionsDir() string { return r.Tree.Path(statefiles.SessionsDir) }
@@ -160,6 +164,12 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 	if p.Profile.Permissions != nil && v.Permissions == agents.PermBypass && os.Geteuid() == 0 {
 		env = append(env, "IS_SANDBOX=1")
 	}
+	if p.ClaudeDir != "" && isClaude(p.Profile) {
+		env = append(env, "CLAUDE_CONFIG_DIR="+p.ClaudeDir)
+	}
+	if p.Profile.StreamJSON {
+		ev.stream = &streamSignals{}
+	}
 	fmt.Fprintf(ev.out, "▶ session %s on %s %q (%d min, until %s)\n", id, task.ID, task.Title, p.Minutes, deadline.Local().Format("15:04"))
 
 	ints := make(chan struct{}, 4)
@@ -171,6 +181,7 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 		Transcript:  transcript,
 		ForwardKeys: p.Interactive,
 		OnInterrupt: func() { ints <- struct{}{} },
+		Output:      ev.stream.output(),
 		Clock:       r.Clock,
 		Grace:       stopGrace,
 	})
@@ -189,6 +200,9 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 
 	st := r.watch(ctx, sess, p, ev, ints, id, deadline, length)
 	r.marked("agent-ended")
+	if p.Chat {
+		st = st.forChat()
+	}
 	// The session's commit is made even when strom itself is being stopped.
 	return r.closeSession(context.WithoutCancel(ctx), st.result(res), task, p, st)
 }
@@ -202,10 +216,11 @@ type sessionStats struct {
 	exit       agentpty.ExitStatus
 	closeWhy   string
 	finishSeen bool
+	screen     string // advice of a screen that waits for a person
 }
 
 func (st sessionStats) result(res sessionResult) sessionResult {
-	res.End, res.Reset, res.Detail = st.end, st.reset, st.detail
+	res.End, res.Reset, res.Detail, res.Screen = st.end, st.reset, st.detail, st.screen
 	return res
 }
 
@@ -281,13 +296,18 @@ func (r *Research) watch(ctx context.Context, sess *agentpty.Session, p sessionP
 		// Subscription limit or login trouble on the screen.
 		if last := sess.LastOutput(); last.After(lastScan) {
 			lastScan = last
-			if sig, ok := pats.Match(string(sess.Tail())); ok {
+			if sig, ok := agentSignal(ev.stream, pats, sess.Tail()); ok {
 				if sig.Kind == limits.Limit {
 					st.reset = sig.Reset
 					stop(EndSubscriptionLimit, sig.Text)
 				} else {
 					stop(EndNotLoggedIn, sig.Text)
 				}
+				continue
+			}
+			if scr, end, ok := personScreen(p, sess.Tail()); ok {
+				st.screen = scr.Advice
+				stop(end, scr.Advice)
 				continue
 			}
 		}
@@ -331,12 +351,16 @@ exited:
 		st.end = closeEnd(why, st.finishSeen)
 		return st
 	}
-	if sig, ok := pats.Match(string(sess.Tail())); ok {
+	if sig, ok := agentSignal(ev.stream, pats, sess.Tail()); ok {
 		if sig.Kind == limits.Limit {
 			st.end, st.reset, st.detail = EndSubscriptionLimit, sig.Reset, sig.Text
 		} else {
 			st.end, st.detail = EndNotLoggedIn, sig.Text
 		}
+		return st
+	}
+	if scr, end, ok := personScreen(p, sess.Tail()); ok {
+		st.end, st.detail, st.screen = end, scr.Advice, scr.Advice
 		return st
 	}
 	if _, ok := r.Requested("finish", id); ok {

@@ -23,6 +23,9 @@ func (r *Research) Status(ctx context.Context) (Status, error) {
 		return st, err
 	}
 	st.Mode, st.ModeText = m.Mode, m.Mode
+	if ms, err := r.Mode(ctx); err == nil {
+		st.ModeText = ms.Text()
+	}
 	q, err := r.Tree.LoadQueue()
 	if err != nil {
 		return st, err

@@ -18,7 +18,7 @@ func hooksCommand(s *sys) *ffcli.Command {
 		ShortHelp:   "the git hook strom puts in place",
 		FlagSet:     fs,
 		LongHelp:    withHelp("strom hooks install puts the pre-commit hook in place, chained after yours.", ""),
-		Subcommands: []*ffcli.Command{hooksInstallCommand(s), hooksPreCommitCommand(s)},
+		Subcommands: []*ffcli.Command{hooksInstallCommand(s), hooksPreCommitCommand(s), hooksClaudeStopCommand(s), hooksClaudeEventCommand(s)},
 	}
 }
 

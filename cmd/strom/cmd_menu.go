@@ -13,6 +13,8 @@ func menu(ctx context.Context, s *sys) error {
   strom task add "title"      add a task to the queue
   strom task list             the queue
   strom run [--max N|--loop]  let the agent work alone
+  strom chat                  work on a task together with the agent
+  strom mode                  research, archive, or waiting for an agent
   strom status                what is happening now
   strom log                   the sessions, newest first
   strom config get|set|unset  settings

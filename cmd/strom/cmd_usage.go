@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -125,7 +124,20 @@ func numText(x float64) string {
 
 func pctText(x float64) string { return numText(x) + "%" }
 
-var sessionIDRE = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z_-]{0,80}$`)
+// validSessionID accepts the ids strom makes (and nothing that could name a path).
+// A loop, not a regexp: every strom start would pay for compiling one.
+func validSessionID(id string) bool {
+	if id == "" || len(id) > 81 {
+		return false
+	}
+	for i, c := range id {
+		alnum := c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !alnum && (i == 0 || c != '_' && c != '-') {
+			return false
+		}
+	}
+	return true
+}
 
 func usageReportCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom usage report")
@@ -165,7 +177,7 @@ func (s *sys) reportUsage(session string, data []byte) string {
 	u, ok := usageFromReport(tree, data, now)
 	status := []string{"strom"}
 	var ri *harness.RunInfo
-	if sessionIDRE.MatchString(session) {
+	if validSessionID(session) {
 		ri, _ = r.LiveRun()
 	}
 	if ri != nil && ri.Session == session {

@@ -51,6 +51,28 @@ func TestScripts(t *testing.T) {
 				// so the run and the agent's strom commands agree on the time.
 				ts.Setenv("STROM_TEST_TIME_ORIGIN", time.Now().Format(time.RFC3339Nano))
 			},
+			"pathwithout": func(ts *testscript.TestScript, neg bool, args []string) {
+				// pathwithout NAME: PATH as on a computer where the program NAME is not
+				// installed; a folder that holds it is replaced by links to its other programs.
+				var keep []string
+				for i, dir := range filepath.SplitList(ts.Getenv("PATH")) {
+					if _, err := os.Stat(filepath.Join(dir, args[0])); err != nil {
+						keep = append(keep, dir)
+						continue
+					}
+					shadow := ts.MkAbs(".path-" + itoa(i))
+					ts.Check(os.MkdirAll(shadow, 0o755))
+					entries, err := os.ReadDir(dir)
+					ts.Check(err)
+					for _, e := range entries {
+						if e.Name() != args[0] {
+							ts.Check(os.Symlink(filepath.Join(dir, e.Name()), filepath.Join(shadow, e.Name())))
+						}
+					}
+					keep = append(keep, shadow)
+				}
+				ts.Setenv("PATH", strings.Join(keep, string(os.PathListSeparator)))
+			},
 			"grepcount": func(ts *testscript.TestScript, neg bool, args []string) {
 				// grepcount N PATTERN FILE: the file has exactly N lines containing PATTERN.
 				data := ts.ReadFile(args[2])

@@ -103,26 +103,31 @@ const maxForward = gapSpaces
 // stripVT removes ANSI/VT escape sequences and control characters. Moves that
 // leave the line (cursor up/down, absolute positioning, carriage return) become
 // line breaks; cursor-forward becomes blanks, because a TUI may draw the space
-// between two words as ESC[1C.
+// between two words as ESC[1C, or as a move to a column further right on the
+// same line (ESC[12G, as Claude Code 2.1.197 draws its trust dialog).
 func stripVT(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
+	col := 0 // the column written to on the current line, roughly: one per rune
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
 		case c == 0x1b:
-			i = escape(&b, s, i)
+			i = escape(&b, s, i, &col)
 		case c == '\n' || c == '\r' || c == '\v' || c == '\f':
 			b.WriteByte('\n')
+			col = 0
 			i++
 		case c == '\t':
 			b.WriteByte(' ')
+			col++
 			i++
 		case c < 0x20 || c == 0x7f:
 			// BEL, backspace and the other C0 controls draw nothing.
 			i++
 		case c < utf8.RuneSelf:
 			b.WriteByte(c)
+			col++
 			i++
 		default:
 			r, size := utf8.DecodeRuneInString(s[i:])
@@ -132,6 +137,7 @@ func stripVT(s string) string {
 				continue
 			}
 			b.WriteString(s[i : i+size])
+			col++
 			i += size
 		}
 	}
@@ -140,13 +146,13 @@ func stripVT(s string) string {
 
 // escape consumes the escape sequence at s[i] (an ESC) and writes what it
 // means for the text layout; it returns the index after the sequence.
-func escape(b *strings.Builder, s string, i int) int {
+func escape(b *strings.Builder, s string, i int, col *int) int {
 	if i+1 >= len(s) {
 		return len(s)
 	}
 	switch s[i+1] {
 	case '[':
-		return csi(b, s, i+2)
+		return csi(b, s, i+2, col)
 	case ']', 'P', 'X', '^', '_':
 		// OSC, DCS, SOS, PM, APC: a string ended by BEL or ESC \.
 		for j := i + 2; j < len(s); j++ {
@@ -164,6 +170,7 @@ func escape(b *strings.Builder, s string, i int) int {
 	case 'E', 'D', 'M':
 		// NEL, IND, RI: the cursor leaves the line.
 		b.WriteByte('\n')
+		*col = 0
 		return i + 2
 	default:
 		return i + 2
@@ -171,7 +178,7 @@ func escape(b *strings.Builder, s string, i int) int {
 }
 
 // csi consumes a control sequence whose parameters start at s[j].
-func csi(b *strings.Builder, s string, j int) int {
+func csi(b *strings.Builder, s string, j int, col *int) int {
 	start := j
 	for j < len(s) && s[j] >= 0x30 && s[j] <= 0x3f {
 		j++
@@ -183,17 +190,29 @@ func csi(b *strings.Builder, s string, j int) int {
 	if j >= len(s) {
 		return len(s)
 	}
+	n := 1
+	if v, err := strconv.Atoi(params); err == nil && v > 0 {
+		n = v
+	}
 	switch s[j] {
 	case 'C', 'a':
 		// Cursor forward: the cells it skips read as blanks.
-		n := 1
-		if v, err := strconv.Atoi(params); err == nil && v > 0 {
-			n = v
-		}
 		b.WriteString(strings.Repeat(" ", min(n, maxForward)))
-	case 'A', 'B', 'E', 'F', 'G', 'H', 'd', 'e', 'f', '`':
+		*col += n
+	case 'G', '`':
+		// A move to a column of the same line: to the right, the cells it skips
+		// read as blanks; to the left, drawing starts over.
+		if to := n - 1; to > *col {
+			b.WriteString(strings.Repeat(" ", min(to-*col, maxForward)))
+			*col = to
+		} else {
+			b.WriteByte('\n')
+			*col = to
+		}
+	case 'A', 'B', 'E', 'F', 'H', 'd', 'e', 'f':
 		// Vertical and absolute moves start drawing somewhere else.
 		b.WriteByte('\n')
+		*col = 0
 	}
 	return j + 1
 }

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"github.com/strom-research/strom/statefiles"
+)
+
+type modeJSON struct {
+	Mode    string `json:"mode"`  // research, archive or waiting
+	Saved   string `json:"saved"` // what .strom/mode.json says
+	Agent   string `json:"agent"`
+	Working bool   `json:"working"`
+	Text    string `json:"text"`
+}
+
+func modeCommand(s *sys) *ffcli.Command {
+	fs := newFlags(s, "strom mode")
+	asJSON := fs.Bool("json", false, "print JSON")
+	return &ffcli.Command{
+		Name:       "mode",
+		ShortUsage: "strom mode [archive | research] [--json]",
+		ShortHelp:  "research, a Strom archive, or research waiting for an agent; a person switches",
+		LongHelp: withHelp(`Alone, strom mode shows the research's mode: research (an agent works on it),
+archive (a Strom archive: it keeps its data and no agent works on it), or
+research waiting for an agent (its agent is not installed on this computer: it
+behaves as an archive until the agent is there, and parks nothing).
+
+strom mode archive parks the open, started and waiting tasks ("kept for later:
+the research is a Strom archive"); strom mode research returns exactly those to
+where they were. Nothing is deleted, and each switch is one commit with a
+Strom-Mode trailer. A person confirms on the terminal; a switch is refused inside
+a session and while a session works in the research.`, ""),
+		FlagSet: fs,
+		Exec: func(ctx context.Context, args []string) error {
+			args, err := positionals(fs, args)
+			if err != nil {
+				return err
+			}
+			s.json = *asJSON
+			if len(args) > 1 {
+				return usagef("strom mode takes one word: archive or research")
+			}
+			r, err := s.research()
+			if err != nil {
+				return err
+			}
+			if len(args) == 0 {
+				ms, err := r.Mode(ctx)
+				if err != nil {
+					return err
+				}
+				if *asJSON {
+					return s.printJSON(modeJSON{Mode: ms.Shown, Saved: ms.Saved, Agent: ms.Agent, Working: ms.Working, Text: ms.Text()})
+				}
+				fmt.Fprintln(s.stdout, ms.Text())
+				return nil
+			}
+			to := args[0]
+			if to != statefiles.ModeArchive && to != statefiles.ModeResearch {
+				return usagef("unknown mode %q: use strom mode archive or strom mode research", to)
+			}
+			if err := s.personOnly("strom mode " + to); err != nil {
+				return err
+			}
+			sw, err := r.SwitchMode(ctx, to, s.confirm, func(line string) { fmt.Fprintln(s.stdout, line) })
+			if err != nil {
+				return err
+			}
+			if sw.Commit == "" {
+				text := to
+				if ms, err := r.Mode(ctx); err == nil {
+					text = ms.Text()
+				}
+				fmt.Fprintf(s.stdout, "nothing to switch: the mode already is %s\n", text)
+				return nil
+			}
+			n := fmt.Sprintf("%d tasks", len(sw.Tasks))
+			if len(sw.Tasks) == 1 {
+				n = "1 task"
+			}
+			if to == statefiles.ModeArchive {
+				fmt.Fprintf(s.stdout, "the research is a Strom archive now: %s parked (commit %s); strom mode research switches research on again\n", n, sw.Commit[:min(7, len(sw.Commit))])
+			} else {
+				fmt.Fprintf(s.stdout, "research is on: %s returned to where they were (commit %s); strom run lets the agent work\n", n, sw.Commit[:min(7, len(sw.Commit))])
+			}
+			return nil
+		},
+	}
+}

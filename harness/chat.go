@@ -1,0 +1,127 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/statefiles"
+)
+
+// ErrNoTerminal means a chat was started without a person at a terminal.
+var ErrNoTerminal = errors.New("strom chat needs a person at a terminal")
+
+// ChatOptions are the choices of strom chat.
+type ChatOptions struct {
+	Task      string   // the task to talk about; "" = the first open task
+	Minutes   string   // --minutes; "" = the settings
+	Agent     string   // --agent; "" = the settings
+	AgentArgs []string // words after --
+
+	Out        io.Writer
+	Terminal   *os.File // the person's terminal; a chat needs one
+	Interrupts <-chan struct{}
+}
+
+// Chat is a session a person attends: the agent works on one task under the same
+// pty as a run, with the person's keys typed into it, and the session ends in the
+// same one commit with Strom-End: closed-by-person. A chat never counts toward
+// parking its task. It is agent work: refused in an archive and while the research
+// waits for its agent.
+func (r *Research) Chat(ctx context.Context, o ChatOptions) (RunResult, error) {
+	var rr RunResult
+	if o.Out == nil {
+		o.Out = io.Discard
+	}
+	unlock, err := r.lockRun()
+	if err != nil {
+		return rr, err
+	}
+	defer unlock()
+	plan, err := r.planAgent(RunOptions{Agent: o.Agent, Minutes: o.Minutes, AgentArgs: o.AgentArgs, Interactive: true})
+	if err != nil {
+		return rr, err
+	}
+	if err := r.refuseAgentWork(plan.Profile); err != nil {
+		return rr, err
+	}
+	if o.Terminal == nil {
+		return rr, fmt.Errorf("%w — run it in one, or let the agent work alone with strom run", ErrNoTerminal)
+	}
+	if g, err := r.Git(ctx); err == nil {
+		if op, err := g.InProgress(ctx); err == nil && op != "" {
+			return rr, &gitrepo.InProgressError{Op: op, Dir: r.Tree.Root}
+		}
+	}
+	if err := r.recoverCrash(ctx, func(s string) { fmt.Fprintln(o.Out, s) }); err != nil {
+		return rr, err
+	}
+	if advice, ok := r.notLoggedIn(plan); ok {
+		rr.Stop, rr.Detail = StopNotLoggedIn, advice
+		return rr, nil
+	}
+	task, err := r.chatTask(o.Task)
+	if err != nil {
+		return rr, err
+	}
+	host, _ := os.Hostname()
+	if err := r.SaveRun(&RunInfo{PID: os.Getpid(), Host: host, Started: r.Now()}); err != nil {
+		return rr, err
+	}
+	defer r.ClearRun()
+
+	// The person is there: no nudges typed into their conversation.
+	plan.Task, plan.Idle, plan.Chat = task, 0, true
+	res, err := r.runSession(ctx, plan, events{interrupts: o.Interrupts, out: o.Out, terminal: o.Terminal})
+	if err != nil {
+		return rr, err
+	}
+	rr.Sessions = 1
+	r.printEnd(o.Out, res)
+	switch res.End {
+	case EndSubscriptionLimit:
+		rr.Stop, rr.Detail = StopSubscriptionLimit, r.resetDetail(res.Reset)
+	case EndNotLoggedIn:
+		rr.Stop, rr.Detail = StopNotLoggedIn, r.loginAdvice(plan)
+	default:
+		rr.Stop = StopByHand
+	}
+	return rr, nil
+}
+
+// chatTask is the open task a chat works on.
+func (r *Research) chatTask(id string) (statefiles.Task, error) {
+	q, err := r.Tree.LoadQueue()
+	if err != nil {
+		return statefiles.Task{}, err
+	}
+	if id == "" {
+		t := q.FirstOpen()
+		if t == nil {
+			return statefiles.Task{}, fmt.Errorf("no open task to talk about — add one with strom task add, or unpark one with strom task unpark")
+		}
+		return *t, nil
+	}
+	t, err := q.Find(id)
+	if err != nil {
+		return statefiles.Task{}, err
+	}
+	if t.State != statefiles.Open {
+		return statefiles.Task{}, fmt.Errorf("task %s is %s, not open — a chat works on an open task: strom task list --state open shows them", t.ID, t.State)
+	}
+	return *t, nil
+}
+
+// forChat is how a chat's session ends: a person ended it, unless the agent hit
+// its limit or is not logged in, which the person must act on.
+func (st sessionStats) forChat() sessionStats {
+	switch st.end {
+	case EndSubscriptionLimit, EndNotLoggedIn:
+		return st
+	}
+	st.end, st.detail = EndClosedByPerson, ""
+	return st
+}

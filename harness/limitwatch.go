@@ -1,0 +1,117 @@
+package harness
+
+import (
+	"bytes"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/strom-research/strom/harness/limits"
+)
+
+// maxStreamLine bounds one stream-json line kept for reading: the lines that carry
+// limit and login signals are short, a tool result may be huge, and a line longer
+// than this is skipped rather than held in memory.
+const maxStreamLine = 1 << 20
+
+// streamSignals reads an agent's stream-json output line by line (R7.6): Claude
+// Code's rate_limit_event and result lines say "subscription limit" and "not logged
+// in" more reliably than any screen text, so they are read first.
+type streamSignals struct {
+	mu       sync.Mutex
+	line     []byte
+	skipping bool // the current line grew past maxStreamLine
+	sig      *limits.Signal
+}
+
+// output is the agentpty Output callback; nil for an agent without stream-json.
+func (s *streamSignals) output() func([]byte) {
+	if s == nil {
+		return nil
+	}
+	return s.write
+}
+
+// write splits output into lines and reads each whole line; it runs on the pty's
+// reading goroutine and keeps no reference to p.
+func (s *streamSignals) write(p []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		part := p
+		if i >= 0 {
+			part = p[:i]
+		}
+		if !s.skipping {
+			s.line = append(s.line, part...)
+			if len(s.line) > maxStreamLine {
+				s.line, s.skipping = s.line[:0], true
+			}
+		}
+		if i < 0 {
+			return
+		}
+		if !s.skipping {
+			if sig, ok := limits.ParseStreamJSON(bytes.TrimRight(s.line, "\r")); ok {
+				s.sig = &sig // the last signal is the agent's latest word
+			}
+		}
+		s.line, s.skipping = s.line[:0], false
+		p = p[i+1:]
+	}
+}
+
+// signal returns the latest structured signal read so far.
+func (s *streamSignals) signal() (limits.Signal, bool) {
+	if s == nil {
+		return limits.Signal{}, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sig == nil {
+		return limits.Signal{}, false
+	}
+	return *s.sig, true
+}
+
+// agentSignal is what the agent said about its limit or login: a structured
+// stream-json signal first, the profile's screen patterns on the screen's tail second.
+func agentSignal(stream *streamSignals, pats limits.Patterns, tail []byte) (limits.Signal, bool) {
+	if sig, ok := stream.signal(); ok {
+		return sig, true
+	}
+	return pats.Match(string(tail))
+}
+
+// resetDetail says when a subscription limit resets, read in the zone the agent
+// named (local time when it named none) and shown in that zone; only what the agent
+// said is shown.
+func (r *Research) resetDetail(raw string) string {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return "the agent did not say when it resets"
+	}
+	t, ok := limits.ParseReset(raw, r.Now(), time.Local)
+	if !ok {
+		return "resets " + raw
+	}
+	return limits.DescribeReset(t, nil)
+}
+
+// loginAdvice is what a person runs to log the agent in: its program, with Claude
+// Code's own config folder when it has one.
+func (r *Research) loginAdvice(p sessionPlan) string {
+	bin := p.Profile.Binary
+	if isClaude(p.Profile) {
+		bin = "claude"
+	}
+	if bin == "" {
+		// A command or the demo: strom does not know the program's login.
+		bin = "the agent"
+	}
+	if isClaude(p.Profile) && separateClaudeDir(p.ClaudeDir, r.Getenv("HOME")) {
+		bin = "CLAUDE_CONFIG_DIR=" + shellWord(p.ClaudeDir) + " " + bin
+	}
+	return "run " + bin + " once and log in"
+}

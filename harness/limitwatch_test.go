@@ -1,0 +1,78 @@
+package harness
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/strom-research/strom/harness/limits"
+	"github.com/strom-research/strom/internal/clock"
+)
+
+func TestStreamSignals(t *testing.T) {
+	t.Parallel()
+	rejected := `{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":1796032800,"rateLimitType":"five_hour"}}`
+	tests := []struct {
+		name   string
+		chunks []string
+		kind   limits.Kind
+		reset  string
+	}{
+		{name: "nothing", chunks: []string{"hello\r\n"}},
+		{name: "a rejected event in one chunk", chunks: []string{rejected + "\r\n"}, kind: limits.Limit, reset: "1796032800"},
+		{name: "split across chunks", chunks: []string{rejected[:20], rejected[20:50], rejected[50:] + "\n"}, kind: limits.Limit, reset: "1796032800"},
+		{name: "a line without its end is not read yet", chunks: []string{rejected}},
+		{name: "allowed is no signal", chunks: []string{strings.Replace(rejected, "rejected", "allowed", 1) + "\n"}},
+		{name: "a 401 result", chunks: []string{`{"type":"result","is_error":true,"api_error_status":401,"result":"Failed to authenticate"}` + "\n"}, kind: limits.Login},
+		{name: "the last signal wins", chunks: []string{`{"type":"result","is_error":true,"api_error_status":401,"result":"x"}` + "\n" + rejected + "\n"}, kind: limits.Limit, reset: "1796032800"},
+		{name: "an overlong line is skipped", chunks: []string{strings.Repeat("x", maxStreamLine+10), rejected + "\n"}},
+		{name: "and the next line is read", chunks: []string{strings.Repeat("x", maxStreamLine+10), "\n", rejected + "\n"}, kind: limits.Limit, reset: "1796032800"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := &streamSignals{}
+			for _, c := range tt.chunks {
+				s.output()([]byte(c))
+			}
+			sig, ok := s.signal()
+			if ok != (tt.kind != 0) || sig.Kind != tt.kind || sig.Reset != tt.reset {
+				t.Errorf("signal = %+v, %v; want kind %v reset %q", sig, ok, tt.kind, tt.reset)
+			}
+		})
+	}
+	var none *streamSignals
+	if none.output() != nil {
+		t.Error("a nil scanner gives an Output callback")
+	}
+}
+
+func TestAgentSignalPrefersStream(t *testing.T) {
+	t.Parallel()
+	s := &streamSignals{}
+	s.write([]byte(`{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":1796032800}}` + "\n"))
+	sig, ok := agentSignal(s, limits.Defaults("claude"), []byte("You've hit your limit · resets 7am (UTC)\n"))
+	if !ok || sig.Reset != "1796032800" {
+		t.Errorf("signal = %+v, %v; want the stream's", sig, ok)
+	}
+	sig, ok = agentSignal(nil, limits.Defaults("claude"), []byte("You've hit your limit · resets 7am (UTC)\n"))
+	if !ok || sig.Reset != "7am (UTC)" {
+		t.Errorf("screen signal = %+v, %v", sig, ok)
+	}
+}
+
+func TestResetDetail(t *testing.T) {
+	t.Parallel()
+	r := &Research{Clock: clock.NewFake(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))}
+	tests := []struct{ raw, want string }{
+		{"", "the agent did not say when it resets"},
+		{"11pm (America/Anchorage)", "resets 11:00 PM Mon Nov 30 (America/Anchorage)"},
+		{"Jul 27 at 4:30am (Asia/Calcutta)", "resets 4:30 AM Tue Jul 27 (Asia/Calcutta)"},
+		{"whenever it likes", "resets whenever it likes"},
+	}
+	for _, tt := range tests {
+		if got := r.resetDetail(tt.raw); got != tt.want {
+			t.Errorf("resetDetail(%q) = %q, want %q", tt.raw, got, tt.want)
+		}
+	}
+}

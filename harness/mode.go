@@ -1,0 +1,315 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+
+	"github.com/strom-research/strom/harness/agents"
+	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/statefiles"
+)
+
+// ModeWaiting is how strom mode names a research whose agent is not on this
+// computer (R7.8.1). It is never saved: mode.json keeps research.
+const ModeWaiting = "waiting"
+
+// Errors of agent work refused by the research's mode.
+var (
+	// ErrArchive means the research is a Strom archive, where no agent works.
+	ErrArchive = errors.New("the research is a Strom archive, so no agent works on it")
+	// ErrWaitingForAgent means the research's agent is not on this computer.
+	ErrWaitingForAgent = errors.New("the research waits for its agent")
+	// ErrSessionWorking means a session works in the research, so its mode stays.
+	ErrSessionWorking = errors.New("a session is working in this research")
+	// ErrNoAgent means research cannot be switched on: no agent is installed.
+	ErrNoAgent = errors.New("no agent is installed on this computer")
+)
+
+// installHints says how each agent CLI is installed.
+var installHints = map[string]string{
+	"claude":   "npm install -g @anthropic-ai/claude-code",
+	"codex":    "npm install -g @openai/codex",
+	"opencode": "npm install -g opencode-ai",
+	"grok":     "npm install -g @vibe-kit/grok-cli",
+}
+
+// ModeState is what strom mode shows.
+type ModeState struct {
+	Saved   string // research or archive, as .strom/mode.json says
+	Shown   string // research, archive, or waiting (research without its agent)
+	Agent   string // the agent this research works with
+	Binary  string // the agent's program
+	Working bool   // a session works in the research right now
+}
+
+// Text is the state in words: research, archive, or research waiting for an agent.
+func (m ModeState) Text() string {
+	switch m.Shown {
+	case statefiles.ModeArchive:
+		return "archive"
+	case ModeWaiting:
+		return fmt.Sprintf("research waiting for an agent (%s is not installed on this computer: %s)", m.Binary, installAdvice(m.Binary))
+	}
+	return "research"
+}
+
+// installAdvice says how to install the agent's program or choose another.
+func installAdvice(binary string) string {
+	how := "install it"
+	if h, ok := installHints[binary]; ok {
+		how = "install it with " + h
+	}
+	others := installedOthers(binary)
+	choose := "strom config set agent.name NAME"
+	if len(others) > 0 {
+		choose = "strom config set agent.name " + others[0]
+	}
+	return how + ", or choose another with " + choose
+}
+
+// installedOthers lists the agent CLIs on this computer other than binary.
+func installedOthers(binary string) []string {
+	var out []string
+	for _, name := range installedAgents {
+		if name == binary {
+			continue
+		}
+		if _, err := exec.LookPath(name); err == nil {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// agentProfile resolves the agent a research works with: override, else the
+// setting agent.name, else claude; Claude Code headless when agent.claudeMode says so.
+func (r *Research) agentProfile(s statefiles.Settings, override string) (agents.Profile, error) {
+	name := override
+	if name == "" {
+		a, err := s.Resolve("agent.name", "")
+		if err != nil {
+			return agents.Profile{}, err
+		}
+		name = a.Value
+	}
+	if name == "" {
+		name = "claude"
+	}
+	if name == "claude" {
+		if m, err := s.Resolve("agent.claudeMode", ""); err == nil && m.Value == "headless" {
+			name = "claude-headless"
+		}
+	}
+	return agents.Lookup(name, mergedAgents(s))
+}
+
+// Mode reads the research's mode as strom mode shows it (R7.8, R7.8.1).
+func (r *Research) Mode(ctx context.Context) (ModeState, error) {
+	var ms ModeState
+	m, err := r.Tree.LoadMode()
+	if err != nil {
+		return ms, err
+	}
+	ms.Saved, ms.Shown = m.Mode, m.Mode
+	s, err := r.Settings()
+	if err != nil {
+		return ms, err
+	}
+	prof, err := r.agentProfile(s, "")
+	if err != nil {
+		return ms, err
+	}
+	ms.Agent, ms.Binary = prof.Name, prof.Binary
+	if ri, err := r.LiveRun(); err == nil && ri != nil && ri.Session != "" {
+		ms.Working = true
+	}
+	// An agent that works here right now, whichever it is, makes it a research.
+	if ms.Saved == statefiles.ModeResearch && !ms.Working && !prof.Installed(exec.LookPath) {
+		ms.Shown = ModeWaiting
+	}
+	return ms, nil
+}
+
+// refuseAgentWork refuses agent work in an archive, and in a research whose agent
+// (prof, the one this work would start) is not on this computer.
+func (r *Research) refuseAgentWork(prof agents.Profile) error {
+	m, err := r.Tree.LoadMode()
+	if err != nil {
+		return err
+	}
+	if m.Mode == statefiles.ModeArchive {
+		return fmt.Errorf("%w — switch research on with strom mode research", ErrArchive)
+	}
+	if !prof.Installed(exec.LookPath) {
+		return fmt.Errorf("%w: %s is not installed on this computer — %s", ErrWaitingForAgent, prof.Binary, installAdvice(prof.Binary))
+	}
+	return nil
+}
+
+// ModeSwitch is what a switch of mode did.
+type ModeSwitch struct {
+	From, To string
+	Tasks    []statefiles.Task // the tasks parked, or returned, as they are now
+	Commit   string            // "" when nothing changed
+}
+
+// SwitchMode switches the research to archive or research (R7.8). Only a person
+// does: confirm asks them, after every check has passed and while no run can
+// start. Switching to archive parks the open, started and waiting tasks with
+// ArchiveReason; switching back returns exactly those to where they were. Nothing
+// is deleted, and the switch is one commit of .strom/ with a Strom-Mode trailer.
+func (r *Research) SwitchMode(ctx context.Context, to string, confirm func(question string) error, out func(string)) (ModeSwitch, error) {
+	ms := ModeSwitch{To: to}
+	if to != statefiles.ModeArchive && to != statefiles.ModeResearch {
+		return ms, fmt.Errorf("unknown mode %q: use archive or research", to)
+	}
+	if err := r.sessionWorking(); err != nil {
+		return ms, err
+	}
+	unlock, err := r.lockRun()
+	if errors.Is(err, ErrRunning) {
+		return ms, r.runWorkingError()
+	}
+	if err != nil {
+		return ms, err
+	}
+	defer unlock()
+	m, err := r.Tree.LoadMode()
+	if err != nil {
+		return ms, err
+	}
+	ms.From = m.Mode
+	if m.Mode == to {
+		return ms, nil
+	}
+	if to == statefiles.ModeResearch {
+		s, err := r.Settings()
+		if err != nil {
+			return ms, err
+		}
+		prof, err := r.agentProfile(s, "")
+		if err != nil {
+			return ms, err
+		}
+		if !prof.Installed(exec.LookPath) {
+			return ms, fmt.Errorf("%w (%s), so the research stays a Strom archive — %s, then run strom mode research again", ErrNoAgent, prof.Binary, installAdvice(prof.Binary))
+		}
+	}
+	q, err := r.Tree.LoadQueue()
+	if err != nil {
+		return ms, err
+	}
+	n := 0
+	for _, t := range q.Tasks {
+		if moves(t, to) {
+			n++
+		}
+	}
+	if confirm != nil {
+		if err := confirm(modeQuestion(to, n)); err != nil {
+			return ms, err
+		}
+	}
+	// What a crashed run left is committed first: its task then parks from the queue.
+	if out == nil {
+		out = func(string) {}
+	}
+	if err := r.recoverCrash(ctx, out); err != nil {
+		return ms, err
+	}
+	err = r.Tree.Locked(ctx, func() error {
+		q, err := r.Tree.LoadQueue()
+		if err != nil {
+			return err
+		}
+		now := r.Now()
+		ms.Tasks = nil
+		for i := range q.Tasks {
+			t := &q.Tasks[i]
+			if !moves(*t, to) {
+				continue
+			}
+			if to == statefiles.ModeArchive {
+				err = t.Park(ArchiveReason, now)
+			} else {
+				err = t.Unpark(now)
+			}
+			if err != nil {
+				return err
+			}
+			ms.Tasks = append(ms.Tasks, *t)
+		}
+		if err := r.Tree.SaveQueue(q); err != nil {
+			return err
+		}
+		changed := now.UTC()
+		if err := r.Tree.SaveMode(&statefiles.Mode{Version: 1, Mode: to, Changed: &changed}); err != nil {
+			return err
+		}
+		ms.Commit, err = r.commitPaths(ctx, modeMessage(to, ms.Tasks), []string{statefiles.DirName})
+		return err
+	})
+	if err != nil {
+		return ms, fmt.Errorf("switch to %s: %w", to, err)
+	}
+	return ms, nil
+}
+
+// moves reports whether a switch to mode to parks or returns task t.
+func moves(t statefiles.Task, to string) bool {
+	if to == statefiles.ModeArchive {
+		return t.State == statefiles.Open || t.State == statefiles.Started || t.State == statefiles.Waiting
+	}
+	return t.State == statefiles.Parked && t.Reason == ArchiveReason
+}
+
+// sessionWorking refuses a switch while a session works in the research.
+func (r *Research) sessionWorking() error {
+	ri, err := r.LiveRun()
+	if err != nil || ri == nil {
+		return err
+	}
+	return r.runWorkingError()
+}
+
+func (r *Research) runWorkingError() error {
+	ri, _ := r.LiveRun()
+	if ri != nil && ri.Session != "" {
+		return fmt.Errorf("%w (session %s on %s), so the mode stays — the session finishes first: ask it with strom session finish, then switch again", ErrSessionWorking, ri.Session, ri.Task)
+	}
+	return fmt.Errorf("%w (a strom run), so the mode stays — the session finishes first: let the run end or ask it with strom session finish, then switch again", ErrSessionWorking)
+}
+
+func modeQuestion(to string, n int) string {
+	tasks := fmt.Sprintf("%d tasks", n)
+	if n == 1 {
+		tasks = "1 task"
+	}
+	if to == statefiles.ModeArchive {
+		return fmt.Sprintf("Keep this research only as a Strom archive, where no agent works? Its open, started and waiting tasks (%s) are parked until research is switched on again.", tasks)
+	}
+	return fmt.Sprintf("Switch research on, so that the agent works on it? The %s kept for the archive return to where they were.", tasks)
+}
+
+func modeMessage(to string, tasks []statefiles.Task) gitrepo.Message {
+	var ids []string
+	for _, t := range tasks {
+		ids = append(ids, fmt.Sprintf("%s %s", t.ID, t.State))
+	}
+	list := "none"
+	if len(ids) > 0 {
+		list = strings.Join(ids, ", ")
+	}
+	msg := gitrepo.Message{Trailers: []gitrepo.Trailer{{Key: TrailerMode, Value: to}}}
+	if to == statefiles.ModeArchive {
+		msg.Subject = "strom: keep the research as a Strom archive"
+		msg.Body = fmt.Sprintf("Tasks parked (%s): %s.", ArchiveReason, list)
+	} else {
+		msg.Subject = "strom: switch research on"
+		msg.Body = "Tasks returned to where they were: " + list + "."
+	}
+	return msg
+}

@@ -1,0 +1,47 @@
+package harness
+
+import (
+	"testing"
+
+	"github.com/strom-research/strom/harness/agents"
+)
+
+func TestPersonScreen(t *testing.T) {
+	t.Parallel()
+	claude, err := agents.Lookup("claude", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	demo, err := agents.Lookup("demo", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const trust = "Accessing workspace:\n/home/anna/research\nQuick safety check: Is this a project you created or one you trust?\n❯ 1. Yes, I trust this folder\n  2. No, exit\n"
+	const login = "Select login method:\n❯ 1. Claude account with subscription · Pro, Max, Team, or Enterprise\n"
+	tests := []struct {
+		name    string
+		plan    sessionPlan
+		screen  string
+		want    bool
+		wantEnd End
+	}{
+		{"trust, unattended", sessionPlan{Profile: claude}, trust, true, EndAgentFailed},
+		{"login, unattended", sessionPlan{Profile: claude}, login, true, EndNotLoggedIn},
+		{"a person at the keyboard answers", sessionPlan{Profile: claude, Interactive: true}, trust, false, 0},
+		{"a chat: a person answers", sessionPlan{Profile: claude, Chat: true}, trust, false, 0},
+		{"another agent's output is no Claude screen", sessionPlan{Profile: demo}, trust, false, 0},
+		{"the prompt is no screen", sessionPlan{Profile: claude}, "❯ hello\n● hello from mock\n", false, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			scr, end, ok := personScreen(tc.plan, []byte(tc.screen))
+			if ok != tc.want || end != tc.wantEnd {
+				t.Fatalf("personScreen = %+v, %v, %v; want %v, %v", scr, end, ok, tc.wantEnd, tc.want)
+			}
+			if ok && scr.Advice == "" {
+				t.Error("no advice for the person")
+			}
+		})
+	}
+}
