@@ -20,6 +20,12 @@ test:
 	$(GO) test -race -short -count=1 ./...
 	$(GO) test -count=1 -run 'TestCrashResume' ./cmd/strom/
 
+# The real Claude Code client (pinned, installed by npm into .cache/ on first use)
+# under strom, against a scripted model server; `make test` runs them too.
+e2e:
+	$(GO) test -count=1 -timeout 5m -run 'TestClaude' ./cmd/strom/
+	$(GO) test -count=1 ./internal/fakemodel/
+
 lint:
 	$(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi

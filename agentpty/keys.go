@@ -24,7 +24,7 @@ func (s *Session) Write(p []byte) error {
 // Type enters text as a person would: pasted, then Enter. If the program turned
 // bracketed paste on, the text goes in one write wrapped in ESC[200~ … ESC[201~
 // (any ESC[201~ inside it removed, so it cannot end the paste early); otherwise as is.
-// Enter ("\r") follows as a separate write 150 ms later on the session's clock, since
+// Enter ("\r") follows as a separate write 150 ms later on the typing clock, since
 // a TUI takes an Enter that arrives in the same burst as part of the text. Type
 // blocks for that delay; concurrent calls take turns.
 func (s *Session) Type(text string) error {
@@ -39,7 +39,7 @@ func (s *Session) Type(text string) error {
 		}
 	}
 	select {
-	case <-s.clock.After(enterDelay):
+	case <-s.typing.After(enterDelay):
 	case <-s.done:
 		return fmt.Errorf("type enter: %w", ErrEnded)
 	}

@@ -71,6 +71,10 @@ type Options struct {
 	Grace time.Duration
 	// Clock measures idle time and Type's Enter delay; nil is the wall clock.
 	Clock clock.Clock
+	// TypingClock, when set, times Type's Enter delay instead of Clock. The delay is
+	// about the program's input handling, which runs on real time even when a test
+	// speeds Clock up.
+	TypingClock clock.Clock
 }
 
 // Timings that callers have no reason to change.
@@ -93,6 +97,7 @@ var defaultSize = pty.Winsize{Rows: 50, Cols: 200}
 type Session struct {
 	o      Options
 	clock  clock.Clock
+	typing clock.Clock // times the Enter after typed text
 	cmd    *exec.Cmd
 	master *os.File
 
@@ -147,6 +152,10 @@ func Start(ctx context.Context, o Options) (*Session, error) {
 	}
 	if s.clock == nil {
 		s.clock = clock.Real{}
+	}
+	s.typing = s.clock
+	if o.TypingClock != nil {
+		s.typing = o.TypingClock
 	}
 	if s.o.Transcript == nil {
 		s.o.Transcript = io.Discard

@@ -146,7 +146,8 @@ func (r *Research) countForParking(q *statefiles.Queue, t *statefiles.Task, res 
 	switch {
 	case res.Records > 0 || t.State == statefiles.Done || t.State == statefiles.Waiting:
 		delete(park.Empty, t.ID)
-	case res.End.countsForParking():
+	case res.End.countsForParking() && res.Screen == "":
+		// A screen that waited for a person is not the task's doing.
 		park.Empty[t.ID] = before + 1
 		if park.Empty[t.ID] >= ParkAfter && t.State == statefiles.Open {
 			reason := fmt.Sprintf("%d sessions in a row recorded nothing", park.Empty[t.ID])

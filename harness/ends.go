@@ -51,11 +51,6 @@ func ParseEnd(s string) (End, bool) {
 	return 0, false
 }
 
-// byPerson reports endings a person caused; they never count toward parking a task.
-func (e End) byPerson() bool {
-	return e == EndFinishRequested || e == EndStoppedByHand || e == EndClosedByPerson
-}
-
 // countsForParking reports endings where the agent had its chance at the task: a
 // session that ended so and recorded nothing counts toward parking.
 func (e End) countsForParking() bool {
@@ -104,7 +99,7 @@ func (s Stop) String() string { return stopWords[s] }
 const (
 	ExitPlanned     = 0 // the run ended as planned (done, no tasks, time limit, by hand, the condition)
 	ExitError       = 1 // an error: the message says what to do
-	ExitNeedsPerson = 3 // a person must act: subscription limit, not logged in, the cap
+	ExitNeedsPerson = 3 // a person must act: subscription limit, not logged in, a screen for a person, the cap
 )
 
 // ExitCode maps a run's end to strom run's exit status.

@@ -244,6 +244,10 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 			return stopNow(StopError, err.Error())
 		}
 		rr.Sessions++
+		if o.Terminal != nil {
+			// The agent's screen may have left the cursor mid-line.
+			fmt.Fprint(o.Out, "\r\n")
+		}
 		r.printEnd(o.Out, res)
 		// A screen only a person may answer (screens.go): the next session would
 		// meet it too.

@@ -14,6 +14,7 @@ import (
 	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/harness/limits"
+	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -183,6 +184,7 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 		OnInterrupt: func() { ints <- struct{}{} },
 		Output:      ev.stream.output(),
 		Clock:       r.Clock,
+		TypingClock: clock.Real{},
 		Grace:       stopGrace,
 	})
 	if err != nil {

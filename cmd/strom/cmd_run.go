@@ -26,8 +26,8 @@ const runExits = `  0  the run ended as planned: the sessions asked for, no open
      the --until time, stopped by hand, or the condition said stop
   1  error (the message says what to do)
   2  bad usage
-  3  needs a person: the subscription limit, the agent is not logged in, or
-     the condition's cap`
+  3  needs a person: the subscription limit, the agent is not logged in, a
+     screen of the agent that only a person may answer, or the condition's cap`
 
 func runCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom run")
