@@ -123,7 +123,7 @@ func TestType(t *testing.T) {
 
 			typed := make(chan error, 1)
 			go func() { typed <- s.Type(tt.text) }()
-			text := waitReceived(t, sc, tt.want)
+			waitReceived(t, sc, tt.want)
 			waitUntil(t, "Type to wait for Enter", func() bool { return fake.Waiters() > 0 })
 			select {
 			case err := <-typed:
@@ -134,7 +134,7 @@ func TestType(t *testing.T) {
 			if err := <-typed; err != nil {
 				t.Fatalf("Type: %v", err)
 			}
-			text = waitReceived(t, sc, tt.want+"\r")
+			text := waitReceived(t, sc, tt.want+"\r")
 			if got := lastRead(text); string(got) != "\r" {
 				t.Errorf("Enter arrived as %q, want a read of its own", got)
 			}
@@ -188,7 +188,7 @@ func TestCtrlC(t *testing.T) {
 			argv, env := fakeArgv("echo")
 			o := Options{Argv: argv, Env: env, Output: sc.add, ForwardKeys: tt.forward,
 				OnInterrupt: func() { interrupts.Add(1) }}
-			typeKeys := func(keys string) {}
+			var typeKeys func(keys string)
 			if tt.terminal {
 				ot := newOuterTerminal(t, nil)
 				o.Terminal = ot.slave
