@@ -14,6 +14,7 @@ import (
 	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/harness/limits"
+	"github.com/strom-research/strom/hooks"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -142,7 +143,7 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 		return res, fmt.Errorf("write prompt: %w", err)
 	}
 	if strings.HasPrefix(p.Profile.PatternSet+p.Profile.Name, "claude") {
-		overlay, err := agents.ClaudeOverlay(v.Strom, id)
+		overlay, err := hooks.ClaudeOverlay(v.Strom, id)
 		if err == nil {
 			v.Settings = filepath.Join(r.sessionsDir(), id+".settings.json")
 			err = os.WriteFile(v.Settings, overlay, 0o644)

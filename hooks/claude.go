@@ -1,4 +1,4 @@
-package agents
+package hooks
 
 import (
 	"encoding/json"
