@@ -138,7 +138,7 @@ func (s *sys) finish(err error) int {
 	var nx ffcli.NoExecError
 	switch {
 	case errors.As(err, &nx):
-		fmt.Fprintln(s.stderr, ffcli.DefaultUsageFunc(nx.Command))
+		fmt.Fprintln(s.stderr, usageWithExits(nx.Command))
 		return exitUsage
 	case errors.As(err, &ee):
 		code = ee.code

@@ -3,11 +3,37 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 )
 
 func rootCommand(s *sys) *ffcli.Command {
+	root := commandTree(s)
+	setUsage(root)
+	return root
+}
+
+// setUsage gives every command a help that ends with its EXIT STATUS, after the flags.
+func setUsage(c *ffcli.Command) {
+	c.UsageFunc = usageWithExits
+	for _, sub := range c.Subcommands {
+		setUsage(sub)
+	}
+}
+
+func usageWithExits(c *ffcli.Command) string {
+	long, exits, found := strings.Cut(c.LongHelp, "\n\nEXIT STATUS\n")
+	cp := *c
+	cp.LongHelp = long
+	out := ffcli.DefaultUsageFunc(&cp)
+	if found {
+		out = strings.TrimRight(out, "\n") + "\n\nEXIT STATUS\n" + exits + "\n"
+	}
+	return out
+}
+
+func commandTree(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	return &ffcli.Command{

@@ -24,7 +24,7 @@ func (l *stringList) Set(v string) error {
 
 const runExits = `  0  the run ended as planned: the sessions asked for, no open tasks left,
      the --until time, stopped by hand, or the condition said stop
-  1  error (the message says what to do)
+  1  error (the message says what to do), the agent failing among them
   2  bad usage
   3  needs a person: the subscription limit, the agent is not logged in, a
      screen of the agent that only a person may answer, or the condition's cap`
