@@ -242,28 +242,27 @@ func (r *Research) watch(ctx context.Context, sess *agentpty.Session, p sessionP
 		}
 		_ = sess.Stop(stopGrace)
 	}
+	// R7.3: the first Ctrl-C asks the session to finish, the second stops it now;
+	// with --interactive the first stops at once.
+	ctrlC := func() {
+		hand++
+		if hand > 1 || p.Interactive {
+			stop(EndStoppedByHand, "stopped by hand (Ctrl-C)")
+			return
+		}
+		_ = r.RequestFinish(id, "Ctrl-C")
+		fmt.Fprintln(ev.out, "\r\n⏹ Asked the session to finish: the agent records and closes. Ctrl-C again stops it now.\r")
+	}
 	for {
 		select {
 		case <-sess.Done():
 			goto exited
 		case <-ctx.Done():
 			stop(EndStoppedByHand, "strom was told to stop")
-		case <-ints:
-			hand++
-			if hand == 1 && !p.Interactive {
-				_ = r.RequestFinish(id, "Ctrl-C")
-				fmt.Fprintln(ev.out, "\r\n⏹ Asked the session to finish: the agent records and closes. Ctrl-C again stops it now.\r")
-			} else {
-				stop(EndStoppedByHand, "stopped by hand (Ctrl-C)")
-			}
-		case <-ev.interrupts:
-			hand++
-			if hand == 1 && !p.Interactive {
-				_ = r.RequestFinish(id, "Ctrl-C")
-				fmt.Fprintln(ev.out, "⏹ Asked the session to finish: the agent records and closes. Ctrl-C again stops it now.")
-			} else {
-				stop(EndStoppedByHand, "stopped by hand (Ctrl-C)")
-			}
+		case <-ints: // Ctrl-C read from the raw terminal
+			ctrlC()
+		case <-ev.interrupts: // SIGINT, when no terminal is raw
+			ctrlC()
 		case <-time.After(pollEvery):
 		}
 		if st.ended {
