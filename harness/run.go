@@ -200,6 +200,8 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 		select {
 		case <-ctx.Done():
 			return stopNow(StopByHand, "")
+		case <-o.Interrupts: // Ctrl-C between sessions: start no other
+			return stopNow(StopByHand, "")
 		default:
 		}
 		task, skipped, err := r.nextTask(&pending, len(o.Tasks) > 0)
@@ -238,8 +240,8 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 		p.Task = *task
 		res, err := r.runSession(ctx, p, events{interrupts: o.Interrupts, out: o.Out, terminal: o.Terminal})
 		if err != nil {
-			if res.ID == "" || res.End == EndClosed && res.Commit == "" {
-				return stopNow(StopError, err.Error())
+			if res.Commit != "" {
+				rr.Sessions++
 			}
 			return stopNow(StopError, err.Error())
 		}
