@@ -213,3 +213,15 @@ func (s *sys) printJSON(v any) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
+
+// withArgs wraps a command's Exec so that its flags may also follow its arguments
+// (see positionals).
+func withArgs(fs *flag.FlagSet, run func(ctx context.Context, args []string) error) func(context.Context, []string) error {
+	return func(ctx context.Context, args []string) error {
+		args, err := positionals(fs, args)
+		if err != nil {
+			return err
+		}
+		return run(ctx, args)
+	}
+}

@@ -28,11 +28,7 @@ Strom-End: closed-by-person. A chat never counts toward parking its task.
 Refused in a Strom archive (strom mode research switches research on) and while
 the research waits for its agent.`, runExits),
 		FlagSet: fs,
-		Exec: func(ctx context.Context, args []string) error {
-			args, err := positionals(fs, args)
-			if err != nil {
-				return err
-			}
+		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			if err := s.personOnly("strom chat"); err != nil {
 				return err
 			}
@@ -84,6 +80,6 @@ the research waits for its agent.`, runExits),
 				return exitErr{code: code}
 			}
 			return nil
-		},
+		}),
 	}
 }

@@ -95,11 +95,7 @@ func configGetCommand(s *sys) *ffcli.Command {
 		ShortHelp:  "a setting's value and which source won",
 		FlagSet:    fs,
 		LongHelp:   withHelp("Prints the value, then where it came from (flag, environment, tree, user or default).", ""),
-		Exec: func(ctx context.Context, args []string) error {
-			args, err := positionals(fs, args)
-			if err != nil {
-				return err
-			}
+		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			s.json = *asJSON
 			if len(args) != 1 {
 				return usagef("strom config get takes one setting, e.g. strom config get run.minutes")
@@ -121,7 +117,7 @@ func configGetCommand(s *sys) *ffcli.Command {
 			}
 			fmt.Fprintf(s.stdout, "%s\t(from %s: %s)\n", v, r.Source, r.Where)
 			return nil
-		},
+		}),
 	}
 }
 
@@ -149,11 +145,7 @@ func configSetCommand(s *sys) *ffcli.Command {
 		ShortHelp:  "change a setting",
 		FlagSet:    fs,
 		LongHelp:   withHelp("Unknown settings and values out of range are refused with the allowed range.", ""),
-		Exec: func(ctx context.Context, args []string) error {
-			args, err := positionals(fs, args)
-			if err != nil {
-				return err
-			}
+		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			if err := s.personOnly("strom config set"); err != nil {
 				return err
 			}
@@ -192,7 +184,7 @@ func configSetCommand(s *sys) *ffcli.Command {
 			}
 			fmt.Fprintf(s.stdout, "%s = %s (%s)\n", k.Name, args[1], f.Shown)
 			return nil
-		},
+		}),
 	}
 }
 
@@ -212,11 +204,7 @@ func configUnsetCommand(s *sys) *ffcli.Command {
 		ShortHelp:  "remove a setting so the next source applies",
 		FlagSet:    fs,
 		LongHelp:   withHelp("Unsetting a setting that is not set changes nothing.", ""),
-		Exec: func(ctx context.Context, args []string) error {
-			args, err := positionals(fs, args)
-			if err != nil {
-				return err
-			}
+		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			if err := s.personOnly("strom config unset"); err != nil {
 				return err
 			}
@@ -248,7 +236,7 @@ func configUnsetCommand(s *sys) *ffcli.Command {
 			}
 			fmt.Fprintf(s.stdout, "%s unset (%s)\n", k.Name, f.Shown)
 			return nil
-		},
+		}),
 	}
 }
 

@@ -64,11 +64,7 @@ and STROM_GATE_NOW.
 
 --usage-file and --now let anyone check a claude-usage decision by hand:
   strom gate test --gate "claude-usage 10 --cap 95" --usage-file status.json --now 2026-03-10T12:00:00Z`, gateExits),
-		Exec: func(ctx context.Context, args []string) error {
-			args, err := positionals(fs, args)
-			if err != nil {
-				return err
-			}
+		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			s.json = *asJSON
 			if len(args) > 0 {
 				return usagef("strom gate test takes no arguments: give the condition with --gate \"<name> [args]\"")
@@ -135,7 +131,7 @@ and STROM_GATE_NOW.
 				fmt.Fprintf(s.stdout, "  watch: a running session is asked to finish at %g%% of the week\n", out.Watch.WeekFinishAt)
 			}
 			return nil
-		},
+		}),
 	}
 }
 

@@ -23,11 +23,7 @@ func initCommand(s *sys) *ffcli.Command {
 hook (chained after one you have), and commits it. In a folder that is not a git
 repo it runs git init first. Run twice, it says so and changes nothing.`, ""),
 		FlagSet: fs,
-		Exec: func(ctx context.Context, args []string) error {
-			args, err := positionals(fs, args)
-			if err != nil {
-				return err
-			}
+		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			if err := s.personOnly("strom init"); err != nil {
 				return err
 			}
@@ -61,7 +57,7 @@ repo it runs git init first. Run twice, it says so and changes nothing.`, ""),
 			a, _ := settings.Resolve("agent.name", "")
 			fmt.Fprintf(s.stdout, "Initialised a research repo in %s (agent: %s).\nAdd a task: strom task add \"…\"\n", r.Tree.Root, a.Value)
 			return nil
-		},
+		}),
 	}
 }
 

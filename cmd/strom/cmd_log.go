@@ -17,11 +17,7 @@ func logCommand(s *sys) *ffcli.Command {
 		ShortHelp:  "the sessions, newest first, read from the commits' trailers",
 		FlagSet:    fs,
 		LongHelp:   withHelp("Each line: when, session, task, why it ended, the commit's subject.", ""),
-		Exec: func(ctx context.Context, args []string) error {
-			args, err := positionals(fs, args)
-			if err != nil {
-				return err
-			}
+		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			s.json = *asJSON
 			if len(args) > 0 {
 				return usagef("strom log takes no arguments; -n N limits the count")
@@ -48,6 +44,6 @@ func logCommand(s *sys) *ffcli.Command {
 				fmt.Fprintf(s.stdout, "%s  %s  %-5s %-18s %s\n", e.When.Local().Format("2006-01-02 15:04"), e.Session, e.Task, e.End, e.Subject)
 			}
 			return nil
-		},
+		}),
 	}
 }

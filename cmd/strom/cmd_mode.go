@@ -35,11 +35,7 @@ where they were. Nothing is deleted, and each switch is one commit with a
 Strom-Mode trailer. A person confirms on the terminal; a switch is refused inside
 a session and while a session works in the research.`, ""),
 		FlagSet: fs,
-		Exec: func(ctx context.Context, args []string) error {
-			args, err := positionals(fs, args)
-			if err != nil {
-				return err
-			}
+		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			s.json = *asJSON
 			if len(args) > 1 {
 				return usagef("strom mode takes one word: archive or research")
@@ -88,6 +84,6 @@ a session and while a session works in the research.`, ""),
 				fmt.Fprintf(s.stdout, "research is on: %s returned to where they were (commit %s); strom run lets the agent work\n", n, sw.Commit[:min(7, len(sw.Commit))])
 			}
 			return nil
-		},
+		}),
 	}
 }

@@ -27,11 +27,7 @@ func recordCommand(s *sys) *ffcli.Command {
 		ShortHelp:  "write down what was found; a session that records nothing counts toward parking its task",
 		FlagSet:    fs,
 		LongHelp:   withHelp("Inside a session the record belongs to the session's task; outside, name the task with --task.", ""),
-		Exec: func(ctx context.Context, args []string) error {
-			args, err := positionals(fs, args)
-			if err != nil {
-				return err
-			}
+		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			if len(args) == 0 {
 				return usagef("strom record takes the text in quotes, e.g. strom record \"the 1850 register has no Anna Novak\"")
 			}
@@ -53,7 +49,7 @@ func recordCommand(s *sys) *ffcli.Command {
 			}
 			fmt.Fprintf(s.stdout, "Recorded on %s.\n", statefiles.NormalizeID(ref.Task))
 			return nil
-		},
+		}),
 	}
 }
 
@@ -65,11 +61,7 @@ func doneCommand(s *sys) *ffcli.Command {
 		ShortHelp:  "mark the task done; inside a session this also closes the session",
 		FlagSet:    fs,
 		LongHelp:   withHelp("Record what was found first: strom record \"…\".", ""),
-		Exec: func(ctx context.Context, args []string) error {
-			args, err := positionals(fs, args)
-			if err != nil {
-				return err
-			}
+		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			ref := s.sessionRef()
 			id := ""
 			if len(args) == 1 {
@@ -91,7 +83,7 @@ func doneCommand(s *sys) *ffcli.Command {
 			}
 			fmt.Fprintf(s.stdout, "%s is done.\n", t.ID)
 			return nil
-		},
+		}),
 	}
 }
 
@@ -104,11 +96,7 @@ func askCommand(s *sys) *ffcli.Command {
 		ShortHelp:  "the task waits for a person's answer; the session closes",
 		FlagSet:    fs,
 		LongHelp:   withHelp("A person answers with strom task answer ID \"…\"; the task then returns to the queue.", ""),
-		Exec: func(ctx context.Context, args []string) error {
-			args, err := positionals(fs, args)
-			if err != nil {
-				return err
-			}
+		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			if len(args) == 0 {
 				return usagef("strom ask takes the question in quotes, e.g. strom ask \"which Anna Novak: born 1850 or 1852?\"")
 			}
@@ -131,7 +119,7 @@ func askCommand(s *sys) *ffcli.Command {
 			}
 			fmt.Fprintln(s.stdout)
 			return nil
-		},
+		}),
 	}
 }
 

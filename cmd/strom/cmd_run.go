@@ -59,11 +59,7 @@ A run that finds a session left by a crashed strom commits what it left
 
 Words after -- go to the agent: strom run --agent command -- ./my-agent.sh`, runExits),
 		FlagSet: fs,
-		Exec: func(ctx context.Context, args []string) error {
-			args, err := positionals(fs, args)
-			if err != nil {
-				return err
-			}
+		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			if err := s.personOnly("strom run"); err != nil {
 				return err
 			}
@@ -138,6 +134,6 @@ Words after -- go to the agent: strom run --agent command -- ./my-agent.sh`, run
 				return exitErr{code: code}
 			}
 			return nil
-		},
+		}),
 	}
 }

@@ -154,11 +154,7 @@ func sessionLogCommand(s *sys) *ffcli.Command {
 		ShortHelp:  "a session's transcript (the last 200 lines by default)",
 		FlagSet:    fs,
 		LongHelp:   withHelp("Without a session: the running one, or the newest transcript.", ""),
-		Exec: func(ctx context.Context, args []string) error {
-			args, err := positionals(fs, args)
-			if err != nil {
-				return err
-			}
+		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			r, err := s.research()
 			if err != nil {
 				return err
@@ -210,7 +206,7 @@ func sessionLogCommand(s *sys) *ffcli.Command {
 				fmt.Fprintf(s.stderr, "(lines %d–%d of %d; --offset and --limit page)\n", from, to, len(lines))
 			}
 			return nil
-		},
+		}),
 	}
 }
 

@@ -27,11 +27,7 @@ func statusCommand(s *sys) *ffcli.Command {
 		ShortHelp:  "mode, tasks by state, the last session and the running one",
 		FlagSet:    fs,
 		LongHelp:   withHelp("Reads only .strom/ and the last commits: it is cheap to run often.", ""),
-		Exec: func(ctx context.Context, args []string) error {
-			args, err := positionals(fs, args)
-			if err != nil {
-				return err
-			}
+		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			s.json = *asJSON
 			if len(args) > 0 {
 				return usagef("strom status takes no arguments")
@@ -71,6 +67,6 @@ func statusCommand(s *sys) *ffcli.Command {
 				fmt.Fprintln(s.stdout, "last session: none yet")
 			}
 			return nil
-		},
+		}),
 	}
 }

@@ -57,11 +57,7 @@ func taskAddCommand(s *sys) *ffcli.Command {
 		ShortHelp:  "add a task at the end of the queue and print its id",
 		LongHelp:   withHelp("Flags may come before or after the title.", ""),
 		FlagSet:    fs,
-		Exec: func(ctx context.Context, args []string) error {
-			args, err := positionals(fs, args)
-			if err != nil {
-				return err
-			}
+		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			s.json = *asJSON
 			if len(args) != 1 {
 				return usagef("strom task add takes one title (quote it), not %d words: strom task add \"Find the baptism of Anna Novak\"", len(args))
@@ -71,8 +67,8 @@ func taskAddCommand(s *sys) *ffcli.Command {
 				if *body != "" {
 					return usagef("give the text with --body or --body-file, not both")
 				}
-				text, err = readText(s, *bodyFile)
-				if err != nil {
+				var err error
+				if text, err = readText(s, *bodyFile); err != nil {
 					return err
 				}
 			}
@@ -93,7 +89,7 @@ func taskAddCommand(s *sys) *ffcli.Command {
 			}
 			fmt.Fprintln(s.stdout, t.ID)
 			return nil
-		},
+		}),
 	}
 }
 
@@ -119,17 +115,13 @@ func taskListCommand(s *sys) *ffcli.Command {
 		ShortHelp:  "the queue in order",
 		FlagSet:    fs,
 		LongHelp:   withHelp("Lists the tasks in queue order: id, state, title.", ""),
-		Exec: func(ctx context.Context, args []string) error {
-			args, err := positionals(fs, args)
-			if err != nil {
-				return err
-			}
+		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			s.json = *asJSON
 			if len(args) > 0 {
 				return usagef("strom task list takes no arguments; use --state to filter")
 			}
 			return listTasks(s, *state, *asJSON)
-		},
+		}),
 	}
 }
 
@@ -196,11 +188,7 @@ func taskShowCommand(s *sys) *ffcli.Command {
 		ShortHelp:  "one task with its questions and records",
 		FlagSet:    fs,
 		LongHelp:   withHelp("Shows the task's text, state, questions and answers, and every record made on it.", ""),
-		Exec: func(ctx context.Context, args []string) error {
-			args, err := positionals(fs, args)
-			if err != nil {
-				return err
-			}
+		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			s.json = *asJSON
 			if len(args) != 1 {
 				return usagef("strom task show takes one task id, e.g. strom task show T-3")
@@ -232,7 +220,7 @@ func taskShowCommand(s *sys) *ffcli.Command {
 			}
 			printTask(s, *t, recs)
 			return nil
-		},
+		}),
 	}
 }
 
@@ -276,11 +264,7 @@ func taskEditCommand(s *sys) *ffcli.Command {
 		ShortHelp:  "change a task's title or text",
 		FlagSet:    fs,
 		LongHelp:   withHelp("Only a person edits tasks; the agent records instead.", ""),
-		Exec: func(ctx context.Context, args []string) error {
-			args, err := positionals(fs, args)
-			if err != nil {
-				return err
-			}
+		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			if err := s.personOnly("strom task edit"); err != nil {
 				return err
 			}
@@ -319,7 +303,7 @@ func taskEditCommand(s *sys) *ffcli.Command {
 			}
 			fmt.Fprintf(s.stdout, "%s edited.\n", t.ID)
 			return nil
-		},
+		}),
 	}
 }
 
@@ -332,11 +316,7 @@ func taskMoveCommand(s *sys) *ffcli.Command {
 		ShortHelp:  "reorder the queue",
 		FlagSet:    fs,
 		LongHelp:   withHelp("A run takes the first open task in queue order.", ""),
-		Exec: func(ctx context.Context, args []string) error {
-			args, err := positionals(fs, args)
-			if err != nil {
-				return err
-			}
+		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			if err := s.personOnly("strom task move"); err != nil {
 				return err
 			}
@@ -352,7 +332,7 @@ func taskMoveCommand(s *sys) *ffcli.Command {
 			}
 			fmt.Fprintf(s.stdout, "%s now comes before %s.\n", statefiles.NormalizeID(args[0]), statefiles.NormalizeID(*before))
 			return nil
-		},
+		}),
 	}
 }
 
@@ -365,11 +345,7 @@ func taskParkCommand(s *sys) *ffcli.Command {
 		ShortHelp:  "set a task aside; only a person unparks it",
 		FlagSet:    fs,
 		LongHelp:   withHelp("A parked task is not worked on until strom task unpark returns it where it was.", ""),
-		Exec: func(ctx context.Context, args []string) error {
-			args, err := positionals(fs, args)
-			if err != nil {
-				return err
-			}
+		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			if err := s.personOnly("strom task park"); err != nil {
 				return err
 			}
@@ -389,7 +365,7 @@ func taskParkCommand(s *sys) *ffcli.Command {
 			}
 			fmt.Fprintf(s.stdout, "%s parked: %s\n", t.ID, t.Reason)
 			return nil
-		},
+		}),
 	}
 }
 
@@ -401,11 +377,7 @@ func taskUnparkCommand(s *sys) *ffcli.Command {
 		ShortHelp:  "return a parked task to where it was",
 		FlagSet:    fs,
 		LongHelp:   withHelp("The task returns to the queue, or to waiting for a person's answer.", ""),
-		Exec: func(ctx context.Context, args []string) error {
-			args, err := positionals(fs, args)
-			if err != nil {
-				return err
-			}
+		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			if err := s.personOnly("strom task unpark"); err != nil {
 				return err
 			}
@@ -422,7 +394,7 @@ func taskUnparkCommand(s *sys) *ffcli.Command {
 			}
 			fmt.Fprintf(s.stdout, "%s is %s again.\n", t.ID, t.State)
 			return nil
-		},
+		}),
 	}
 }
 
@@ -434,11 +406,7 @@ func taskAnswerCommand(s *sys) *ffcli.Command {
 		ShortHelp:  "answer a waiting task's question; it returns to the queue",
 		FlagSet:    fs,
 		LongHelp:   withHelp("The answer is kept with the task, and the next session on it sees it.", ""),
-		Exec: func(ctx context.Context, args []string) error {
-			args, err := positionals(fs, args)
-			if err != nil {
-				return err
-			}
+		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			if err := s.personOnly("strom task answer"); err != nil {
 				return err
 			}
@@ -455,6 +423,6 @@ func taskAnswerCommand(s *sys) *ffcli.Command {
 			}
 			fmt.Fprintf(s.stdout, "%s answered; it is back in the queue.\n", t.ID)
 			return nil
-		},
+		}),
 	}
 }

@@ -43,11 +43,7 @@ lead needed by claude-usage n (n from run.gate, else 0), the five-hour window, a
 where the figures came from and how old they are: the agent's own report (at most
 15 minutes old), else claude -p /usage, else Claude Code's get_usage request.`, ""),
 		Subcommands: []*ffcli.Command{usageReportCommand(s)},
-		Exec: func(ctx context.Context, args []string) error {
-			args, err := positionals(fs, args)
-			if err != nil {
-				return err
-			}
+		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			s.json = *asJSON
 			if len(args) > 0 {
 				return usagef("unknown usage command %q: use report", args[0])
@@ -109,7 +105,7 @@ where the figures came from and how old they are: the agent's own report (at mos
 			fmt.Fprintln(s.stdout)
 			fmt.Fprintf(s.stdout, "source: %s, %s old\n", out.Source, time.Duration(out.AgeS*float64(time.Second)))
 			return nil
-		},
+		}),
 	}
 }
 
