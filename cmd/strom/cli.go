@@ -225,3 +225,24 @@ func withArgs(fs *flag.FlagSet, run func(ctx context.Context, args []string) err
 		return run(ctx, args)
 	}
 }
+
+// relayInterrupts hands the process's SIGINTs to a run as plain events until the
+// returned stop is called.
+func (s *sys) relayInterrupts() (<-chan struct{}, func()) {
+	ints := make(chan struct{}, 4)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-s.interrupts:
+				select {
+				case ints <- struct{}{}:
+				default: // a burst of Ctrl-C: the run has enough of them queued
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	return ints, func() { close(done) }
+}

@@ -54,20 +54,9 @@ the research waits for its agent.`, runExits),
 			if err != nil {
 				return err
 			}
-			ints := make(chan struct{}, 4)
+			ints, stopRelay := s.relayInterrupts()
+			defer stopRelay()
 			o.Interrupts = ints
-			stopRelay := make(chan struct{})
-			defer close(stopRelay)
-			go func() {
-				for {
-					select {
-					case <-s.interrupts:
-						ints <- struct{}{}
-					case <-stopRelay:
-						return
-					}
-				}
-			}()
 			defer agentpty.RestoreTerminals()
 			rr, err := r.Chat(ctx, o)
 			if err != nil {

@@ -107,20 +107,9 @@ Words after -- go to the agent: strom run --agent command -- ./my-agent.sh`, run
 				o.Until = at
 			}
 			o.Terminal = s.terminal()
-			ints := make(chan struct{}, 4)
+			ints, stopRelay := s.relayInterrupts()
+			defer stopRelay()
 			o.Interrupts = ints
-			stopRelay := make(chan struct{})
-			defer close(stopRelay)
-			go func() {
-				for {
-					select {
-					case <-s.interrupts:
-						ints <- struct{}{}
-					case <-stopRelay:
-						return
-					}
-				}
-			}()
 			if o.Gate, err = s.runGate(r, o, set["gate"], *gateWords, *noGate); err != nil {
 				return err
 			}
