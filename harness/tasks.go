@@ -2,7 +2,10 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/strom-research/strom/statefiles"
@@ -72,8 +75,39 @@ func (r *Research) EditTask(ctx context.Context, id string, title, body *string)
 		if body != nil {
 			t.Body = *body
 		}
-		return nil
+		// A running session's snapshot must learn the person's wording, or the
+		// session's close would take it for the agent's and put the old one back.
+		return r.rewordInSnapshots(t.ID, t.Title, t.Body)
 	})
+}
+
+// rewordInSnapshots gives a task's new wording to the queue snapshots of running
+// sessions. The caller holds the lock.
+func (r *Research) rewordInSnapshots(id, title, body string) error {
+	snaps, _ := filepath.Glob(r.Tree.Path(statefiles.RunDir, "*.queue.json"))
+	for _, path := range snaps {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		q := statefiles.NewQueue()
+		if json.Unmarshal(data, q) != nil {
+			continue
+		}
+		t, err := q.Find(id)
+		if err != nil {
+			continue
+		}
+		t.Title, t.Body = title, body
+		out, err := json.Marshal(q)
+		if err != nil {
+			return fmt.Errorf("update session snapshot: %w", err)
+		}
+		if err := statefiles.WriteAtomic(path, out, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ParkTask sets a task aside; only a person unparks it.
