@@ -1,11 +1,8 @@
 package harness
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"os/exec"
 	"strings"
 
 	"github.com/strom-research/strom/statefiles"
@@ -15,18 +12,18 @@ import (
 // no task of HEAD's queue is gone, and inside a session no task is reworded. A person
 // may reword tasks (strom task edit); nobody deletes them.
 func CheckStaged(ctx context.Context, r *Research, inSession bool) error {
-	root := r.Tree.Root
-	out, err := gitOut(ctx, root, "diff", "--cached", "--name-only", "--no-renames", "-z", "--", statefiles.DirName+"/")
+	g, err := r.Git(ctx)
+	if err != nil {
+		return err
+	}
+	staged, err := g.StagedPaths(ctx, statefiles.DirName+"/")
 	if err != nil {
 		return err
 	}
 	var queueStaged bool
-	for _, p := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
-		if p == "" {
-			continue
-		}
+	for _, p := range staged {
 		rel := strings.TrimPrefix(p, statefiles.DirName+"/")
-		data, err := gitOut(ctx, root, "cat-file", "blob", ":"+p)
+		data, err := g.ReadBlob(ctx, ":"+p)
 		if err != nil {
 			if rel == statefiles.QueueFile {
 				return fmt.Errorf("this commit deletes .strom/queue.json and with it every task: undo with git restore --staged --worktree .strom/queue.json")
@@ -43,16 +40,17 @@ func CheckStaged(ctx context.Context, r *Research, inSession bool) error {
 	if !queueStaged {
 		return nil
 	}
-	old, err := gitOut(ctx, root, "cat-file", "blob", "HEAD:"+statefiles.DirName+"/"+statefiles.QueueFile)
+	queue := statefiles.DirName + "/" + statefiles.QueueFile
+	old, err := g.ReadBlob(ctx, "HEAD:"+queue)
 	if err != nil {
 		return nil // no queue in HEAD yet (first commit): nothing to lose
 	}
-	staged, _ := gitOut(ctx, root, "cat-file", "blob", ":"+statefiles.DirName+"/"+statefiles.QueueFile)
-	before, err := statefiles.ParseQueue("HEAD:.strom/queue.json", old)
+	now, _ := g.ReadBlob(ctx, ":"+queue)
+	before, err := statefiles.ParseQueue("HEAD:"+queue, old)
 	if err != nil {
 		return nil // HEAD's queue was broken already: the staged one is valid, let it mend it
 	}
-	after, _ := statefiles.ParseQueue(".strom/queue.json", staged)
+	after, _ := statefiles.ParseQueue(queue, now)
 	if problem := QueueLoss(before, after, inSession); problem != "" {
 		return fmt.Errorf("commit refused: %s: undo with git restore --staged --worktree .strom/queue.json (or git checkout HEAD -- .strom/queue.json)", problem)
 	}
@@ -76,20 +74,4 @@ func QueueLoss(before, after *statefiles.Queue, rewordForbidden bool) string {
 		}
 	}
 	return ""
-}
-
-func gitOut(ctx context.Context, dir string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return nil, errors.New("git " + args[0] + ": " + msg)
-	}
-	return out, nil
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/strom-research/strom/statefiles"
@@ -70,23 +69,12 @@ func (r *Research) ClearRun() error {
 	return err
 }
 
-// Alive reports whether the run's process still lives on this host.
-func (ri *RunInfo) Alive() bool {
-	if ri == nil || ri.PID <= 0 {
-		return false
-	}
-	if h, _ := os.Hostname(); ri.Host != "" && ri.Host != h {
-		// Another host's run (a shared folder): assume it lives; a person decides.
-		return true
-	}
-	err := syscall.Kill(ri.PID, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
-
-// LiveRun returns the running run, or nil when none is alive.
+// LiveRun returns the running run, or nil when none is alive. A run is alive while
+// it holds the run lock: the lock dies with its process, so a reused pid never
+// passes for a run.
 func (r *Research) LiveRun() (*RunInfo, error) {
 	ri, err := r.LoadRun()
-	if err != nil || ri == nil || !ri.Alive() {
+	if err != nil || ri == nil || !r.RunAlive() {
 		return nil, err
 	}
 	return ri, nil

@@ -35,7 +35,8 @@ type sys struct {
 	dir        string // working directory; "" = the process's
 
 	clk  clock.Clock
-	json bool // the running command was asked for --json
+	json bool              // the running command was asked for --json
+	res  *harness.Research // the research repo, once found
 }
 
 func (s *sys) clock() clock.Clock {

@@ -175,8 +175,7 @@ func sessionNotes(s *sys) []string {
 			notes = append(notes, n)
 		}
 	}
-	if tree, err := statefiles.Find(s.cwd()); err == nil {
-		r := &harness.Research{Tree: tree}
+	if r, err := s.research(); err == nil {
 		if _, ok := r.Requested("finish", ref.Session); ok {
 			notes = append(notes, harness.FinishNote)
 		}

@@ -39,15 +39,17 @@ type liveSession struct {
 	PID      int       `json:"pid"`
 }
 
-func liveSessions(r *harness.Research) ([]liveSession, error) {
-	if !r.RunAlive() {
-		return nil, nil
+// liveSessions finds the research and the sessions running in it.
+func (s *sys) liveSessions() (*harness.Research, []liveSession, error) {
+	r, err := s.research()
+	if err != nil {
+		return nil, nil, err
 	}
-	ri, err := r.LoadRun()
+	ri, err := r.LiveRun()
 	if err != nil || ri == nil || ri.Session == "" {
-		return nil, err
+		return r, nil, err
 	}
-	return []liveSession{{N: 1, Session: ri.Session, Task: ri.Task, Agent: ri.Agent, Started: ri.SessionAt, Deadline: ri.Deadline, PID: ri.PID}}, nil
+	return r, []liveSession{{N: 1, Session: ri.Session, Task: ri.Task, Agent: ri.Agent, Started: ri.SessionAt, Deadline: ri.Deadline, PID: ri.PID}}, nil
 }
 
 // pickSession resolves "N" or an id among the live sessions; "" = the only one.
@@ -80,11 +82,7 @@ func sessionListCommand(s *sys) *ffcli.Command {
 		LongHelp:   withHelp("One line per running session: number, id, task, time left.", ""),
 		Exec: func(ctx context.Context, args []string) error {
 			s.json = *asJSON
-			r, err := s.research()
-			if err != nil {
-				return err
-			}
-			live, err := liveSessions(r)
+			r, live, err := s.liveSessions()
 			if err != nil {
 				return err
 			}
@@ -118,11 +116,7 @@ func sessionFinishCommand(s *sys) *ffcli.Command {
 			if err := s.personOnly("strom session finish"); err != nil {
 				return err
 			}
-			r, err := s.research()
-			if err != nil {
-				return err
-			}
-			live, err := liveSessions(r)
+			r, live, err := s.liveSessions()
 			if err != nil {
 				return err
 			}
@@ -163,7 +157,7 @@ func sessionLogCommand(s *sys) *ffcli.Command {
 			if len(args) > 0 {
 				id = args[0]
 			}
-			live, _ := liveSessions(r)
+			_, live, _ := s.liveSessions()
 			if l, err := pickSession(live, id); err == nil {
 				id = l.Session
 			}
@@ -225,11 +219,7 @@ func sessionSendCommand(s *sys) *ffcli.Command {
 			if len(args) != 2 {
 				return usagef("strom session send takes a session and the text in quotes, e.g. strom session send 1 \"look at the 1852 register too\"")
 			}
-			r, err := s.research()
-			if err != nil {
-				return err
-			}
-			live, err := liveSessions(r)
+			r, live, err := s.liveSessions()
 			if err != nil {
 				return err
 			}

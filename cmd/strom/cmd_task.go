@@ -13,8 +13,17 @@ import (
 	"github.com/strom-research/strom/statefiles"
 )
 
+// research finds the research repo once per command: the agent runs strom many
+// times a session, and each walk up the folders is paid again otherwise.
 func (s *sys) research() (*harness.Research, error) {
-	return harness.Open(s.cwd(), s.env())
+	if s.res == nil {
+		r, err := harness.Open(s.cwd(), s.env())
+		if err != nil {
+			return nil, err
+		}
+		s.res = r
+	}
+	return s.res, nil
 }
 
 func taskCommand(s *sys) *ffcli.Command {
@@ -134,11 +143,11 @@ func listTasks(s *sys, state string, asJSON bool) error {
 		}
 		want = st
 	}
-	tree, err := statefiles.Find(s.cwd())
+	r, err := s.research()
 	if err != nil {
 		return err
 	}
-	q, err := tree.LoadQueue()
+	q, err := r.Tree.LoadQueue()
 	if err != nil {
 		return err
 	}

@@ -164,13 +164,12 @@ asked to finish. Prints a short status line; it never fails the status line.`, "
 
 // reportUsage stores the agent's report and returns the status line to show.
 func (s *sys) reportUsage(session string, data []byte) string {
-	tree, err := statefiles.Find(s.cwd())
+	r, err := s.research()
 	if err != nil {
 		return "strom"
 	}
-	r := &harness.Research{Tree: tree, Clock: s.clock(), Getenv: s.getenv}
 	now := r.Now()
-	u, ok := usageFromReport(tree, data, now)
+	u, ok := usageFromReport(r.Tree, data, now)
 	status := []string{"strom"}
 	var ri *harness.RunInfo
 	if validSessionID(session) {
@@ -183,9 +182,9 @@ func (s *sys) reportUsage(session string, data []byte) string {
 		}
 	}
 	if ok {
-		_ = gates.SaveReport(tree, session, u)
+		_ = gates.SaveReport(r.Tree, session, u)
 		status = append(status, "week "+pctText(u.WeekUsed), "5h "+pctText(u.FiveHourUsed))
-		if w, found := gates.LoadWatch(tree); found && ri != nil && ri.Session == session && w.PID == ri.PID && u.WeekUsed >= w.WeekFinishAt {
+		if w, found := gates.LoadWatch(r.Tree); found && ri != nil && ri.Session == session && w.PID == ri.PID && u.WeekUsed >= w.WeekFinishAt {
 			if _, asked := r.Requested("finish", session); !asked {
 				_ = r.RequestFinish(session, fmt.Sprintf("the week's usage reached %s, the limit the condition “%s” watches (%s)",
 					pctText(u.WeekUsed), w.Gate, pctText(w.WeekFinishAt)))
