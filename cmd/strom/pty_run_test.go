@@ -167,15 +167,18 @@ func (r *ttyRun) wait(t *testing.T) int {
 	}
 }
 
-func setupPolite(t *testing.T) *cliHarness {
+// withAgent is a research repo whose command agent is script, with the given tasks.
+func withAgent(t *testing.T, script string, tasks ...string) *cliHarness {
+	t.Helper()
 	h := newCLIHarness(t)
-	if err := os.WriteFile(filepath.Join(h.dir, "agent.sh"), []byte(politeAgent), 0o755); err != nil {
+	if err := os.WriteFile(filepath.Join(h.dir, "agent.sh"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	h.must(t, "init", "--agent", "command")
 	h.must(t, "config", "set", "agent.command", "sh "+filepath.Join(h.dir, "agent.sh"), "--for-tree")
-	h.must(t, "task", "add", "First")
-	h.must(t, "task", "add", "Second")
+	for _, title := range tasks {
+		h.must(t, "task", "add", title)
+	}
 	return h
 }
 
@@ -184,7 +187,7 @@ func setupPolite(t *testing.T) *cliHarness {
 // ends by hand and starts no further session.
 func TestCtrlCOnceAsksToFinish(t *testing.T) {
 	t.Parallel()
-	h := setupPolite(t)
+	h := withAgent(t, politeAgent, "First", "Second")
 	r := startTTYRun(t, h, "run", "--loop")
 	r.waitFor(t, "▶ session")
 	time.Sleep(200 * time.Millisecond)
@@ -212,14 +215,8 @@ func TestCtrlCOnceAsksToFinish(t *testing.T) {
 // to the queue and the commit says stopped-by-hand.
 func TestCtrlCTwiceStopsNow(t *testing.T) {
 	t.Parallel()
-	h := newCLIHarness(t)
 	agent := "#!/bin/sh\necho working > notes.txt\nsleep 1000\n"
-	if err := os.WriteFile(filepath.Join(h.dir, "agent.sh"), []byte(agent), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	h.must(t, "init", "--agent", "command")
-	h.must(t, "config", "set", "agent.command", "sh "+filepath.Join(h.dir, "agent.sh"), "--for-tree")
-	h.must(t, "task", "add", "First")
+	h := withAgent(t, agent, "First")
 	r := startTTYRun(t, h, "run")
 	r.waitFor(t, "▶ session")
 	time.Sleep(200 * time.Millisecond)
@@ -244,14 +241,8 @@ func TestCtrlCTwiceStopsNow(t *testing.T) {
 // agent, and the first Ctrl-C stops at once.
 func TestInteractiveCtrlCStopsAtOnce(t *testing.T) {
 	t.Parallel()
-	h := newCLIHarness(t)
 	agent := "#!/bin/sh\nread line\necho \"got: $line\" > typed.txt\nsleep 1000\n"
-	if err := os.WriteFile(filepath.Join(h.dir, "agent.sh"), []byte(agent), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	h.must(t, "init", "--agent", "command")
-	h.must(t, "config", "set", "agent.command", "sh "+filepath.Join(h.dir, "agent.sh"), "--for-tree")
-	h.must(t, "task", "add", "First")
+	h := withAgent(t, agent, "First")
 	r := startTTYRun(t, h, "run", "--interactive")
 	r.waitFor(t, "▶ session")
 	time.Sleep(300 * time.Millisecond)
