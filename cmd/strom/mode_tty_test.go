@@ -57,12 +57,7 @@ esac
 // only, with a Strom-Mode trailer, and need the person's yes (R7.8).
 func TestModeSwitchesBothWays(t *testing.T) {
 	t.Parallel()
-	h := newCLIHarness(t)
-	if err := os.WriteFile(filepath.Join(h.dir, "agent.sh"), []byte(modeAgent), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	h.must(t, "init", "--agent", "command")
-	h.must(t, "config", "set", "agent.command", "sh "+filepath.Join(h.dir, "agent.sh"), "--for-tree")
+	h := withAgent(t, modeAgent)
 	h.must(t, "task", "add", "Open task")     // T-1
 	h.must(t, "task", "add", "Asking task")   // T-2 → waiting
 	h.must(t, "task", "add", "Finished task") // T-3 → done
@@ -257,15 +252,8 @@ func TestModeRefusedWhileSessionRuns(t *testing.T) {
 // one commit with Strom-End: closed-by-person, and never counts toward parking.
 func TestChatClosedByPerson(t *testing.T) {
 	t.Parallel()
-	h := newCLIHarness(t)
 	agent := "#!/bin/sh\nread line\necho \"heard: $line\" > chat-$STROM_TASK.txt\n"
-	if err := os.WriteFile(filepath.Join(h.dir, "agent.sh"), []byte(agent), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	h.must(t, "init", "--agent", "command")
-	h.must(t, "config", "set", "agent.command", "sh "+filepath.Join(h.dir, "agent.sh"), "--for-tree")
-	h.must(t, "task", "add", "First")
-	h.must(t, "task", "add", "Second")
+	h := withAgent(t, agent, "First", "Second")
 	// Three chats that record nothing: a run's sessions would park the task after two.
 	for i := 0; i < 3; i++ {
 		r := startTTYRun(t, h, "chat", "--task", "T-2")
