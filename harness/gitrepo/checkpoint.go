@@ -113,12 +113,15 @@ func (r *Repo) Checkpoint(ctx context.Context, msg Message, opts CheckpointOptio
 	if len(staged) == 0 && !opts.AllowEmpty {
 		return "", fmt.Errorf("make checkpoint: no changes in %s: %w", r.Root, ErrNothingToCommit)
 	}
-	marked, err := r.scanMarkers(ctx, staged)
-	if err != nil {
-		return "", fmt.Errorf("make checkpoint: %w", err)
-	}
-	if len(marked) > 0 && !opts.AllowMarkers {
-		return "", &ConflictError{Dir: r.Root, Paths: marked}
+	// A caller that allows markers has looked for them itself: scan once, not twice.
+	if !opts.AllowMarkers {
+		marked, err := r.scanMarkers(ctx, staged)
+		if err != nil {
+			return "", fmt.Errorf("make checkpoint: %w", err)
+		}
+		if len(marked) > 0 {
+			return "", &ConflictError{Dir: r.Root, Paths: marked}
+		}
 	}
 
 	id := <-idc

@@ -437,3 +437,31 @@ func TestCheckpointCancel(t *testing.T) {
 		t.Errorf("HEAD moved to %s", got)
 	}
 }
+
+// TestCheckpointOnlyAndAllowMarkers: Only leaves the rest of the work tree alone;
+// AllowMarkers commits a file with conflict markers (the caller noted them).
+func TestCheckpointOnlyAndAllowMarkers(t *testing.T) {
+	t.Parallel()
+	r := newRepo(t)
+	writeFile(t, r.Root, "base.txt", "base\n")
+	commitAll(t, r.Root, "base")
+	writeFile(t, r.Root, ".strom/queue.json", "{}\n")
+	writeFile(t, r.Root, "mine.txt", "a person's work\n")
+	if _, err := r.Checkpoint(ctxT(t), sessionMessage("only"), CheckpointOptions{Only: []string{".strom"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := gitIn(t, r.Root, "status", "--porcelain"); strings.TrimSpace(got) != "?? mine.txt" {
+		t.Fatalf("status after an Only commit = %q, want only mine.txt left", got)
+	}
+	marked := "<<<<<<< ours\nx\n=======\ny\n>>>>>>> theirs\n"
+	writeFile(t, r.Root, "base.txt", marked)
+	if _, err := r.Checkpoint(ctxT(t), sessionMessage("refused"), CheckpointOptions{}); !errors.Is(err, ErrConflictMarkers) {
+		t.Fatalf("without AllowMarkers: %v, want ErrConflictMarkers", err)
+	}
+	if _, err := r.Checkpoint(ctxT(t), sessionMessage("anyway"), CheckpointOptions{AllowMarkers: true}); err != nil {
+		t.Fatalf("with AllowMarkers: %v", err)
+	}
+	if got := gitIn(t, r.Root, "show", "HEAD:base.txt"); got != strings.TrimSpace(marked) {
+		t.Fatalf("committed base.txt = %q", got)
+	}
+}
