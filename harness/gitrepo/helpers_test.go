@@ -75,6 +75,20 @@ func newRepo(t testing.TB) *Repo {
 	return r
 }
 
+// newRepoArgs is newRepo made by `git init` with extra arguments.
+func newRepoArgs(t testing.TB, args ...string) *Repo {
+	t.Helper()
+	dir := t.TempDir()
+	gitIn(t, dir, append([]string{"init", "-q"}, args...)...)
+	r, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, r.Root, "config", "user.name", "Test Person")
+	gitIn(t, r.Root, "config", "user.email", "test@example.org")
+	return r
+}
+
 func writeFile(t testing.TB, dir, name, content string) {
 	t.Helper()
 	p := filepath.Join(dir, filepath.FromSlash(name))

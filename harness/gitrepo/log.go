@@ -13,10 +13,10 @@ import (
 
 	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/osfs"
-	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 )
@@ -88,39 +88,73 @@ func (s *logSink) add(hash, author string, when time.Time, raw string) bool {
 	return s.opts.Max <= 0 || len(s.out) < s.opts.Max
 }
 
-// openGoGit opens the repository with go-git, from the git dirs git itself named in
-// Open (so linked worktrees need no detection of go-git's own). It fails on
-// repositories go-git does not support, which is the signal to use the CLI. Pack
-// files stay open until close is called: go-git otherwise reopens the pack for every
-// object it reads.
-func (r *Repo) openGoGit() (repo *git.Repository, close func(), err error) {
+// openGoGit opens the repository's object and ref storage with go-git, from the git
+// dirs git itself named in Open (so linked worktrees need no detection of go-git's
+// own). It refuses what go-git's own Open refuses — a repository format above 1 and
+// any extension but noop (worktreeConfig, SHA-256 object format, split index, …) —
+// which is the signal to use the CLI. Only the storage layer is used: go-git's
+// top-level package would also link every network transport into strom, and each
+// strom command would pay their set-up at start. Pack files stay open until close is
+// called: go-git otherwise reopens the pack for every object it reads.
+func (r *Repo) openGoGit() (st *filesystem.Storage, close func(), err error) {
 	var fs billy.Filesystem = osfs.New(r.GitDir)
 	if r.CommonDir != r.GitDir {
 		fs = dotgit.NewRepositoryFilesystem(fs, osfs.New(r.CommonDir))
 	}
-	st := filesystem.NewStorageWithOptions(fs, cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
-	repo, err = git.Open(st, osfs.New(r.Root))
-	if err != nil {
+	st = filesystem.NewStorageWithOptions(fs, cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
+	if err := goGitCanRead(st); err != nil {
 		st.Close()
 		return nil, nil, err
 	}
-	return repo, func() { st.Close() }, nil
+	return st, func() { st.Close() }, nil
+}
+
+// errGoGitUnsupported says go-git cannot be trusted to read this repository.
+var errGoGitUnsupported = errors.New("repository format not read by go-git")
+
+// goGitCanRead applies the rule of go-git's Open, a little stricter:
+// core.repositoryformatversion 0 or 1, and no extension beyond noop and noop-v1.
+func goGitCanRead(st *filesystem.Storage) error {
+	cfg, err := st.Config()
+	if err != nil {
+		return err
+	}
+	if cfg.Raw == nil {
+		return nil
+	}
+	// The raw value: go-git's parsed field reads any value but 1 as unset.
+	switch v := strings.TrimSpace(cfg.Raw.Section("core").Options.Get("repositoryformatversion")); v {
+	case "", "0", "1":
+	default:
+		return fmt.Errorf("%w: core.repositoryformatversion %s", errGoGitUnsupported, v)
+	}
+	if !cfg.Raw.HasSection("extensions") {
+		return nil
+	}
+	for _, o := range cfg.Raw.Section("extensions").Options {
+		switch strings.ToLower(o.Key) {
+		case "noop", "noop-v1":
+		default:
+			return fmt.Errorf("%w: extensions.%s", errGoGitUnsupported, o.Key)
+		}
+	}
+	return nil
 }
 
 func (r *Repo) logGoGit(ctx context.Context, opts LogOptions) ([]Commit, error) {
-	repo, closeRepo, err := r.openGoGit()
+	st, closeRepo, err := r.openGoGit()
 	if err != nil {
 		return nil, fmt.Errorf("open repo with go-git: %w", err)
 	}
 	defer closeRepo()
-	ref, err := repo.Head()
+	ref, err := storer.ResolveReference(st, plumbing.HEAD)
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read HEAD: %w", err)
 	}
-	first, err := repo.CommitObject(ref.Hash())
+	first, err := object.GetCommit(st, ref.Hash())
 	if err != nil {
 		return nil, fmt.Errorf("read commit %s: %w", ref.Hash(), err)
 	}
@@ -145,7 +179,7 @@ func (r *Repo) logGoGit(ctx context.Context, opts LogOptions) ([]Commit, error) 
 				continue
 			}
 			seen[ph] = true
-			p, err := repo.CommitObject(ph)
+			p, err := object.GetCommit(st, ph)
 			if err != nil {
 				return nil, fmt.Errorf("read commit %s: %w", ph, err)
 			}

@@ -198,3 +198,49 @@ func TestLogUnborn(t *testing.T) {
 		t.Errorf("LastCommitWithTrailer = %v, %v", last, err)
 	}
 }
+
+// TestLogExtensions: go-git reads only what its own Open accepts; every other
+// repository format is read by the CLI, with the same result.
+func TestLogExtensions(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name       string
+		config     [][2]string
+		wantGoGit  bool
+		objectSHA2 bool
+	}{
+		{name: "plain", wantGoGit: true},
+		{name: "noop", config: [][2]string{{"core.repositoryformatversion", "1"}, {"extensions.noop", "true"}}, wantGoGit: true},
+		{name: "worktreeConfig", config: [][2]string{{"core.repositoryformatversion", "1"}, {"extensions.worktreeConfig", "true"}}},
+		{name: "preciousObjects", config: [][2]string{{"extensions.preciousObjects", "true"}}},
+		{name: "format 2", config: [][2]string{{"core.repositoryformatversion", "2"}}},
+		{name: "objectFormat sha1", config: [][2]string{{"core.repositoryformatversion", "1"}, {"extensions.objectFormat", "sha1"}}},
+		{name: "sha256", objectSHA2: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := newRepo(t)
+			if tc.objectSHA2 {
+				r = newRepoArgs(t, "--object-format=sha256")
+			}
+			for i := range 3 {
+				writeFile(t, r.Root, "a.txt", fmt.Sprint(i, "\n"))
+				commitAll(t, r.Root, sessionMessageN(i, "done").String())
+			}
+			for _, kv := range tc.config {
+				gitIn(t, r.Root, "config", kv[0], kv[1])
+			}
+			if tc.config != nil && tc.config[0][1] == "2" {
+				// git itself refuses format 2: only go-git's refusal is checked.
+				if _, _, err := r.openGoGit(); err == nil {
+					t.Fatal("go-git storage opened a repository of format 2")
+				}
+				return
+			}
+			assertLogsAgree(t, r, tc.wantGoGit)
+			if got, _ := r.Log(ctxT(t), LogOptions{}); len(got) != 3 {
+				t.Errorf("Log read %d commits, want 3", len(got))
+			}
+		})
+	}
+}
