@@ -1,12 +1,19 @@
 package harness
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/strom-research/strom/internal/testenv"
 	"github.com/strom-research/strom/statefiles"
 )
+
+func TestMain(m *testing.M) {
+	testenv.CacheHome()
+	os.Exit(m.Run())
+}
 
 func TestWindows(t *testing.T) {
 	t.Parallel()

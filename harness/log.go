@@ -2,9 +2,13 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/statefiles"
 )
 
 // Trailer keys of harness commits.
@@ -47,20 +51,77 @@ func (r *Research) Sessions(ctx context.Context, max int) ([]SessionEntry, error
 }
 
 // LastSession is the newest session of the history, or nil when there is none: the
-// same entry as Sessions(ctx, 1) returns. It reads through one git process, the
-// faster path on a big repository (see gitrepo.Repo.LastCommitWithTrailer), because
-// strom status asks for it on every call.
+// same entry as Sessions(ctx, 1) returns. strom status asks for it on every call, so
+// the answer is kept for the HEAD it was read from (.strom/run/last-session.json):
+// commits never change, and while HEAD is the same commit, so is the answer. HEAD
+// is read from the ref files, without starting git; when it moved, one `git log`
+// reads the answer again (the faster path on a big repository, see
+// gitrepo.Repo.LastCommitWithTrailer).
 func (r *Research) LastSession(ctx context.Context) (*SessionEntry, error) {
+	head := ""
+	if repo, ok := gitrepo.Discover(r.Tree.Root); ok {
+		if h, err := repo.Head(ctx); err == nil {
+			head = h
+		}
+	}
+	if head != "" {
+		if e, ok := r.lastSessionKept(head); ok {
+			return e, nil
+		}
+	}
 	g, err := r.Git(ctx)
 	if err != nil {
 		return nil, err
 	}
-	c, err := g.LastCommitWithTrailer(ctx, TrailerSession)
-	if err != nil || c == nil {
+	c, err := g.LastCommitWithTrailer(ctx, TrailerSession, head)
+	if err != nil {
 		return nil, err
 	}
-	e := sessionEntry(*c)
-	return &e, nil
+	var e *SessionEntry
+	if c != nil {
+		se := sessionEntry(*c)
+		e = &se
+	}
+	if head != "" {
+		r.keepLastSession(head, e)
+	}
+	return e, nil
+}
+
+// lastSessionFile is LastSession's answer for one HEAD, under .strom/run/.
+const lastSessionFile = "last-session.json"
+
+type keptLastSession struct {
+	Head    string        `json:"head"`
+	Session *SessionEntry `json:"session"`
+}
+
+// lastSessionKept returns the kept answer when it was read from head. A missing or
+// unreadable file is no answer.
+func (r *Research) lastSessionKept(head string) (*SessionEntry, bool) {
+	b, err := os.ReadFile(r.Tree.Path(statefiles.RunDir, lastSessionFile))
+	if err != nil {
+		return nil, false
+	}
+	var k keptLastSession
+	if err := json.Unmarshal(b, &k); err != nil || k.Head != head {
+		return nil, false
+	}
+	return k.Session, true
+}
+
+// keepLastSession writes the answer for head. Failing to write it costs the next
+// call a git log, nothing else.
+func (r *Research) keepLastSession(head string, e *SessionEntry) {
+	b, err := json.Marshal(keptLastSession{Head: head, Session: e})
+	if err != nil {
+		return
+	}
+	dir := r.Tree.Path(statefiles.RunDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return
+	}
+	_ = statefiles.WriteAtomic(filepath.Join(dir, lastSessionFile), append(b, '\n'), 0o644)
 }
 
 // sessionEntry reads a session commit's trailers.

@@ -18,7 +18,7 @@ func loadFile(path, shown, schemaName string, v any) (found bool, err error) {
 	if data == nil {
 		return false, nil
 	}
-	if _, err := check(shown, 0, schemaName, data); err != nil {
+	if err := check(shown, schemaName, data); err != nil {
 		return true, err
 	}
 	if err := json.Unmarshal(data, v); err != nil {
@@ -34,14 +34,14 @@ func saveFile(path, shown, schemaName string, v any) error {
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", shown, err)
 	}
-	if _, err := check(shown, 0, schemaName, data); err != nil {
+	if err := check(shown, schemaName, data); err != nil {
 		return fmt.Errorf("refuse to write invalid data: %w", err)
 	}
 	if old, err := readOptional(path); err == nil && old != nil {
 		if bytes.Equal(old, data) {
 			return nil
 		}
-		if _, err := check(shown, 0, schemaName, old); err != nil {
+		if err := check(shown, schemaName, old); err != nil {
 			return err
 		}
 	}

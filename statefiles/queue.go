@@ -276,7 +276,7 @@ func (t *Task) AnswerQuestion(answer string, now time.Time) error {
 // version), naming them shown in errors.
 func ParseQueue(shown string, data []byte) (*Queue, error) {
 	q := NewQueue()
-	if _, err := check(shown, 0, schemas.Queue, data); err != nil {
+	if err := check(shown, schemas.Queue, data); err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal(data, q); err != nil {
@@ -301,16 +301,16 @@ func Validate(rel string, data []byte) error {
 		_, err := parseProgress(shown, data)
 		return err
 	case rel == ConfigFile:
-		_, err := check(shown, 0, schemas.Config, data)
+		err := check(shown, schemas.Config, data)
 		return err
 	case rel == ParkFile:
-		_, err := check(shown, 0, schemas.Park, data)
+		err := check(shown, schemas.Park, data)
 		return err
 	case rel == ModeFile:
-		_, err := check(shown, 0, schemas.Mode, data)
+		err := check(shown, schemas.Mode, data)
 		return err
 	case strings.HasPrefix(rel, GatesDir+"/") && strings.HasSuffix(rel, "/"+HoldFile):
-		_, err := check(shown, 0, schemas.Hold, data)
+		err := check(shown, schemas.Hold, data)
 		return err
 	}
 	return nil

@@ -67,26 +67,39 @@ func decode(data []byte) (any, error) {
 	return v, nil
 }
 
-// check validates data against a schema and turns the first broken rule into a
-// SchemaError for file.
-func check(file string, line int, schemaName string, data []byte) (any, error) {
+// check validates the whole content of a file against a schema, or finds the same
+// bytes already validated under the same schema (memo.go).
+func check(file, schemaName string, data []byte) error {
+	if validated.known(schemaName, data) {
+		return nil
+	}
+	if err := validate(file, 0, schemaName, data); err != nil {
+		return err
+	}
+	validated.remember(schemaName, data)
+	return nil
+}
+
+// validate validates data (a whole file, or line `line` of one) against a schema and
+// turns the first broken rule into a SchemaError for file.
+func validate(file string, line int, schemaName string, data []byte) error {
 	v, err := decode(data)
 	if err != nil {
-		return nil, &SchemaError{File: file, Line: line, Rule: "not valid JSON (" + jsonProblem(data, err) + ")"}
+		return &SchemaError{File: file, Line: line, Rule: "not valid JSON (" + jsonProblem(data, err) + ")"}
 	}
 	s, err := schema(schemaName)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := s.Validate(v); err != nil {
 		var ve *jsonschema.ValidationError
 		if errors.As(err, &ve) {
 			ptr, rule := firstCause(ve)
-			return nil, &SchemaError{File: file, Line: line, Pointer: ptr, Rule: rule}
+			return &SchemaError{File: file, Line: line, Pointer: ptr, Rule: rule}
 		}
-		return nil, fmt.Errorf("validate %s: %w", file, err)
+		return fmt.Errorf("validate %s: %w", file, err)
 	}
-	return v, nil
+	return nil
 }
 
 // firstCause picks the deepest, first-sorted leaf of a validation error: the most

@@ -1,12 +1,24 @@
 package statefiles
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/strom-research/strom/internal/testenv"
+	"github.com/strom-research/strom/schemas"
 )
+
+func TestMain(m *testing.M) {
+	testenv.CacheHome()
+	os.Exit(m.Run())
+}
 
 // TestMetaschemasOnFirstUse: the jsonschema in use compiles each draft's metaschema
 // on first use (internal/jsonschema/README.md). Every draft must still refuse a
@@ -56,5 +68,142 @@ func TestMetaschemasOnFirstUse(t *testing.T) {
 	}
 	if err := meta.Validate(map[string]any{"type": 5.0}); err == nil {
 		t.Error("the 2020-12 metaschema accepted {\"type\": 5}")
+	}
+}
+
+func TestMemo(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "strom", "validated")
+	fresh := func() *memo { return &memo{where: func() string { return path }} }
+	queue := []byte(`{"version": 1, "next_id": 1, "tasks": []}` + "\n")
+
+	m := fresh()
+	if m.known(schemas.Queue, queue) {
+		t.Fatal("an empty memo knows a content")
+	}
+	m.remember(schemas.Queue, queue)
+	if !fresh().known(schemas.Queue, queue) {
+		t.Fatal("a remembered content is not known to the next process")
+	}
+	for name, other := range map[string]func(*memo) bool{
+		"one byte more":  func(m *memo) bool { return m.known(schemas.Queue, append(queue, ' ')) },
+		"another schema": func(m *memo) bool { return m.known(schemas.Mode, queue) },
+	} {
+		if other(fresh()) {
+			t.Errorf("%s: known, want unknown", name)
+		}
+	}
+
+	// Two processes remembering at once keep each other's entries.
+	a, b := fresh(), fresh()
+	a.known(schemas.Queue, queue)
+	b.known(schemas.Queue, queue)
+	a.remember(schemas.Mode, []byte("a"))
+	b.remember(schemas.Mode, []byte("b"))
+	if c := fresh(); !c.known(schemas.Mode, []byte("a")) || !c.known(schemas.Mode, []byte("b")) {
+		t.Error("an entry written by one process was lost when another wrote")
+	}
+
+	// The oldest entries go beyond memoMax.
+	for i := range memoMax + 10 {
+		m.remember(schemas.Park, []byte(strconv.Itoa(i)))
+	}
+	c := fresh()
+	if !c.known(schemas.Park, []byte(strconv.Itoa(memoMax+9))) || c.known(schemas.Queue, queue) {
+		t.Error("the memo did not keep the newest entries only")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), "\n"); n != memoMax+1 {
+		t.Errorf("memo file has %d lines, want %d", n, memoMax+1)
+	}
+
+	// A foreign or broken memo file is no memo; the next remember replaces it.
+	for _, junk := range []string{"", "not a memo\n", memoHeader + "\nzz\n" + strings.Repeat("a", 64)} {
+		if err := os.WriteFile(path, []byte(junk), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if fresh().known(schemas.Queue, queue) {
+			t.Errorf("memo file %q: a content is known", junk)
+		}
+		fresh().remember(schemas.Queue, queue)
+		if !fresh().known(schemas.Queue, queue) {
+			t.Errorf("memo file %q was not replaced by remember", junk)
+		}
+	}
+
+	// No place for a memo: nothing is known, nothing fails.
+	nowhere := &memo{where: func() string { return "" }}
+	nowhere.remember(schemas.Queue, queue)
+	if nowhere.known(schemas.Queue, queue) {
+		t.Error("a memo without a file knows a content")
+	}
+	blocked := filepath.Join(dir, "file")
+	if err := os.WriteFile(blocked, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	unwritable := &memo{where: func() string { return filepath.Join(blocked, "strom", "validated") }}
+	unwritable.remember(schemas.Queue, queue) // must not panic or fail the caller
+}
+
+// TestMemoNeverHidesAnInvalidFile: reads through the memo in use (under
+// XDG_CACHE_HOME, see TestMain) report every broken file, before and after its
+// valid bytes were read, and read the valid bytes again once restored.
+func TestMemoNeverHidesAnInvalidFile(t *testing.T) {
+	t.Parallel()
+	tr := newTree(t)
+	good, err := os.ReadFile(tr.Path(QueueFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.LoadQueue(); err != nil {
+		t.Fatal(err)
+	}
+	if !validated.known(schemas.Queue, good) {
+		t.Fatal("a valid queue read was not remembered")
+	}
+	for _, bad := range []string{`{"version": 2, "next_id": 1, "tasks": []}`, `{"version": 1, "next_id": 1, "tasks": [], "extra": 1}`, `{"version": 1`} {
+		if err := os.WriteFile(tr.Path(QueueFile), []byte(bad), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var se *SchemaError
+		if _, err := tr.LoadQueue(); !errors.As(err, &se) {
+			t.Errorf("queue %q read without a SchemaError: %v", bad, err)
+		}
+		if validated.known(schemas.Queue, []byte(bad)) {
+			t.Errorf("invalid queue %q was remembered as valid", bad)
+		}
+	}
+	if err := os.WriteFile(tr.Path(QueueFile), good, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.LoadQueue(); err != nil {
+		t.Errorf("the restored queue: %v", err)
+	}
+
+	// progress.jsonl: the memo holds the whole file after an append; a hand-broken
+	// line is still found.
+	for _, text := range []string{"one", "two"} {
+		if err := tr.AppendProgress(t.Context(), Record{Time: t0, Task: "T-1", Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, err := os.ReadFile(tr.Path(ProgressFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !validated.known(schemas.Progress, data) {
+		t.Error("progress.jsonl as the append left it is not remembered")
+	}
+	broken := strings.Replace(string(data), `"task":"T-1"`, `"task":"task one"`, 1)
+	if err := os.WriteFile(tr.Path(ProgressFile), []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var se *SchemaError
+	if _, err := tr.LoadProgress(); !errors.As(err, &se) || se.Line != 1 {
+		t.Errorf("a broken first record read as %v, want a SchemaError on line 1", err)
 	}
 }

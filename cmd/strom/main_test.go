@@ -9,9 +9,14 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/strom-research/strom/internal/testenv"
 )
 
 func TestMain(m *testing.M) {
+	if filepath.Base(os.Args[0]) != "strom" { // not a strom the tests started
+		testenv.CacheHome()
+	}
 	testscript.Main(m, map[string]func(){
 		"strom": func() { os.Exit(Main()) },
 	})

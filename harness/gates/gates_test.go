@@ -10,8 +10,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/strom-research/strom/internal/testenv"
 	"github.com/strom-research/strom/statefiles"
 )
+
+func TestMain(m *testing.M) {
+	testenv.CacheHome()
+	os.Exit(m.Run())
+}
 
 func TestParseSpec(t *testing.T) {
 	t.Parallel()

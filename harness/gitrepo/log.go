@@ -37,6 +37,8 @@ type LogOptions struct {
 	// TrailerKey keeps only commits whose trailers include this key (compared
 	// ignoring case, as git does), such as "Strom-Session".
 	TrailerKey string
+
+	rev string // where the walk starts; HEAD when empty (the CLI path only)
 }
 
 // Log lists the commits reachable from HEAD, newest first in git log's default order
@@ -54,16 +56,17 @@ func (r *Repo) Log(ctx context.Context, opts LogOptions) ([]Commit, error) {
 	return r.logCLI(ctx, opts)
 }
 
-// LastCommitWithTrailer returns the newest commit reachable from HEAD that carries
-// the trailer key, or nil when there is none: the same commit as Log with Max 1.
+// LastCommitWithTrailer returns the newest commit reachable from rev (HEAD when
+// empty) that carries the trailer key, or nil when there is none: the same commit
+// as Log with Max 1.
 //
 // It reads through one `git log` process, not go-git. This is the read `strom
 // status` makes on every call, and on a big repository go-git is the slower path: it
 // loads the whole pack index (every object of the repository) before reading the
 // first commit, where git looks commits up in the index it maps. BENCHMARKS.md has
 // the figures.
-func (r *Repo) LastCommitWithTrailer(ctx context.Context, key string) (*Commit, error) {
-	cs, err := r.logCLI(ctx, LogOptions{Max: 1, TrailerKey: key})
+func (r *Repo) LastCommitWithTrailer(ctx context.Context, key, rev string) (*Commit, error) {
+	cs, err := r.logCLI(ctx, LogOptions{Max: 1, TrailerKey: key, rev: rev})
 	if err != nil || len(cs) == 0 {
 		return nil, err
 	}
@@ -233,7 +236,11 @@ func (r *Repo) logCLI(ctx context.Context, opts LogOptions) ([]Commit, error) {
 		// the commits that pass, so a key mentioned in a body changes nothing.
 		args = append(args, "--regexp-ignore-case", "--fixed-strings", "--grep="+opts.TrailerKey)
 	}
-	args = append(args, "HEAD", "--")
+	rev := opts.rev
+	if rev == "" {
+		rev = "HEAD"
+	}
+	args = append(args, rev, "--")
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	cmd := command(cctx, r.Root, args, nil)

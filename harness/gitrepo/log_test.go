@@ -145,11 +145,11 @@ func TestLog(t *testing.T) {
 		t.Errorf("time zone offset %d, want +0530", off)
 	}
 
-	last, err := r.LastCommitWithTrailer(ctxT(t), "Strom-Mode")
+	last, err := r.LastCommitWithTrailer(ctxT(t), "Strom-Mode", "")
 	if err != nil || last == nil || last.Subject != "mode switch" {
 		t.Errorf("LastCommitWithTrailer(Strom-Mode) = %+v, %v", last, err)
 	}
-	if last, err := r.LastCommitWithTrailer(ctxT(t), "Strom-Nothing"); last != nil || err != nil {
+	if last, err := r.LastCommitWithTrailer(ctxT(t), "Strom-Nothing", ""); last != nil || err != nil {
 		t.Errorf("LastCommitWithTrailer of a missing key = %+v, %v", last, err)
 	}
 }
@@ -176,7 +176,7 @@ func TestLogTrailerPrefilter(t *testing.T) {
 	commit("subject Strom-Session: S-9\n")
 	commit("nothing at all\n")
 	assertLogsAgree(t, r, true)
-	last, err := r.LastCommitWithTrailer(ctxT(t), "Strom-Session")
+	last, err := r.LastCommitWithTrailer(ctxT(t), "Strom-Session", "")
 	if err != nil || last == nil || last.Subject != "spaced key" {
 		t.Errorf("LastCommitWithTrailer = %+v, %v", last, err)
 	}
@@ -194,7 +194,7 @@ func TestLogUnborn(t *testing.T) {
 			t.Errorf("%s on an unborn branch = %v, %v", name, got, err)
 		}
 	}
-	if last, err := r.LastCommitWithTrailer(ctxT(t), "Strom-Session"); last != nil || err != nil {
+	if last, err := r.LastCommitWithTrailer(ctxT(t), "Strom-Session", ""); last != nil || err != nil {
 		t.Errorf("LastCommitWithTrailer = %v, %v", last, err)
 	}
 }

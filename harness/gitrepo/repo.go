@@ -59,6 +59,62 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	}, nil
 }
 
+// Discover finds the git dirs of the work tree whose top folder is root by reading
+// files, without starting git: a .git folder, or a .git file naming a linked
+// worktree's folder (and its commondir file). It reports false whenever git might
+// decide otherwise — GIT_DIR, GIT_WORK_TREE, GIT_COMMON_DIR or GIT_NAMESPACE set, no
+// .git at root, no HEAD, anything unusual — and the caller uses Open instead.
+// Commands that only read HEAD use it; everything else opens through git.
+func Discover(root string) (*Repo, bool) {
+	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_NAMESPACE"} {
+		if os.Getenv(k) != "" {
+			return nil, false
+		}
+	}
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return nil, false
+	}
+	dotgit := filepath.Join(root, ".git")
+	fi, err := os.Lstat(dotgit)
+	if err != nil {
+		return nil, false
+	}
+	gitDir := dotgit
+	switch {
+	case fi.IsDir():
+	case fi.Mode().IsRegular():
+		b, err := os.ReadFile(dotgit)
+		if err != nil {
+			return nil, false
+		}
+		dir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
+		if !ok || dir == "" {
+			return nil, false
+		}
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(root, dir)
+		}
+		gitDir = filepath.Clean(dir)
+	default:
+		return nil, false
+	}
+	common := gitDir
+	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		c := strings.TrimSpace(string(b))
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(gitDir, c)
+		}
+		common = filepath.Clean(c)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, false
+	}
+	if fi, err := os.Stat(filepath.Join(gitDir, "HEAD")); err != nil || !fi.Mode().IsRegular() {
+		return nil, false
+	}
+	return &Repo{Root: root, GitDir: gitDir, CommonDir: common}, true
+}
+
 // Init runs `git init` in dir (creating it if needed) and opens the new repository.
 func Init(ctx context.Context, dir string) (*Repo, error) {
 	abs, err := filepath.Abs(dir)

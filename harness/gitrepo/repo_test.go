@@ -144,6 +144,56 @@ func TestParseStatus(t *testing.T) {
 	}
 }
 
+// TestDiscover: reading files finds the same git dirs as `git rev-parse`, or says
+// it cannot; HEAD read from the files of a discovered repo is git's HEAD.
+func TestDiscover(t *testing.T) {
+	r := newRepo(t)
+	d, ok := Discover(r.Root)
+	if !ok || *d != *r {
+		t.Fatalf("Discover = %+v, %v; Open gave %+v", d, ok, r)
+	}
+	writeFile(t, r.Root, "sub/a.txt", "a\n")
+	commitAll(t, r.Root, "a")
+	writeFile(t, r.Root, "sub/a.txt", "b\n")
+	commitAll(t, r.Root, "b")
+	heads := func() {
+		t.Helper()
+		d, ok := Discover(r.Root)
+		if !ok {
+			t.Fatal("Discover failed")
+		}
+		got, err := d.headFromFiles()
+		if want := gitIn(t, r.Root, "rev-parse", "HEAD"); err != nil || got != want {
+			t.Errorf("HEAD from files = %q, %v; git says %s", got, err, want)
+		}
+	}
+	heads()
+	gitIn(t, r.Root, "pack-refs", "--all")
+	heads()
+	gitIn(t, r.Root, "checkout", "-q", "--detach", "HEAD~1")
+	heads()
+
+	if _, ok := Discover(filepath.Join(r.Root, "sub")); ok {
+		t.Error("Discover found a repo in a subfolder without .git")
+	}
+	if _, ok := Discover(t.TempDir()); ok {
+		t.Error("Discover found a repo in an empty folder")
+	}
+	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_NAMESPACE"} {
+		t.Run(k, func(t *testing.T) {
+			t.Setenv(k, r.GitDir)
+			if _, ok := Discover(r.Root); ok {
+				t.Errorf("Discover answered with %s set", k)
+			}
+		})
+	}
+	bad := t.TempDir()
+	writeFile(t, bad, ".git", "not a gitdir line\n")
+	if _, ok := Discover(bad); ok {
+		t.Error("Discover accepted a .git file without a gitdir line")
+	}
+}
+
 func TestLinkedWorktree(t *testing.T) {
 	t.Parallel()
 	r := newRepo(t)
@@ -157,6 +207,9 @@ func TestLinkedWorktree(t *testing.T) {
 	}
 	if wt.CommonDir != r.CommonDir || wt.GitDir == r.GitDir || !strings.HasPrefix(wt.GitDir, filepath.Join(r.GitDir, "worktrees")) {
 		t.Fatalf("linked worktree opened as %+v", wt)
+	}
+	if d, ok := Discover(wtDir); !ok || *d != *wt {
+		t.Errorf("Discover(linked worktree) = %+v, %v; Open gave %+v", d, ok, wt)
 	}
 	writeFile(t, wt.Root, "b.txt", "b\n")
 	msg := sessionMessage("worked in a linked worktree")
@@ -172,7 +225,7 @@ func TestLinkedWorktree(t *testing.T) {
 		t.Errorf("the main work tree changed: %q", got)
 	}
 	assertLogsAgree(t, wt, true)
-	last, err := wt.LastCommitWithTrailer(ctxT(t), "Strom-Session")
+	last, err := wt.LastCommitWithTrailer(ctxT(t), "Strom-Session", "")
 	if err != nil || last == nil || last.Hash != sha {
 		t.Errorf("LastCommitWithTrailer = %+v, %v", last, err)
 	}

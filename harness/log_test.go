@@ -1,0 +1,119 @@
+package harness
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/strom-research/strom/internal/clock"
+	"github.com/strom-research/strom/statefiles"
+)
+
+// TestLastSessionKeptForHead: LastSession keeps its answer for the HEAD it read it
+// from, answers from it without starting git while HEAD stays, and reads the
+// history again as soon as HEAD moves — forward, back, or to a commit without a
+// session.
+func TestLastSessionKeptForHead(t *testing.T) {
+	root := t.TempDir()
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(root, ".config-home"))
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = root
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q")
+	git("config", "user.name", "T")
+	git("config", "user.email", "t@example.com")
+	env := Env{Clock: clock.Real{}}
+	if _, err := Init(context.Background(), root, InitOptions{Agent: "command"}, env, nil); err != nil {
+		t.Fatal(err)
+	}
+	session := func(id string) {
+		git("commit", "-q", "--allow-empty", "-m", "strom: T-1 "+id, "-m", "Strom-Session: "+id+"\nStrom-Task: T-1\nStrom-End: done")
+	}
+	// check compares LastSession with the full history read and the kept file.
+	check := func(want string) {
+		t.Helper()
+		r, err := Open(root, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.LastSession(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, err := r.Sessions(t.Context(), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case want == "" && got != nil:
+			t.Fatalf("LastSession = %s, want none", got.Session)
+		case want == "":
+		case got == nil || got.Session != want || got.Commit != all[0].Commit || got.End != "done" || got.Task != "T-1":
+			t.Fatalf("LastSession = %+v, want %s as in the history %+v", got, want, all[0])
+		}
+		kept, err := os.ReadFile(r.Tree.Path(statefiles.RunDir, lastSessionFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if head := git("rev-parse", "HEAD"); !strings.Contains(string(kept), `"head":"`+head+`"`) {
+			t.Fatalf("kept %s, want the answer for HEAD %s", kept, head)
+		}
+	}
+	// withoutGit answers from the kept file: no git on PATH.
+	withoutGit := func(want string) {
+		t.Helper()
+		path := os.Getenv("PATH")
+		t.Setenv("PATH", t.TempDir())
+		defer os.Setenv("PATH", path)
+		r, err := Open(root, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.LastSession(t.Context())
+		if err != nil {
+			t.Fatalf("LastSession without git: %v", err)
+		}
+		if (got == nil) != (want == "") || got != nil && got.Session != want {
+			t.Fatalf("LastSession without git = %+v, want %q", got, want)
+		}
+	}
+
+	check("")
+	withoutGit("")
+	session("S-1")
+	check("S-1")
+	withoutGit("S-1")
+	git("commit", "-q", "--allow-empty", "-m", "a person's commit")
+	check("S-1")
+	withoutGit("S-1")
+	session("S-2")
+	check("S-2")
+	git("reset", "-q", "--hard", "HEAD~1")
+	check("S-1")
+	git("pack-refs", "--all")
+	withoutGit("S-1")
+	git("checkout", "-q", "--detach", "HEAD~1")
+	check("S-1")
+	withoutGit("S-1")
+
+	// A broken kept file is no answer.
+	r, err := Open(root, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(r.Tree.Path(statefiles.RunDir, lastSessionFile), []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check("S-1")
+}

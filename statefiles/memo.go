@@ -1,0 +1,168 @@
+package statefiles
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/strom-research/strom/schemas"
+)
+
+// The memo of validated contents: validation is a pure function of a schema and the
+// bytes of a file, so strom remembers the SHA-256 of (schema, bytes) pairs it has
+// validated and found valid, and a read of the same bytes under the same schema
+// needs no second validation. A file changed in any byte, or a strom whose schema
+// changed, is validated again. Only valid contents are remembered; a missing,
+// unreadable or foreign memo file only means more validation.
+//
+// The memo lives in the user's cache folder ($XDG_CACHE_HOME/strom/validated, or
+// ~/.cache/strom/validated), not in the research repo: its keys name contents, not
+// places, and the user settings file uses it too. Every strom command an agent runs
+// reads state files, and compiling a schema costs more than the rest of the command.
+
+const (
+	memoHeader = "strom validated contents v1"
+	memoMax    = 256 // sums kept, newest last
+)
+
+type memo struct {
+	where func() string // the memo file; "" when there is no cache folder
+
+	once sync.Once
+	mu   sync.Mutex
+	path string
+	sums [][sha256.Size]byte // oldest first
+	have map[[sha256.Size]byte]bool
+}
+
+// validated is the memo every read and write of a state file consults.
+var validated = &memo{where: userMemoPath}
+
+func userMemoPath() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "strom", "validated")
+}
+
+// memoKey is the sum of one schema's bytes and one content.
+func memoKey(schemaName string, data []byte) ([sha256.Size]byte, bool) {
+	src, err := schemas.FS.ReadFile(schemaName)
+	if err != nil {
+		return [sha256.Size]byte{}, false
+	}
+	h := sha256.New()
+	h.Write([]byte(schemaName))
+	h.Write([]byte{0})
+	h.Write(src)
+	h.Write([]byte{0})
+	h.Write(data)
+	var k [sha256.Size]byte
+	h.Sum(k[:0])
+	return k, true
+}
+
+func (m *memo) load() {
+	m.once.Do(func() {
+		m.have = map[[sha256.Size]byte]bool{}
+		m.path = m.where()
+		if m.path == "" {
+			return
+		}
+		m.add(readMemo(m.path)...)
+	})
+}
+
+// readMemo reads the sums in the memo file; a missing or foreign file has none.
+func readMemo(path string) [][sha256.Size]byte {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	if !sc.Scan() || sc.Text() != memoHeader {
+		return nil
+	}
+	var sums [][sha256.Size]byte
+	for sc.Scan() {
+		var k [sha256.Size]byte
+		if len(sc.Bytes()) != 2*sha256.Size {
+			continue
+		}
+		if _, err := hex.Decode(k[:], sc.Bytes()); err != nil {
+			continue
+		}
+		sums = append(sums, k)
+	}
+	return sums
+}
+
+// add appends sums not held yet and drops the oldest beyond memoMax. Hold mu, or
+// be in load.
+func (m *memo) add(sums ...[sha256.Size]byte) {
+	for _, k := range sums {
+		if !m.have[k] {
+			m.have[k] = true
+			m.sums = append(m.sums, k)
+		}
+	}
+	if len(m.sums) > memoMax {
+		for _, old := range m.sums[:len(m.sums)-memoMax] {
+			delete(m.have, old)
+		}
+		m.sums = append([][sha256.Size]byte(nil), m.sums[len(m.sums)-memoMax:]...)
+	}
+}
+
+// known reports whether data was found valid under the schema before.
+func (m *memo) known(schemaName string, data []byte) bool {
+	k, ok := memoKey(schemaName, data)
+	if !ok {
+		return false
+	}
+	m.load()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.have[k]
+}
+
+// remember records data as valid under the schema and writes the memo, merged with
+// what other strom processes wrote to it meanwhile. Failing to write it is not an
+// error: the next read validates again.
+func (m *memo) remember(schemaName string, data []byte) {
+	k, ok := memoKey(schemaName, data)
+	if !ok {
+		return
+	}
+	m.load()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.have[k] || m.path == "" {
+		return
+	}
+	m.add(readMemo(m.path)...)
+	m.add(k)
+	var buf bytes.Buffer
+	buf.WriteString(memoHeader + "\n")
+	for _, s := range m.sums {
+		buf.WriteString(hex.EncodeToString(s[:]))
+		buf.WriteByte('\n')
+	}
+	if err := os.MkdirAll(filepath.Dir(m.path), 0o755); err != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(m.path), ".validated-*")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(buf.Bytes())
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil || os.Rename(tmp.Name(), m.path) != nil {
+		os.Remove(tmp.Name())
+	}
+}
