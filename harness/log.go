@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/strom-research/strom/harness/gitrepo"
@@ -59,8 +58,9 @@ func (r *Research) Sessions(ctx context.Context, max int) ([]SessionEntry, error
 // gitrepo.Repo.LastCommitWithTrailer).
 func (r *Research) LastSession(ctx context.Context) (*SessionEntry, error) {
 	head := ""
-	if repo, ok := gitrepo.Discover(r.Tree.Root); ok {
-		if h, err := repo.Head(ctx); err == nil {
+	g, found := gitrepo.Discover(r.Tree.Root)
+	if found {
+		if h, err := g.Head(ctx); err == nil {
 			head = h
 		}
 	}
@@ -69,9 +69,11 @@ func (r *Research) LastSession(ctx context.Context) (*SessionEntry, error) {
 			return e, nil
 		}
 	}
-	g, err := r.Git(ctx)
-	if err != nil {
-		return nil, err
+	if !found {
+		var err error
+		if g, err = r.Git(ctx); err != nil {
+			return nil, err
+		}
 	}
 	c, err := g.LastCommitWithTrailer(ctx, TrailerSession, head)
 	if err != nil {
@@ -117,11 +119,7 @@ func (r *Research) keepLastSession(head string, e *SessionEntry) {
 	if err != nil {
 		return
 	}
-	dir := r.Tree.Path(statefiles.RunDir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return
-	}
-	_ = statefiles.WriteAtomic(filepath.Join(dir, lastSessionFile), append(b, '\n'), 0o644)
+	_ = statefiles.WriteCache(r.Tree.Path(statefiles.RunDir, lastSessionFile), append(b, '\n'))
 }
 
 // sessionEntry reads a session commit's trailers.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -107,6 +108,19 @@ func TestLastSessionKeptForHead(t *testing.T) {
 	check("S-1")
 	withoutGit("S-1")
 
+	// A session commit made by the harness is kept at once.
+	r0, err := Open(root, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := gitrepo.Message{Subject: "strom: T-1 S-3", Trailers: []gitrepo.Trailer{
+		{Key: TrailerSession, Value: "S-3"}, {Key: TrailerTask, Value: "T-1"}, {Key: TrailerEnd, Value: "done"}}}
+	if _, err := r0.Commit(t.Context(), msg); err != nil {
+		t.Fatal(err)
+	}
+	withoutGit("S-3")
+	check("S-3")
+
 	// A broken kept file is no answer.
 	r, err := Open(root, env)
 	if err != nil {
@@ -115,5 +129,5 @@ func TestLastSessionKeptForHead(t *testing.T) {
 	if err := os.WriteFile(r.Tree.Path(statefiles.RunDir, lastSessionFile), []byte("{not json"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	check("S-1")
+	check("S-3")
 }

@@ -132,7 +132,7 @@ func (r *Research) commitPaths(ctx context.Context, msg gitrepo.Message, only []
 	if err != nil {
 		return "", err
 	}
-	return g.Checkpoint(ctx, msg, gitrepo.CheckpointOptions{
+	sha, err := g.Checkpoint(ctx, msg, gitrepo.CheckpointOptions{
 		Only:          only,
 		AllowMarkers:  true,
 		AllowEmpty:    true,
@@ -140,6 +140,14 @@ func (r *Research) commitPaths(ctx context.Context, msg gitrepo.Message, only []
 		FallbackName:  "strom",
 		FallbackEmail: "strom@localhost",
 	})
+	if err == nil {
+		if _, ok := msg.Trailer(TrailerSession); ok {
+			// Read the new session back once now, so that the next strom status
+			// (often the agent's, in the next session) finds it kept for this HEAD.
+			_, _ = r.LastSession(ctx)
+		}
+	}
+	return sha, err
 }
 
 // InitOptions are the choices of `strom init`.

@@ -23,7 +23,11 @@ for i in $(seq 1 20); do "$strom" task add "Task $i" >/dev/null; done
 git add -A && git commit -q -m tasks --no-verify
 for f in $(seq 0 99); do echo changed >> "d$f/f0.txt"; done
 
-N=${N:-50}
+# R rounds; in each, N runs of every command back to back, so that a change in the
+# machine's load falls on all of them alike. The figure of a command is the median of
+# its R round means; ratios are medians over git's median.
+R=${R:-5}
+N=${N:-20}
 time_cmd() { # prints mean milliseconds of N runs of "$@"
 	local start end
 	start=$(date +%s%N)
@@ -31,12 +35,26 @@ time_cmd() { # prints mean milliseconds of N runs of "$@"
 	end=$(date +%s%N)
 	awk -v s="$start" -v e="$end" -v n="$N" 'BEGIN { printf "%.3f", (e - s) / 1000000 / n }'
 }
-ref=$(time_cmd git rev-parse HEAD)
-list=$(time_cmd "$strom" task list)
-status=$(time_cmd "$strom" status)
-record=$(time_cmd env STROM_SESSION=bench STROM_TASK=T-1 "$strom" task)
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-printf 'git rev-parse HEAD   %6.2f ms\n' "$ref"
-printf 'strom task list      %6.2f ms  (%sx git rev-parse HEAD)\n' "$list" "$(ratio "$list" "$ref")"
-printf 'strom status         %6.2f ms  (%sx)\n' "$status" "$(ratio "$status" "$ref")"
-printf 'strom task (agent)   %6.2f ms  (%sx)\n' "$record" "$(ratio "$record" "$ref")"
+# status right after HEAD moved: the kept answer names another HEAD (the shell
+# builtin echo spoils it without starting a process), so one git log runs.
+status_moved() { echo '{}' >.strom/run/last-session.json && "$strom" status; }
+in_session() { STROM_SESSION=bench STROM_TASK=T-1 "$strom" task; }
+names=(ref list status moved session)
+declare -A runs
+for _ in $(seq 1 "$R"); do
+	runs[ref]+=" $(time_cmd git rev-parse HEAD)"
+	runs[list]+=" $(time_cmd "$strom" task list)"
+	runs[status]+=" $(time_cmd "$strom" status)"
+	runs[moved]+=" $(time_cmd status_moved)"
+	runs[session]+=" $(time_cmd in_session)"
+done
+median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { printf "%.2f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+declare -A med
+for n in "${names[@]}"; do med[$n]=$(echo "${runs[$n]}" | median); done
+ratio() { awk -v a="$1" -v b="${med[ref]}" 'BEGIN { printf "%.2f", a / b }'; }
+echo "median of $R rounds of $N runs each"
+printf 'git rev-parse HEAD            %7.2f ms\n' "${med[ref]}"
+printf 'strom task list               %7.2f ms  (%sx git rev-parse HEAD)\n' "${med[list]}" "$(ratio "${med[list]}")"
+printf 'strom status                  %7.2f ms  (%sx)\n' "${med[status]}" "$(ratio "${med[status]}")"
+printf 'strom status, HEAD moved      %7.2f ms  (%sx)\n' "${med[moved]}" "$(ratio "${med[moved]}")"
+printf 'strom task (agent, session)   %7.2f ms  (%sx)\n' "${med[session]}" "$(ratio "${med[session]}")"

@@ -11,6 +11,21 @@ import (
 // .strom/.gitignore so a concurrent `git add -A` does not catch it), fsync, rename,
 // fsync of the folder.
 func WriteAtomic(path string, data []byte, perm os.FileMode) error {
+	return replace(path, data, perm, true)
+}
+
+// WriteCache replaces path with data atomically like WriteAtomic, creating its
+// folder, but without the fsyncs: for files strom can always rebuild (the memo of
+// validated contents, the kept last session), where a lost write after a crash only
+// costs a recomputation, and every strom command may write one.
+func WriteCache(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return replace(path, data, 0o644, false)
+}
+
+func replace(path string, data []byte, perm os.FileMode, durable bool) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
 	if err != nil {
@@ -30,8 +45,10 @@ func WriteAtomic(path string, data []byte, perm os.FileMode) error {
 	if err := f.Chmod(perm); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", path, err)
+	if durable {
+		if err := f.Sync(); err != nil {
+			return fmt.Errorf("sync %s: %w", path, err)
+		}
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", path, err)
@@ -40,6 +57,9 @@ func WriteAtomic(path string, data []byte, perm os.FileMode) error {
 		return fmt.Errorf("replace %s: %w", path, err)
 	}
 	ok = true
+	if !durable {
+		return nil
+	}
 	return syncDir(dir)
 }
 

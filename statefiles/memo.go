@@ -153,16 +153,5 @@ func (m *memo) remember(schemaName string, data []byte) {
 		buf.WriteString(hex.EncodeToString(s[:]))
 		buf.WriteByte('\n')
 	}
-	if err := os.MkdirAll(filepath.Dir(m.path), 0o755); err != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(m.path), ".validated-*")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.Write(buf.Bytes())
-	cerr := tmp.Close()
-	if werr != nil || cerr != nil || os.Rename(tmp.Name(), m.path) != nil {
-		os.Remove(tmp.Name())
-	}
+	_ = WriteCache(m.path, buf.Bytes())
 }
