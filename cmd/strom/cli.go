@@ -108,7 +108,7 @@ func buildVersion() string {
 
 // run parses args, runs the command and returns the exit status.
 func run(ctx context.Context, args []string, s *sys) int {
-	root := rootCommand(s)
+	root := rootCommand(s, args)
 	err := root.Parse(args)
 	if err == nil {
 		err = root.Run(ctx)

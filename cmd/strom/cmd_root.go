@@ -8,8 +8,8 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 )
 
-func rootCommand(s *sys) *ffcli.Command {
-	root := commandTree(s)
+func rootCommand(s *sys, args []string) *ffcli.Command {
+	root := commandTree(s, args)
 	setUsage(root)
 	return root
 }
@@ -33,7 +33,36 @@ func usageWithExits(c *ffcli.Command) string {
 	return out
 }
 
-func commandTree(s *sys) *ffcli.Command {
+// commands builds the subcommands, in the order the help lists them. When args
+// name one, only that one is built: every command an agent runs pays for building
+// the flag sets of all others otherwise.
+func commands(s *sys, args []string) []*ffcli.Command {
+	all := []struct {
+		name  string
+		build func(*sys) *ffcli.Command
+	}{
+		{"init", initCommand}, {"task", taskCommand}, {"record", recordCommand},
+		{"done", doneCommand}, {"ask", askCommand}, {"config", configCommand},
+		{"status", statusCommand}, {"log", logCommand}, {"hooks", hooksCommand},
+		{"run", runCommand}, {"session", sessionCommand}, {"mode", modeCommand},
+		{"chat", chatCommand}, {"gate", gateCommand}, {"usage", usageCommand},
+		{"demo-agent", demoAgentCommand},
+	}
+	if len(args) > 0 {
+		for _, c := range all {
+			if c.name == args[0] {
+				return []*ffcli.Command{c.build(s)}
+			}
+		}
+	}
+	out := make([]*ffcli.Command, 0, len(all))
+	for _, c := range all {
+		out = append(out, c.build(s))
+	}
+	return out
+}
+
+func commandTree(s *sys, args []string) *ffcli.Command {
 	fs := newFlags(s, "strom")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	return &ffcli.Command{
@@ -46,24 +75,7 @@ session. Review the work with git log or strom log.
 
 Start: strom init, strom task add "…", strom run.`, ""),
 		FlagSet: fs,
-		Subcommands: []*ffcli.Command{
-			initCommand(s),
-			taskCommand(s),
-			recordCommand(s),
-			doneCommand(s),
-			askCommand(s),
-			configCommand(s),
-			statusCommand(s),
-			logCommand(s),
-			hooksCommand(s),
-			runCommand(s),
-			sessionCommand(s),
-			modeCommand(s),
-			chatCommand(s),
-			gateCommand(s),
-			usageCommand(s),
-			demoAgentCommand(s),
-		},
+		Subcommands: commands(s, args),
 		Exec: func(ctx context.Context, args []string) error {
 			if *showVersion {
 				fmt.Fprintln(s.stdout, "strom", buildVersion())
