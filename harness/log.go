@@ -94,9 +94,13 @@ func (r *Research) LastSession(ctx context.Context) (*SessionEntry, error) {
 const lastSessionFile = "last-session.json"
 
 type keptLastSession struct {
+	Version int           `json:"version"` // keptVersion; another is no answer
 	Head    string        `json:"head"`
 	Session *SessionEntry `json:"session"`
 }
+
+// keptVersion changes with SessionEntry's fields.
+const keptVersion = 1
 
 // lastSessionKept returns the kept answer when it was read from head. A missing or
 // unreadable file is no answer.
@@ -106,7 +110,7 @@ func (r *Research) lastSessionKept(head string) (*SessionEntry, bool) {
 		return nil, false
 	}
 	var k keptLastSession
-	if err := json.Unmarshal(b, &k); err != nil || k.Head != head {
+	if err := json.Unmarshal(b, &k); err != nil || k.Version != keptVersion || k.Head != head {
 		return nil, false
 	}
 	return k.Session, true
@@ -115,7 +119,7 @@ func (r *Research) lastSessionKept(head string) (*SessionEntry, bool) {
 // keepLastSession writes the answer for head. Failing to write it costs the next
 // call a git log, nothing else.
 func (r *Research) keepLastSession(head string, e *SessionEntry) {
-	b, err := json.Marshal(keptLastSession{Head: head, Session: e})
+	b, err := json.Marshal(keptLastSession{Version: keptVersion, Head: head, Session: e})
 	if err != nil {
 		return
 	}

@@ -27,6 +27,9 @@ import (
 const (
 	memoHeader = "strom validated contents v1"
 	memoMax    = 256 // sums kept, newest last
+	// validator names how strom validates besides the schema's bytes: the library and
+	// its settings. Change it with either, and every content is validated again.
+	validator = "jsonschema v5.3.1 (metaschemas on first use), draft 2020-12, formats asserted"
 )
 
 type memo struct {
@@ -57,6 +60,8 @@ func memoKey(schemaName string, data []byte) ([sha256.Size]byte, bool) {
 		return [sha256.Size]byte{}, false
 	}
 	h := sha256.New()
+	h.Write([]byte(validator))
+	h.Write([]byte{0})
 	h.Write([]byte(schemaName))
 	h.Write([]byte{0})
 	h.Write(src)
