@@ -74,7 +74,7 @@ through the tasks in .strom/queue.json, one task per session, one commit per
 session. Review the work with git log or strom log.
 
 Start: strom init, strom task add "…", strom run.`, ""),
-		FlagSet: fs,
+		FlagSet:     fs,
 		Subcommands: commands(s, args),
 		Exec: func(ctx context.Context, args []string) error {
 			if *showVersion {
