@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -77,6 +78,26 @@ func (r *Research) EditTask(ctx context.Context, id string, title, body *string)
 		}
 		// A running session's snapshot must learn the person's wording, or the
 		// session's close would take it for the agent's and put the old one back.
+		return r.rewordInSnapshots(t.ID, t.Title, t.Body)
+	})
+}
+
+// ErrEditedMeanwhile means a task's wording changed between the moment a person's
+// editor opened it and the save.
+var ErrEditedMeanwhile = errors.New("the task was changed while you edited it")
+
+// RewordTask sets a task's title and text to what a person wrote in an editor that
+// started from was. If the task no longer reads was, nothing changes and the error
+// wraps ErrEditedMeanwhile: the person's text must not silently replace another's.
+func (r *Research) RewordTask(ctx context.Context, id string, was statefiles.Task, title, body string) (statefiles.Task, error) {
+	return r.ChangeTask(ctx, id, func(_ *statefiles.Queue, t *statefiles.Task) error {
+		if t.Title != was.Title || t.Body != was.Body {
+			return fmt.Errorf("%w (it reads %q now)", ErrEditedMeanwhile, t.Title)
+		}
+		if strings.TrimSpace(title) == "" {
+			return fmt.Errorf("a task needs a title: task %s keeps %q", t.ID, t.Title)
+		}
+		t.Title, t.Body = strings.TrimSpace(title), body
 		return r.rewordInSnapshots(t.ID, t.Title, t.Body)
 	})
 }

@@ -272,7 +272,11 @@ func taskEditCommand(s *sys) *ffcli.Command {
 		ShortUsage: "strom task edit ID [--title T] [--body TEXT | --body-file F]",
 		ShortHelp:  "change a task's title or text",
 		FlagSet:    fs,
-		LongHelp:   withHelp("Only a person edits tasks; the agent records instead.", ""),
+		LongHelp: withHelp(`Without flags, opens the task in your editor, as git does for a commit message
+(GIT_EDITOR, core.editor, VISUAL, EDITOR): the first line is the title, the text
+follows after an empty line. An empty title, a failing editor or a change to the
+task made meanwhile leave the task as it was, and your text in
+.strom/run/TASK_EDITMSG. Only a person edits tasks; the agent records instead.`, ""),
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			if err := s.personOnly("strom task edit"); err != nil {
 				return err
@@ -299,12 +303,12 @@ func taskEditCommand(s *sys) *ffcli.Command {
 				}
 				bp = &text
 			}
-			if tp == nil && bp == nil {
-				return usagef("say what to change: --title, --body or --body-file")
-			}
 			r, err := s.research()
 			if err != nil {
 				return err
+			}
+			if tp == nil && bp == nil {
+				return editTask(ctx, s, r, args[0])
 			}
 			t, err := r.EditTask(ctx, args[0], tp, bp)
 			if err != nil {
