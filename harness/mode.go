@@ -108,12 +108,18 @@ func (r *Research) agentProfile(s statefiles.Settings, override string) (agents.
 
 // Mode reads the research's mode as strom mode shows it (R7.8, R7.8.1).
 func (r *Research) Mode(ctx context.Context) (ModeState, error) {
-	var ms ModeState
 	m, err := r.Tree.LoadMode()
 	if err != nil {
-		return ms, err
+		return ModeState{}, err
 	}
-	ms.Saved, ms.Shown = m.Mode, m.Mode
+	ri, _ := r.LiveRun()
+	return r.modeState(m, ri)
+}
+
+// modeState is Mode from the saved mode and the live run (nil when none), for a
+// caller that has read both already.
+func (r *Research) modeState(m *statefiles.Mode, ri *RunInfo) (ModeState, error) {
+	ms := ModeState{Saved: m.Mode, Shown: m.Mode}
 	s, err := r.Settings()
 	if err != nil {
 		return ms, err
@@ -123,9 +129,7 @@ func (r *Research) Mode(ctx context.Context) (ModeState, error) {
 		return ms, err
 	}
 	ms.Agent, ms.Binary = prof.Name, prof.Binary
-	if ri, err := r.LiveRun(); err == nil && ri != nil && ri.Session != "" {
-		ms.Working = true
-	}
+	ms.Working = ri != nil && ri.Session != ""
 	// An agent that works here right now, whichever it is, makes it a research.
 	if ms.Saved == statefiles.ModeResearch && !ms.Working && !prof.Installed(exec.LookPath) {
 		ms.Shown = ModeWaiting

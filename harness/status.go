@@ -22,8 +22,12 @@ func (r *Research) Status(ctx context.Context) (Status, error) {
 	if err != nil {
 		return st, err
 	}
+	if st.Running, err = r.LiveRun(); err != nil {
+		return st, err
+	}
+	// Broken settings or agent profile still leave the saved mode to show.
 	st.Mode, st.ModeText = m.Mode, m.Mode
-	if ms, err := r.Mode(ctx); err == nil {
+	if ms, err := r.modeState(m, st.Running); err == nil {
 		st.ModeText = ms.Text()
 	}
 	q, err := r.Tree.LoadQueue()
@@ -31,9 +35,6 @@ func (r *Research) Status(ctx context.Context) (Status, error) {
 		return st, err
 	}
 	st.Counts = q.Count()
-	if st.Running, err = r.LiveRun(); err != nil {
-		return st, err
-	}
 	if st.Last, err = r.LastSession(ctx); err != nil {
 		return st, err
 	}
