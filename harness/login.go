@@ -24,10 +24,10 @@ func isClaude(p agents.Profile) bool {
 	return p.Binary == "claude" || p.Name == "claude" || p.Name == "claude-headless"
 }
 
-// claudeConfigDir is Claude Code's own config folder for this research: the
+// ClaudeConfigDir is Claude Code's own config folder for this research: the
 // setting agent.claudeConfigDir, else CLAUDE_CONFIG_DIR; "" when neither is set.
 // A leading ~ is the home folder.
-func (r *Research) claudeConfigDir(s statefiles.Settings) string {
+func (r *Research) ClaudeConfigDir(s statefiles.Settings) string {
 	dir := ""
 	if res, err := s.Resolve("agent.claudeConfigDir", ""); err == nil {
 		dir = res.Value

@@ -328,7 +328,7 @@ func (r *Research) planAgent(o RunOptions) (sessionPlan, error) {
 	if err != nil {
 		return p, err
 	}
-	p.ClaudeDir = r.claudeConfigDir(s)
+	p.ClaudeDir = r.ClaudeConfigDir(s)
 	mins, _, err := s.Int("run.minutes", o.Minutes)
 	if err != nil {
 		return p, err

@@ -156,14 +156,7 @@ func (s *sys) asker(r *harness.Research, settings statefiles.Settings, spec gate
 			agent = res.Value
 		}
 	}
-	ccd := ""
-	if res, err := settings.Resolve("agent.claudeConfigDir", ""); err == nil {
-		ccd = res.Value
-	}
-	if ccd == "" {
-		ccd = s.getenv("CLAUDE_CONFIG_DIR")
-	}
-	return &gates.Asker{Tree: r.Tree, Clock: r.Clock, Getenv: s.getenv, Spec: spec, Agent: agent, ClaudeConfigDir: ccd}
+	return &gates.Asker{Tree: r.Tree, Clock: r.Clock, Getenv: s.getenv, Spec: spec, Agent: agent, ClaudeConfigDir: r.ClaudeConfigDir(settings)}
 }
 
 // runGate is the condition of a strom run: run.gate, or --gate / --no-gate with a
