@@ -50,7 +50,7 @@ func (r *Research) Done(ctx context.Context, ref SessionRef, id string) (statefi
 	if id == "" {
 		id = ref.Task
 	}
-	t, err := r.ChangeTask(ctx, id, func(_ *statefiles.Queue, t *statefiles.Task) error {
+	t, err := r.ChangeTask(ctx, id, func(t *statefiles.Task) error {
 		if err := ownTask(t, ref); err != nil {
 			return err
 		}
@@ -80,7 +80,7 @@ func (r *Research) Ask(ctx context.Context, ref SessionRef, id, question string)
 	if id == "" {
 		id = ref.Task
 	}
-	t, err := r.ChangeTask(ctx, id, func(_ *statefiles.Queue, t *statefiles.Task) error {
+	t, err := r.ChangeTask(ctx, id, func(t *statefiles.Task) error {
 		if err := ownTask(t, ref); err != nil {
 			return err
 		}

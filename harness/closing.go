@@ -23,7 +23,7 @@ const checkTimeout = 10 * time.Minute
 
 // closeSession keeps the queue's rules, runs the clean-state check, returns or parks
 // the task and makes the session's one commit.
-func (r *Research) closeSession(ctx context.Context, res sessionResult, task statefiles.Task, p sessionPlan, st sessionStats) (sessionResult, error) {
+func (r *Research) closeSession(ctx context.Context, res sessionResult, task statefiles.Task, p sessionPlan) (sessionResult, error) {
 	var checks []string
 	err := r.Tree.Locked(ctx, func() error {
 		q, fixes, err := r.keepQueueRules(res.ID)
@@ -51,7 +51,7 @@ func (r *Research) closeSession(ctx context.Context, res sessionResult, task sta
 		res.Records = len(texts)
 		// A chat a person attended never counts toward parking, either way.
 		if !p.Chat {
-			if err := r.countForParking(q, t, res); err != nil {
+			if err := r.countForParking(t, res); err != nil {
 				return err
 			}
 		}
@@ -137,7 +137,7 @@ func mustJSON(v any) []byte {
 // countForParking keeps the count of sessions in a row that recorded nothing, and
 // parks the task at ParkAfter. Sessions a person ended, and endings that are not the
 // task's doing (limits, login, crashes), leave the count as it is.
-func (r *Research) countForParking(q *statefiles.Queue, t *statefiles.Task, res sessionResult) error {
+func (r *Research) countForParking(t *statefiles.Task, res sessionResult) error {
 	park, err := r.Tree.LoadPark()
 	if err != nil {
 		return err

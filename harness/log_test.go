@@ -115,7 +115,7 @@ func TestLastSessionKeptForHead(t *testing.T) {
 	}
 	msg := gitrepo.Message{Subject: "strom: T-1 S-3", Trailers: []gitrepo.Trailer{
 		{Key: TrailerSession, Value: "S-3"}, {Key: TrailerTask, Value: "T-1"}, {Key: TrailerEnd, Value: "done"}}}
-	if _, err := r0.Commit(t.Context(), msg); err != nil {
+	if err := r0.Tree.Locked(t.Context(), func() error { _, err := r0.CommitLocked(t.Context(), msg); return err }); err != nil {
 		t.Fatal(err)
 	}
 	withoutGit("S-3")

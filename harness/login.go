@@ -19,9 +19,10 @@ var claudeLoginEnv = []string{
 	"ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN",
 }
 
-// isClaude reports whether a profile starts Claude Code.
+// isClaude reports whether a profile starts Claude Code: the shipped profiles, a
+// profile of the claude program, or one that reads Claude Code's screens.
 func isClaude(p agents.Profile) bool {
-	return p.Binary == "claude" || p.Name == "claude" || p.Name == "claude-headless"
+	return filepath.Base(p.Binary) == "claude" || p.PatternSet == "claude" || p.Name == "claude" || p.Name == "claude-headless"
 }
 
 // ClaudeConfigDir is Claude Code's own config folder for this research: the

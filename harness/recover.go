@@ -47,7 +47,7 @@ func (r *Research) recoverCrash(ctx context.Context, out func(string)) error {
 			}
 			task := statefiles.Task{ID: ri.Task, Title: title}
 			res := sessionResult{ID: ri.Session, Task: ri.Task, End: EndCrashed}
-			if _, err := r.closeSession(ctx, res, task, sessionPlan{Profile: agents.Profile{Name: ri.Agent}}, sessionStats{}); err != nil {
+			if _, err := r.closeSession(ctx, res, task, sessionPlan{Profile: agents.Profile{Name: ri.Agent}}); err != nil {
 				return err
 			}
 		}

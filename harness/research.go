@@ -106,17 +106,6 @@ func NewSessionID(now time.Time) string {
 	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
 }
 
-// Commit makes a harness commit of everything in the work tree under the state lock.
-func (r *Research) Commit(ctx context.Context, msg gitrepo.Message) (string, error) {
-	var sha string
-	err := r.Tree.Locked(ctx, func() error {
-		var err error
-		sha, err = r.CommitLocked(ctx, msg)
-		return err
-	})
-	return sha, err
-}
-
 // CommitLocked is Commit for a caller that already holds the state lock. Sessions
 // that changed nothing still get their commit: the history then says the session
 // happened and why it ended.

@@ -17,7 +17,7 @@ import (
 func personScreen(p sessionPlan, tail []byte) (limits.Screen, End, bool) {
 	// A person at the keyboard (strom run --interactive, a chat) answers the
 	// screens; only Claude Code shows them.
-	if p.Interactive || p.Chat || !isClaude(p.Profile) || p.Profile.StreamJSON {
+	if p.Interactive || !isClaude(p.Profile) || p.Profile.StreamJSON {
 		return limits.Screen{}, 0, false
 	}
 	scr, ok := limits.ClaudeScreen(string(tail))

@@ -28,7 +28,7 @@ func TestPersonScreen(t *testing.T) {
 		{"trust, unattended", sessionPlan{Profile: claude}, trust, true, EndAgentFailed},
 		{"login, unattended", sessionPlan{Profile: claude}, login, true, EndNotLoggedIn},
 		{"a person at the keyboard answers", sessionPlan{Profile: claude, Interactive: true}, trust, false, 0},
-		{"a chat: a person answers", sessionPlan{Profile: claude, Chat: true}, trust, false, 0},
+		{"a chat: a person answers", sessionPlan{Profile: claude, Chat: true, Interactive: true}, trust, false, 0},
 		{"another agent's output is no Claude screen", sessionPlan{Profile: demo}, trust, false, 0},
 		{"the prompt is no screen", sessionPlan{Profile: claude}, "❯ hello\n● hello from mock\n", false, 0},
 	}

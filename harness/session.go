@@ -74,7 +74,6 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 	id := NewSessionID(now)
 	res := sessionResult{ID: id, Task: p.Task.ID}
 	deadline := now.Add(time.Duration(p.Minutes) * time.Minute)
-	length := time.Duration(p.Minutes) * time.Minute
 
 	if err := os.MkdirAll(r.sessionsDir(), 0o755); err != nil {
 		return res, fmt.Errorf("start session: %w", err)
@@ -142,7 +141,7 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 	if err := os.WriteFile(v.PromptFile, []byte(prompt), 0o644); err != nil {
 		return res, fmt.Errorf("write prompt: %w", err)
 	}
-	if strings.HasPrefix(p.Profile.PatternSet+p.Profile.Name, "claude") {
+	if isClaude(p.Profile) {
 		overlay, err := hooks.ClaudeOverlay(v.Strom, id)
 		if err == nil {
 			v.Settings = filepath.Join(r.sessionsDir(), id+".settings.json")
@@ -190,7 +189,7 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 	})
 	if err != nil {
 		res.End, res.Detail = EndAgentFailed, fmt.Sprintf("the agent did not start: %v", err)
-		return r.closeSession(context.WithoutCancel(ctx), res, task, p, sessionStats{})
+		return r.closeSession(context.WithoutCancel(ctx), res, task, p)
 	}
 	r.marked("agent-started")
 	_ = r.updateRun(func(ri *RunInfo) { ri.AgentPGID = sess.Pid() })
@@ -201,13 +200,13 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 		_ = sess.Type(prompt)
 	}
 
-	st := r.watch(ctx, sess, p, ev, ints, id, deadline, length)
+	st := r.watch(ctx, sess, p, ev, ints, id, deadline)
 	r.marked("agent-ended")
 	if p.Chat {
 		st = st.forChat()
 	}
 	// The session's commit is made even when strom itself is being stopped.
-	return r.closeSession(context.WithoutCancel(ctx), st.result(res), task, p, st)
+	return r.closeSession(context.WithoutCancel(ctx), st.result(res), task, p)
 }
 
 // sessionStats is what watching a session found out.
@@ -216,8 +215,6 @@ type sessionStats struct {
 	ended      bool // end was decided while the agent ran
 	reset      string
 	detail     string
-	exit       agentpty.ExitStatus
-	closeWhy   string
 	finishSeen bool
 	screen     string // advice of a screen that waits for a person
 }
@@ -228,7 +225,7 @@ func (st sessionStats) result(res sessionResult) sessionResult {
 }
 
 // watch follows a running agent until it exits, and decides why the session ends.
-func (r *Research) watch(ctx context.Context, sess *agentpty.Session, p sessionPlan, ev events, ints chan struct{}, id string, deadline time.Time, length time.Duration) sessionStats {
+func (r *Research) watch(ctx context.Context, sess *agentpty.Session, p sessionPlan, ev events, ints chan struct{}, id string, deadline time.Time) sessionStats {
 	var st sessionStats
 	pats := p.Profile.Patterns()
 	extraGiven, nudgedAt := false, time.Time{}
@@ -273,7 +270,7 @@ func (r *Research) watch(ctx context.Context, sess *agentpty.Session, p sessionP
 		// The agent's own word: done, ask, or close.
 		if why, ok := r.Requested("close", id); ok {
 			if closeAt.IsZero() {
-				closeAt, st.closeWhy = now, why
+				closeAt = now
 			}
 			quiet := now.Sub(sess.LastOutput()) >= closeQuiet && now.Sub(closeAt) >= closeQuiet
 			if quiet || now.Sub(closeAt) >= closeGrace {
@@ -344,7 +341,6 @@ func (r *Research) watch(ctx context.Context, sess *agentpty.Session, p sessionP
 	}
 exited:
 	status, err := sess.Wait()
-	st.exit = status
 	if st.ended {
 		return st
 	}

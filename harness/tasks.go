@@ -47,14 +47,14 @@ func (r *Research) AddTask(ctx context.Context, title, body, session string) (st
 }
 
 // ChangeTask loads the queue under the lock, applies fn to task id and saves.
-func (r *Research) ChangeTask(ctx context.Context, id string, fn func(q *statefiles.Queue, t *statefiles.Task) error) (statefiles.Task, error) {
+func (r *Research) ChangeTask(ctx context.Context, id string, fn func(t *statefiles.Task) error) (statefiles.Task, error) {
 	var out statefiles.Task
 	err := r.Tree.UpdateQueue(ctx, func(q *statefiles.Queue) error {
 		t, err := q.Find(id)
 		if err != nil {
 			return err
 		}
-		if err := fn(q, t); err != nil {
+		if err := fn(t); err != nil {
 			return err
 		}
 		t.Updated = r.Now().UTC()
@@ -66,7 +66,7 @@ func (r *Research) ChangeTask(ctx context.Context, id string, fn func(q *statefi
 
 // EditTask changes a task's title and body. Empty values keep what is there.
 func (r *Research) EditTask(ctx context.Context, id string, title, body *string) (statefiles.Task, error) {
-	return r.ChangeTask(ctx, id, func(_ *statefiles.Queue, t *statefiles.Task) error {
+	return r.ChangeTask(ctx, id, func(t *statefiles.Task) error {
 		if title != nil {
 			if strings.TrimSpace(*title) == "" {
 				return fmt.Errorf("a task needs a title: task %s keeps %q", t.ID, t.Title)
@@ -90,7 +90,7 @@ var ErrEditedMeanwhile = errors.New("the task was changed while you edited it")
 // started from was. If the task no longer reads was, nothing changes and the error
 // wraps ErrEditedMeanwhile: the person's text must not silently replace another's.
 func (r *Research) RewordTask(ctx context.Context, id string, was statefiles.Task, title, body string) (statefiles.Task, error) {
-	return r.ChangeTask(ctx, id, func(_ *statefiles.Queue, t *statefiles.Task) error {
+	return r.ChangeTask(ctx, id, func(t *statefiles.Task) error {
 		if t.Title != was.Title || t.Body != was.Body {
 			return fmt.Errorf("%w (it reads %q now)", ErrEditedMeanwhile, t.Title)
 		}
@@ -133,7 +133,7 @@ func (r *Research) rewordInSnapshots(id, title, body string) error {
 
 // ParkTask sets a task aside; only a person unparks it.
 func (r *Research) ParkTask(ctx context.Context, id, why string) (statefiles.Task, error) {
-	return r.ChangeTask(ctx, id, func(_ *statefiles.Queue, t *statefiles.Task) error {
+	return r.ChangeTask(ctx, id, func(t *statefiles.Task) error {
 		if t.State == statefiles.Started {
 			return fmt.Errorf("task %s is being worked on in session %s: finish the session first (strom session finish), then park it", t.ID, t.Session)
 		}
@@ -182,7 +182,7 @@ func (r *Research) UnparkTask(ctx context.Context, id string) (statefiles.Task, 
 
 // AnswerTask gives a waiting task a person's answer; the task returns to the queue.
 func (r *Research) AnswerTask(ctx context.Context, id, answer string) (statefiles.Task, error) {
-	return r.ChangeTask(ctx, id, func(_ *statefiles.Queue, t *statefiles.Task) error {
+	return r.ChangeTask(ctx, id, func(t *statefiles.Task) error {
 		return t.AnswerQuestion(answer, r.Now())
 	})
 }
