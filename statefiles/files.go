@@ -1,11 +1,11 @@
 package statefiles
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"os"
 	"strings"
 	"time"
@@ -32,40 +32,58 @@ func (t *Tree) LoadProgress() ([]Record, error) {
 	return parseProgress(t.rel(ProgressFile), data)
 }
 
-// parseProgress validates every line (or finds the whole file's bytes validated
-// before) and decodes the records.
+// parseProgress validates the file (checkProgress) and decodes the records.
 func parseProgress(shown string, data []byte) ([]Record, error) {
-	var recs []Record
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		line := bytes.Count(data, []byte("\n")) + 1
-		return nil, &SchemaError{File: shown, Line: line, Rule: "the last line has no newline: the file looks truncated"}
+	if err := checkProgress(shown, data); err != nil {
+		return nil, err
 	}
-	known := validated.known(schemas.Progress, data)
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Bytes()
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		if !known {
-			if err := validate(shown, n, schemas.Progress, line); err != nil {
-				return nil, err
-			}
-		}
+	var recs []Record
+	for n, line := range progressLines(data) {
 		var r Record
 		if err := json.Unmarshal(line, &r); err != nil {
 			return nil, &SchemaError{File: shown, Line: n, Rule: err.Error()}
 		}
 		recs = append(recs, r)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read %s: %w", shown, err)
-	}
-	if !known {
-		validated.remember(schemas.Progress, data)
-	}
 	return recs, nil
+}
+
+// checkProgress validates every line, unless the whole file's bytes were validated
+// before (memo.go).
+func checkProgress(shown string, data []byte) error {
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		line := bytes.Count(data, []byte("\n")) + 1
+		return &SchemaError{File: shown, Line: line, Rule: "the last line has no newline: the file looks truncated"}
+	}
+	s, ok := validated.known(schemas.Progress, data)
+	if ok {
+		return nil
+	}
+	for n, line := range progressLines(data) {
+		if err := validate(shown, n, schemas.Progress, line); err != nil {
+			return err
+		}
+	}
+	validated.remember(s)
+	return nil
+}
+
+// progressLines yields the non-blank lines of progress.jsonl with their numbers,
+// counted from 1.
+func progressLines(data []byte) iter.Seq2[int, []byte] {
+	return func(yield func(int, []byte) bool) {
+		n := 0
+		for line := range bytes.Lines(data) {
+			n++
+			line = bytes.TrimSuffix(line, []byte("\n"))
+			if len(bytes.TrimSpace(line)) == 0 {
+				continue
+			}
+			if !yield(n, line) {
+				return
+			}
+		}
+	}
 }
 
 // AppendProgress adds one record. It takes the lock, checks the file as it stands,
@@ -90,7 +108,7 @@ func (t *Tree) AppendProgressLocked(r Record) error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", t.rel(ProgressFile), err)
 	}
-	if _, err := parseProgress(t.rel(ProgressFile), old); err != nil {
+	if err := checkProgress(t.rel(ProgressFile), old); err != nil {
 		return err
 	}
 	f, err := os.OpenFile(t.Path(ProgressFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
@@ -110,7 +128,8 @@ func (t *Tree) AppendProgressLocked(r Record) error {
 	}
 	// Valid lines after valid lines: the file as this append left it is valid. If
 	// someone else changed it meanwhile, its bytes differ and are validated on read.
-	validated.remember(schemas.Progress, append(append(old, line...), '\n'))
+	s, _ := validated.known(schemas.Progress, append(append(old, line...), '\n'))
+	validated.remember(s)
 	return nil
 }
 

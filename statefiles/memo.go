@@ -32,6 +32,12 @@ const (
 	validator = "jsonschema v5.3.1 (metaschemas on first use), draft 2020-12, formats asserted"
 )
 
+// sum names one content under one schema; the zero sum names nothing.
+type sum struct {
+	k  [sha256.Size]byte
+	ok bool
+}
+
 type memo struct {
 	where func() string // the memo file; "" when there is no cache folder
 
@@ -53,8 +59,19 @@ func userMemoPath() string {
 	return filepath.Join(dir, "strom", "validated")
 }
 
-// memoKey is the sum of one schema's bytes and one content.
-func memoKey(schemaName string, data []byte) ([sha256.Size]byte, bool) {
+var (
+	schemaSumsMu sync.Mutex
+	schemaSums   = map[string][sha256.Size]byte{}
+)
+
+// schemaSum is the sum of the validator, a schema's name and its bytes, once per
+// schema and process.
+func schemaSum(schemaName string) ([sha256.Size]byte, bool) {
+	schemaSumsMu.Lock()
+	defer schemaSumsMu.Unlock()
+	if s, ok := schemaSums[schemaName]; ok {
+		return s, true
+	}
 	src, err := schemas.FS.ReadFile(schemaName)
 	if err != nil {
 		return [sha256.Size]byte{}, false
@@ -65,11 +82,25 @@ func memoKey(schemaName string, data []byte) ([sha256.Size]byte, bool) {
 	h.Write([]byte(schemaName))
 	h.Write([]byte{0})
 	h.Write(src)
-	h.Write([]byte{0})
+	var s [sha256.Size]byte
+	h.Sum(s[:0])
+	schemaSums[schemaName] = s
+	return s, true
+}
+
+// sumOf is the sum of one content under one schema.
+func sumOf(schemaName string, data []byte) sum {
+	ss, ok := schemaSum(schemaName)
+	if !ok {
+		return sum{}
+	}
+	h := sha256.New()
+	h.Write(ss[:])
 	h.Write(data)
-	var k [sha256.Size]byte
-	h.Sum(k[:0])
-	return k, true
+	var s sum
+	h.Sum(s.k[:0])
+	s.ok = true
+	return s
 }
 
 func (m *memo) load() {
@@ -124,26 +155,27 @@ func (m *memo) add(sums ...[sha256.Size]byte) {
 	}
 }
 
-// known reports whether data was found valid under the schema before.
-func (m *memo) known(schemaName string, data []byte) bool {
-	k, ok := memoKey(schemaName, data)
-	if !ok {
-		return false
+// known reports whether data was found valid under the schema before, and returns
+// the sum that remember takes once it is.
+func (m *memo) known(schemaName string, data []byte) (sum, bool) {
+	s := sumOf(schemaName, data)
+	if !s.ok {
+		return s, false
 	}
 	m.load()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.have[k]
+	return s, m.have[s.k]
 }
 
-// remember records data as valid under the schema and writes the memo, merged with
+// remember records a content as valid under its schema and writes the memo, merged with
 // what other strom processes wrote to it meanwhile. Failing to write it is not an
 // error: the next read validates again.
-func (m *memo) remember(schemaName string, data []byte) {
-	k, ok := memoKey(schemaName, data)
-	if !ok {
+func (m *memo) remember(s sum) {
+	if !s.ok {
 		return
 	}
+	k := s.k
 	m.load()
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -70,13 +70,14 @@ func decode(data []byte) (any, error) {
 // check validates the whole content of a file against a schema, or finds the same
 // bytes already validated under the same schema (memo.go).
 func check(file, schemaName string, data []byte) error {
-	if validated.known(schemaName, data) {
+	s, ok := validated.known(schemaName, data)
+	if ok {
 		return nil
 	}
 	if err := validate(file, 0, schemaName, data); err != nil {
 		return err
 	}
-	validated.remember(schemaName, data)
+	validated.remember(s)
 	return nil
 }
 

@@ -71,6 +71,12 @@ func TestMetaschemasOnFirstUse(t *testing.T) {
 	}
 }
 
+// knows is memo.known without the sum.
+func knows(m *memo, schemaName string, data []byte) bool {
+	_, ok := m.known(schemaName, data)
+	return ok
+}
+
 func TestMemo(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -79,16 +85,16 @@ func TestMemo(t *testing.T) {
 	queue := []byte(`{"version": 1, "next_id": 1, "tasks": []}` + "\n")
 
 	m := fresh()
-	if m.known(schemas.Queue, queue) {
+	if knows(m, schemas.Queue, queue) {
 		t.Fatal("an empty memo knows a content")
 	}
-	m.remember(schemas.Queue, queue)
-	if !fresh().known(schemas.Queue, queue) {
+	m.remember(sumOf(schemas.Queue, queue))
+	if !knows(fresh(), schemas.Queue, queue) {
 		t.Fatal("a remembered content is not known to the next process")
 	}
 	for name, other := range map[string]func(*memo) bool{
-		"one byte more":  func(m *memo) bool { return m.known(schemas.Queue, append(queue, ' ')) },
-		"another schema": func(m *memo) bool { return m.known(schemas.Mode, queue) },
+		"one byte more":  func(m *memo) bool { return knows(m, schemas.Queue, append(queue, ' ')) },
+		"another schema": func(m *memo) bool { return knows(m, schemas.Mode, queue) },
 	} {
 		if other(fresh()) {
 			t.Errorf("%s: known, want unknown", name)
@@ -99,18 +105,18 @@ func TestMemo(t *testing.T) {
 	a, b := fresh(), fresh()
 	a.known(schemas.Queue, queue)
 	b.known(schemas.Queue, queue)
-	a.remember(schemas.Mode, []byte("a"))
-	b.remember(schemas.Mode, []byte("b"))
-	if c := fresh(); !c.known(schemas.Mode, []byte("a")) || !c.known(schemas.Mode, []byte("b")) {
+	a.remember(sumOf(schemas.Mode, []byte("a")))
+	b.remember(sumOf(schemas.Mode, []byte("b")))
+	if c := fresh(); !knows(c, schemas.Mode, []byte("a")) || !knows(c, schemas.Mode, []byte("b")) {
 		t.Error("an entry written by one process was lost when another wrote")
 	}
 
 	// The oldest entries go beyond memoMax.
 	for i := range memoMax + 10 {
-		m.remember(schemas.Park, []byte(strconv.Itoa(i)))
+		m.remember(sumOf(schemas.Park, []byte(strconv.Itoa(i))))
 	}
 	c := fresh()
-	if !c.known(schemas.Park, []byte(strconv.Itoa(memoMax+9))) || c.known(schemas.Queue, queue) {
+	if !knows(c, schemas.Park, []byte(strconv.Itoa(memoMax+9))) || knows(c, schemas.Queue, queue) {
 		t.Error("the memo did not keep the newest entries only")
 	}
 	data, err := os.ReadFile(path)
@@ -126,19 +132,19 @@ func TestMemo(t *testing.T) {
 		if err := os.WriteFile(path, []byte(junk), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if fresh().known(schemas.Queue, queue) {
+		if knows(fresh(), schemas.Queue, queue) {
 			t.Errorf("memo file %q: a content is known", junk)
 		}
-		fresh().remember(schemas.Queue, queue)
-		if !fresh().known(schemas.Queue, queue) {
+		fresh().remember(sumOf(schemas.Queue, queue))
+		if !knows(fresh(), schemas.Queue, queue) {
 			t.Errorf("memo file %q was not replaced by remember", junk)
 		}
 	}
 
 	// No place for a memo: nothing is known, nothing fails.
 	nowhere := &memo{where: func() string { return "" }}
-	nowhere.remember(schemas.Queue, queue)
-	if nowhere.known(schemas.Queue, queue) {
+	nowhere.remember(sumOf(schemas.Queue, queue))
+	if knows(nowhere, schemas.Queue, queue) {
 		t.Error("a memo without a file knows a content")
 	}
 	blocked := filepath.Join(dir, "file")
@@ -146,7 +152,7 @@ func TestMemo(t *testing.T) {
 		t.Fatal(err)
 	}
 	unwritable := &memo{where: func() string { return filepath.Join(blocked, "strom", "validated") }}
-	unwritable.remember(schemas.Queue, queue) // must not panic or fail the caller
+	unwritable.remember(sumOf(schemas.Queue, queue)) // must not panic or fail the caller
 }
 
 // TestMemoNeverHidesAnInvalidFile: reads through the memo in use (under
@@ -162,7 +168,7 @@ func TestMemoNeverHidesAnInvalidFile(t *testing.T) {
 	if _, err := tr.LoadQueue(); err != nil {
 		t.Fatal(err)
 	}
-	if !validated.known(schemas.Queue, good) {
+	if !knows(validated, schemas.Queue, good) {
 		t.Fatal("a valid queue read was not remembered")
 	}
 	for _, bad := range []string{`{"version": 2, "next_id": 1, "tasks": []}`, `{"version": 1, "next_id": 1, "tasks": [], "extra": 1}`, `{"version": 1`} {
@@ -173,7 +179,7 @@ func TestMemoNeverHidesAnInvalidFile(t *testing.T) {
 		if _, err := tr.LoadQueue(); !errors.As(err, &se) {
 			t.Errorf("queue %q read without a SchemaError: %v", bad, err)
 		}
-		if validated.known(schemas.Queue, []byte(bad)) {
+		if knows(validated, schemas.Queue, []byte(bad)) {
 			t.Errorf("invalid queue %q was remembered as valid", bad)
 		}
 	}
@@ -195,7 +201,7 @@ func TestMemoNeverHidesAnInvalidFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !validated.known(schemas.Progress, data) {
+	if !knows(validated, schemas.Progress, data) {
 		t.Error("progress.jsonl as the append left it is not remembered")
 	}
 	broken := strings.Replace(string(data), `"task":"T-1"`, `"task":"task one"`, 1)
