@@ -114,14 +114,24 @@ func editTask(ctx context.Context, s *sys, r *harness.Research, id string) error
 }
 
 // chooseEditor is the editor git would start: GIT_EDITOR, core.editor, VISUAL,
-// EDITOR, then git's default. Without a terminal only an editor the person named in
-// the environment is started: git's default would wait for keys nobody types.
+// EDITOR, then git's default. Without a terminal only an editor the person named
+// is started, never git's default, which would wait for keys nobody types.
 func chooseEditor(ctx context.Context, s *sys, root string) (string, error) {
 	if s.terminal() == nil && s.getenv("GIT_EDITOR") == "" && s.getenv("VISUAL") == "" && s.getenv("EDITOR") == "" {
-		return "", usagef("there is no terminal here for an editor: say what to change with --title, --body or --body-file")
+		cmd := exec.CommandContext(ctx, "git", "config", "core.editor")
+		cmd.Dir = root
+		if out, _ := cmd.Output(); strings.TrimSpace(string(out)) == "" {
+			return "", usagef("there is no terminal here for an editor: say what to change with --title, --body or --body-file")
+		}
 	}
 	cmd := exec.CommandContext(ctx, "git", "var", "GIT_EDITOR")
 	cmd.Dir = root
+	// An empty variable names no editor (git would take it for an empty one).
+	for _, kv := range os.Environ() {
+		if k, v, _ := strings.Cut(kv, "="); v != "" || (k != "GIT_EDITOR" && k != "VISUAL" && k != "EDITOR") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
 	out, err := cmd.Output()
 	editor := strings.TrimSpace(string(out))
 	if err != nil || editor == "" {
