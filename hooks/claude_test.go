@@ -63,8 +63,7 @@ func checkShell(t *testing.T, what, command string, want ...string) {
 	// The shell is the judge: printf shows each word it received.
 	sh, err := exec.LookPath("sh")
 	if err != nil {
-		t.Logf("no sh on PATH (%v): checked with SplitCommand only", err)
-		return
+		t.Fatalf("%s: no sh to judge the quoting: %v", what, err)
 	}
 	out, err := exec.CommandContext(t.Context(), sh, "-c", "printf '%s\\n' "+command).Output()
 	if err != nil {
