@@ -37,6 +37,7 @@ lint:
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
 	./scripts/bench-cli.sh
+	./scripts/bench-big-queue.sh
 
 demo: build
 	./scripts/demo.sh

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Times `strom task list` on a queue of 2,000 tasks (about 900 KB): the first call
+# after the queue changed (validated against its schema) and the calls after it
+# (the memo of validated contents knows the bytes). Prints the figures BENCHMARKS.md
+# records under "A big queue".
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+strom="$top/bin/strom"
+work=$(mktemp -d "${TMPDIR:-/tmp}/strom-bench-queue.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 HOME="$work" XDG_CONFIG_HOME="$work/.config" XDG_CACHE_HOME="$work/.cache"
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
+mkdir "$work/repo" && cd "$work/repo"
+git init -q
+"$strom" init --agent demo >/dev/null
+N=${N:-2000}
+body="Parish of Tábor, around 1850. Look in the registers and write down what was found, with the sources and page numbers."
+{
+	printf '{\n  "version": 1,\n  "next_id": %d,\n  "tasks": [\n' $((N + 1))
+	for i in $(seq 1 "$N"); do
+		sep=","; [ "$i" = "$N" ] && sep=""
+		printf '    {"id": "T-%d", "title": "Find the baptism record number %d in the parish books of Tábor", "body": "%s %s", "state": "open", "created": "2026-11-30T09:00:00Z", "updated": "2026-11-30T09:00:00Z"}%s\n' "$i" "$i" "$body" "$body" "$sep"
+	done
+	printf '  ]\n}\n'
+} >.strom/queue.json
+ms() { # milliseconds of one run of "$@"
+	local start end
+	start=$(date +%s%N)
+	"$@" >/dev/null
+	end=$(date +%s%N)
+	echo $(((end - start) / 1000000))
+}
+first=$(ms "$strom" task list)
+later=""
+for _ in 1 2 3 4 5; do later+=" $(ms "$strom" task list)"; done
+printf 'queue of %d tasks, %d KB\n' "$N" $(($(wc -c <.strom/queue.json) / 1024))
+printf 'strom task list, first after a change  %5d ms\n' "$first"
+printf 'strom task list, five times after       %s ms\n' "$later"
