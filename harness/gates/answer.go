@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"regexp"
 	"strings"
 	"time"
 
@@ -35,7 +34,18 @@ type Spec struct {
 	Args []string
 }
 
-var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+// isGateName reports whether s is a gate's name: a lower-case letter or digit,
+// then those, '.', '_' or '-'.
+func isGateName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		ok := c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || i > 0 && (c == '.' || c == '_' || c == '-')
+		if !ok {
+			return false
+		}
+	}
+	return s != ""
+}
 
 // ParseSpec reads "<name> [args]". Words are separated by blanks; a word may be
 // quoted with '…' or "…" to hold blanks.
@@ -44,7 +54,7 @@ func ParseSpec(s string) (Spec, error) {
 	if err != nil {
 		return Spec{}, fmt.Errorf("read condition %q: %w", s, err)
 	}
-	if len(words) == 0 || !nameRE.MatchString(words[0]) {
+	if len(words) == 0 || !isGateName(words[0]) {
 		return Spec{}, fmt.Errorf("read condition %q: %w, the name in lower-case letters, digits, '.', '_' or '-'", s, ErrBadSpec)
 	}
 	return Spec{Name: words[0], Args: words[1:]}, nil

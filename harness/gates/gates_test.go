@@ -32,6 +32,11 @@ func TestParseSpec(t *testing.T) {
 		{in: "", wantErr: true},
 		{in: "Bad/name", wantErr: true},
 		{in: "../x", wantErr: true},
+		{in: ".hidden", wantErr: true},
+		{in: "-x", wantErr: true},
+		{in: "a.b_c-9", want: Spec{Name: "a.b_c-9", Args: []string{}}},
+		{in: "9lives", want: Spec{Name: "9lives", Args: []string{}}},
+		{in: "naïve", wantErr: true},
 		{in: "mine 'open", wantErr: true},
 	}
 	for _, tt := range tests {

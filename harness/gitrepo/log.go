@@ -229,7 +229,7 @@ func (r *Repo) logCLI(ctx context.Context, opts LogOptions) ([]Commit, error) {
 		"--no-replace-objects", "log", "--no-show-signature", "--no-color", "--encoding=none",
 		"-z", "--date=raw", "--format=%H%x00%an%x00%ae%x00%ad%x00%B",
 	}
-	if grepSafe(opts.TrailerKey) {
+	if isTrailerKey(opts.TrailerKey) {
 		// A cheap pre-filter: git skips the commits whose message does not contain
 		// the key at all (ignoring case, as the trailer match does). Every commit
 		// with the trailer contains it; logSink.add still parses the trailers of
@@ -295,20 +295,6 @@ func (r *Repo) logCLI(ctx context.Context, opts LogOptions) ([]Commit, error) {
 		return nil, fmt.Errorf("read log: %w", perr)
 	}
 	return sink.out, nil
-}
-
-// grepSafe reports whether key can be handed to `git log --grep` as a fixed
-// string: a non-empty trailer key of letters, digits and dashes.
-func grepSafe(key string) bool {
-	if key == "" {
-		return false
-	}
-	for i := 0; i < len(key); i++ {
-		if !isAlnum(key[i]) && key[i] != '-' {
-			return false
-		}
-	}
-	return true
 }
 
 // parseRawDate reads git's --date=raw ("1700000000 +0100") into the same time

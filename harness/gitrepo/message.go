@@ -2,9 +2,7 @@ package gitrepo
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
-	"sync"
 )
 
 // Trailer is one "Key: value" line of a commit message's trailer block.
@@ -18,9 +16,6 @@ type Message struct {
 	Trailers []Trailer
 }
 
-// trailerKey is compiled on first use: strom start-up pays for no regexp.
-var trailerKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]*$`) })
-
 // Validate reports whether String can write m so that its trailers read back
 // exactly: a non-empty subject, trailer keys of letters, digits and dashes, and
 // non-empty values.
@@ -29,7 +24,7 @@ func (m Message) Validate() error {
 		return fmt.Errorf("check message: the subject is empty: %w", ErrBadMessage)
 	}
 	for _, t := range m.Trailers {
-		if !trailerKey().MatchString(t.Key) {
+		if !isTrailerKey(t.Key) {
 			return fmt.Errorf("check message: trailer key %q is not letters, digits and dashes: %w", t.Key, ErrBadMessage)
 		}
 		if unfold(t.Value) == "" {
@@ -257,6 +252,20 @@ func separator(l string) int {
 		break
 	}
 	return -1
+}
+
+// isTrailerKey reports whether key is a trailer key strom writes and greps for:
+// a letter or digit, then letters, digits and dashes.
+func isTrailerKey(key string) bool {
+	if key == "" || !isAlnum(key[0]) {
+		return false
+	}
+	for i := 1; i < len(key); i++ {
+		if !isAlnum(key[i]) && key[i] != '-' {
+			return false
+		}
+	}
+	return true
 }
 
 func isAlnum(c byte) bool {

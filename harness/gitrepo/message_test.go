@@ -173,6 +173,9 @@ func TestMessageValidate(t *testing.T) {
 		{"empty subject", Message{Subject: " \n", Trailers: []Trailer{{"A", "1"}}}, false},
 		{"key with space", Message{Subject: "s", Trailers: []Trailer{{"Strom Task", "1"}}}, false},
 		{"key with colon", Message{Subject: "s", Trailers: []Trailer{{"A:", "1"}}}, false},
+		{"key starting with a dash", Message{Subject: "s", Trailers: []Trailer{{"-A", "1"}}}, false},
+		{"empty key", Message{Subject: "s", Trailers: []Trailer{{"", "1"}}}, false},
+		{"key of digits and dashes", Message{Subject: "s", Trailers: []Trailer{{"9-a-B", "1"}}}, true},
 		{"empty value", Message{Subject: "s", Trailers: []Trailer{{"A", " \n "}}}, false},
 		{"no trailers", Message{Subject: "s"}, true},
 	}
