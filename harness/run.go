@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/statefiles"
@@ -83,15 +81,11 @@ var ErrRunning = errors.New("another strom run is working in this research repo"
 // lockRun takes the run lock for the life of the run. The lock dies with the
 // process, so a crashed run never blocks the next one.
 func (r *Research) lockRun() (func(), error) {
-	if err := os.MkdirAll(r.Tree.Path(statefiles.RunDir), 0o755); err != nil {
-		return nil, fmt.Errorf("lock the run: %w", err)
-	}
-	f, err := os.OpenFile(r.Tree.Path(statefiles.RunDir, "run.lock"), os.O_RDWR|os.O_CREATE, 0o644)
+	unlock, held, err := statefiles.TryLockFile(r.Tree.Path(statefiles.RunDir, "run.lock"))
 	if err != nil {
 		return nil, fmt.Errorf("lock the run: %w", err)
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		f.Close()
+	if held {
 		ri, _ := r.LoadRun()
 		who := ""
 		if ri != nil {
@@ -103,21 +97,20 @@ func (r *Research) lockRun() (func(), error) {
 		}
 		return nil, fmt.Errorf("%w%s: wait for it to end, or ask it to finish with strom session finish", ErrRunning, who)
 	}
-	return func() { unix.Flock(int(f.Fd()), unix.LOCK_UN); f.Close() }, nil
+	return unlock, nil
 }
 
 // RunAlive reports whether a run holds the run lock right now.
 func (r *Research) RunAlive() bool {
-	f, err := os.OpenFile(r.Tree.Path(statefiles.RunDir, "run.lock"), os.O_RDWR, 0)
-	if err != nil {
-		return false
+	path := r.Tree.Path(statefiles.RunDir, "run.lock")
+	if _, err := os.Stat(path); err != nil {
+		return false // no run ever locked here
 	}
-	defer f.Close()
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		return true
+	unlock, held, err := statefiles.TryLockFile(path)
+	if err == nil && !held {
+		unlock()
 	}
-	unix.Flock(int(f.Fd()), unix.LOCK_UN)
-	return false
+	return held
 }
 
 // ResolveUntil turns HH:MM into the next such moment: a time already past today

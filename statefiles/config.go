@@ -79,17 +79,20 @@ func (f SettingsFile) Save(c *Config) error {
 func (f SettingsFile) Update(ctx context.Context, fn func(*Config) error) error {
 	// The lock lives in run/ beside the file: .strom/run/lock for the tree's
 	// settings, the same lock every state change takes.
-	lockTree := &Tree{Dir: filepath.Dir(f.Path)}
-	return lockTree.Locked(ctx, func() error {
-		c, err := f.Load()
-		if err != nil {
-			return err
-		}
-		if err := fn(c); err != nil {
-			return err
-		}
-		return f.Save(c)
-	})
+	lock := filepath.Join(RunDir, "lock")
+	unlock, err := LockFile(ctx, filepath.Join(filepath.Dir(f.Path), lock), filepath.ToSlash(filepath.Join(filepath.Dir(f.Shown), lock)))
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	c, err := f.Load()
+	if err != nil {
+		return err
+	}
+	if err := fn(c); err != nil {
+		return err
+	}
+	return f.Save(c)
 }
 
 // Kind is the type of a setting's value.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -19,41 +20,77 @@ const LockWait = 60 * time.Second
 // Update* ones. The lock file is never deleted, so two processes never lock two
 // different files of the same name.
 func (t *Tree) Lock(ctx context.Context) (unlock func(), err error) {
-	if err := os.MkdirAll(t.Path(RunDir), 0o755); err != nil {
-		return nil, fmt.Errorf("lock state: %w", err)
-	}
-	f, err := os.OpenFile(t.Path(RunDir, "lock"), os.O_RDWR|os.O_CREATE, 0o644)
+	return LockFile(ctx, t.Path(RunDir, "lock"), t.rel(RunDir, "lock"))
+}
+
+// LockFile takes an exclusive flock on path, creating the file and its folder,
+// waiting up to LockWait for another process to let go; shown names the file in
+// errors. The lock dies with the process.
+func LockFile(ctx context.Context, path, shown string) (unlock func(), err error) {
+	f, err := openLock(path)
 	if err != nil {
-		return nil, fmt.Errorf("lock state: %w", err)
+		return nil, fmt.Errorf("lock %s: %w", shown, err)
 	}
 	deadline := time.Now().Add(LockWait)
 	wait := time.Millisecond
 	for {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-		if err == nil {
-			return func() {
-				unix.Flock(int(f.Fd()), unix.LOCK_UN)
-				f.Close()
-			}, nil
+		ok, err := tryFlock(f)
+		if ok {
+			return func() { unix.Flock(int(f.Fd()), unix.LOCK_UN); f.Close() }, nil
 		}
-		if !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
+		if err != nil {
 			f.Close()
-			return nil, fmt.Errorf("lock state: %w", err)
+			return nil, fmt.Errorf("lock %s: %w", shown, err)
 		}
 		if time.Now().After(deadline) {
 			f.Close()
-			return nil, fmt.Errorf("%w (%s) for over %s: if no strom is running, try again", ErrLocked, t.rel(RunDir, "lock"), LockWait)
+			return nil, fmt.Errorf("%w (%s) for over %s: if no strom is running, try again", ErrLocked, shown, LockWait)
 		}
 		select {
 		case <-ctx.Done():
 			f.Close()
-			return nil, fmt.Errorf("lock state: %w", ctx.Err())
+			return nil, fmt.Errorf("lock %s: %w", shown, ctx.Err())
 		case <-time.After(wait):
 		}
 		if wait < 20*time.Millisecond {
 			wait *= 2
 		}
 	}
+}
+
+// TryLockFile takes the flock on path at once if no other process holds it; held
+// reports that one does. The file and its folder are created.
+func TryLockFile(path string) (unlock func(), held bool, err error) {
+	f, err := openLock(path)
+	if err != nil {
+		return nil, false, err
+	}
+	ok, err := tryFlock(f)
+	if !ok {
+		f.Close()
+		return nil, err == nil, err
+	}
+	return func() { unix.Flock(int(f.Fd()), unix.LOCK_UN); f.Close() }, false, nil
+}
+
+func openLock(path string) (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	return os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+}
+
+// tryFlock takes f's lock without waiting: false and no error when another process
+// holds it.
+func tryFlock(f *os.File) (bool, error) {
+	err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, unix.EWOULDBLOCK) || errors.Is(err, unix.EINTR):
+		return false, nil
+	}
+	return false, err
 }
 
 // Locked runs fn while holding the lock.

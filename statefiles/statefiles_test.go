@@ -329,3 +329,28 @@ func TestTaskStateChanges(t *testing.T) {
 		t.Fatalf("find: %v", err)
 	}
 }
+
+// TestTryLockFile: a lock held through one open file is seen as held through
+// another (flock locks belong to the open file), and free again after unlock.
+func TestTryLockFile(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "run", "run.lock")
+	unlock, held, err := TryLockFile(path)
+	if err != nil || held {
+		t.Fatalf("first TryLockFile: held %v, %v", held, err)
+	}
+	if _, held, err := TryLockFile(path); err != nil || !held {
+		t.Fatalf("second TryLockFile while locked: held %v, %v", held, err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := LockFile(ctx, path, "the run lock"); err == nil || !strings.Contains(err.Error(), "lock the run lock") {
+		t.Errorf("LockFile while locked = %v, want it to give up naming the file", err)
+	}
+	unlock()
+	again, held, err := TryLockFile(path)
+	if err != nil || held {
+		t.Fatalf("TryLockFile after unlock: held %v, %v", held, err)
+	}
+	again()
+}
