@@ -123,7 +123,7 @@ func (r *Research) keepLastSession(head string, e *SessionEntry) {
 	if err != nil {
 		return
 	}
-	_ = statefiles.WriteCache(r.Tree.Path(statefiles.RunDir, lastSessionFile), append(b, '\n'))
+	_ = statefiles.WriteTransient(r.Tree.Path(statefiles.RunDir, lastSessionFile), append(b, '\n'))
 }
 
 // sessionEntry reads a session commit's trailers.

@@ -20,7 +20,7 @@ func CheckStaged(ctx context.Context, r *Research, inSession bool) error {
 	if err != nil {
 		return err
 	}
-	var queueStaged bool
+	var after *statefiles.Queue // the staged queue, when the commit changes it
 	for _, p := range staged {
 		rel := strings.TrimPrefix(p, statefiles.DirName+"/")
 		data, err := g.ReadBlob(ctx, ":"+p)
@@ -30,14 +30,17 @@ func CheckStaged(ctx context.Context, r *Research, inSession bool) error {
 			}
 			continue // another state file deleted: its default applies
 		}
+		if rel == statefiles.QueueFile {
+			if after, err = statefiles.ParseQueue(p, data); err != nil {
+				return fmt.Errorf("commit refused: %w", err)
+			}
+			continue
+		}
 		if err := statefiles.Validate(rel, data); err != nil {
 			return fmt.Errorf("commit refused: %w", err)
 		}
-		if rel == statefiles.QueueFile {
-			queueStaged = true
-		}
 	}
-	if !queueStaged {
+	if after == nil {
 		return nil
 	}
 	queue := statefiles.DirName + "/" + statefiles.QueueFile
@@ -45,12 +48,10 @@ func CheckStaged(ctx context.Context, r *Research, inSession bool) error {
 	if err != nil {
 		return nil // no queue in HEAD yet (first commit): nothing to lose
 	}
-	now, _ := g.ReadBlob(ctx, ":"+queue)
 	before, err := statefiles.ParseQueue("HEAD:"+queue, old)
 	if err != nil {
 		return nil // HEAD's queue was broken already: the staged one is valid, let it mend it
 	}
-	after, _ := statefiles.ParseQueue(queue, now)
 	if problem := QueueLoss(before, after, inSession); problem != "" {
 		return fmt.Errorf("commit refused: %s: undo with git restore --staged --worktree .strom/queue.json (or git checkout HEAD -- .strom/queue.json)", problem)
 	}

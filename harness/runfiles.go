@@ -95,11 +95,14 @@ func (r *Research) RequestFinish(session, why string) error {
 	return r.writeRequest("finish", session, why)
 }
 
+// writeRequest leaves a request for the running harness: atomic, so the harness
+// never reads half of it, but not fsynced — a request outlives no crash (recovery
+// commits the session whatever was asked).
 func (r *Research) writeRequest(kind, session, why string) error {
-	if err := os.MkdirAll(r.Tree.Path(statefiles.RunDir), 0o755); err != nil {
+	if err := statefiles.WriteTransient(r.requestFile(kind, session), []byte(why+"\n")); err != nil {
 		return fmt.Errorf("request %s: %w", kind, err)
 	}
-	return statefiles.WriteAtomic(r.requestFile(kind, session), []byte(why+"\n"), 0o644)
+	return nil
 }
 
 // Requested returns the reason of a pending request, and whether there is one.

@@ -455,7 +455,10 @@ func (r *Research) deliverSends(id string, sess *agentpty.Session) {
 // RequestSend leaves text for a running session's agent to be typed in.
 func (r *Research) RequestSend(session, text string) error {
 	name := fmt.Sprintf("send-%s-%d", session, time.Now().UnixNano())
-	return statefiles.WriteAtomic(r.Tree.Path(statefiles.RunDir, name), []byte(text), 0o644)
+	if err := statefiles.WriteTransient(r.Tree.Path(statefiles.RunDir, name), []byte(text)); err != nil {
+		return fmt.Errorf("send to session %s: %w", session, err)
+	}
+	return nil
 }
 
 // commitMessage builds a session commit's message.

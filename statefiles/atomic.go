@@ -14,11 +14,11 @@ func WriteAtomic(path string, data []byte, perm os.FileMode) error {
 	return replace(path, data, perm, true)
 }
 
-// WriteCache replaces path with data atomically like WriteAtomic, creating its
-// folder, but without the fsyncs: for files strom can always rebuild (the memo of
-// validated contents, the kept last session), where a lost write after a crash only
-// costs a recomputation, and every strom command may write one.
-func WriteCache(path string, data []byte) error {
+// WriteTransient replaces path with data atomically like WriteAtomic, creating its
+// folder, but without the fsyncs: for files that need not outlive a crash — caches
+// strom rebuilds (the memo of validated contents, the kept last session) and
+// requests to a running harness — which the agent's commands write often.
+func WriteTransient(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}

@@ -190,5 +190,5 @@ func (m *memo) remember(s sum) {
 		buf.WriteString(hex.EncodeToString(s[:]))
 		buf.WriteByte('\n')
 	}
-	_ = WriteCache(m.path, buf.Bytes())
+	_ = WriteTransient(m.path, buf.Bytes())
 }
