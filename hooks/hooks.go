@@ -6,12 +6,10 @@ package hooks
 
 import (
 	"bytes"
-	"context"
 	_ "embed"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 )
@@ -40,14 +38,11 @@ type Result struct {
 	Changed bool   // false when everything was already in place
 }
 
-// Install puts the pre-commit hook into the repo at root (the hooks folder git
-// uses, core.hooksPath included). A hook the user already has is kept beside it as
-// pre-commit.strom-chained and run first. Running Install twice changes nothing.
-func Install(ctx context.Context, root string, o Options) (Result, error) {
-	dir, err := hooksDir(ctx, root)
-	if err != nil {
-		return Result{}, err
-	}
+// Install puts the pre-commit hook into dir, the hooks folder git uses
+// (gitrepo.Repo.HooksDir: core.hooksPath included). A hook the user already has is
+// kept beside it as pre-commit.strom-chained and run first. Running Install twice
+// changes nothing.
+func Install(dir string, o Options) (Result, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Result{}, fmt.Errorf("install hook: %w", err)
 	}
@@ -56,6 +51,9 @@ func Install(ctx context.Context, root string, o Options) (Result, error) {
 	}
 	want := bytes.ReplaceAll(preCommit, []byte("@STROM@"), []byte(shellQuote(o.Strom)))
 	path := filepath.Join(dir, "pre-commit")
+	chained := path + ChainedSuffix
+	_, err := os.Stat(chained)
+	hasChained := err == nil
 	res := Result{Path: path}
 	old, err := os.ReadFile(path)
 	switch {
@@ -64,46 +62,35 @@ func Install(ctx context.Context, root string, o Options) (Result, error) {
 		return res, fmt.Errorf("read hook %s: %w", path, err)
 	case bytes.Contains(old, []byte(Marker)):
 		if bytes.Equal(old, want) {
-			if _, err := os.Stat(path + ChainedSuffix); err == nil {
-				res.Chained = path + ChainedSuffix
+			if hasChained {
+				res.Chained = chained
 			}
 			return res, nil
 		}
-	default:
-		chained := path + ChainedSuffix
-		if _, err := os.Stat(chained); err == nil {
+	default: // the user's own hook
+		if hasChained {
 			return res, fmt.Errorf("install hook: both %s and %s exist: merge them by hand, then run strom hooks install again", path, chained)
 		}
 		if err := os.Rename(path, chained); err != nil {
 			return res, fmt.Errorf("keep the user's hook: %w", err)
 		}
+		hasChained = true
+	}
+	if hasChained {
 		res.Chained = chained
 	}
-	if res.Chained == "" {
-		if _, err := os.Stat(path + ChainedSuffix); err == nil {
-			res.Chained = path + ChainedSuffix
-		}
-	}
-	tmp := path + ".strom-tmp"
-	if err := os.WriteFile(tmp, want, 0o755); err != nil {
+	tmp, err := os.CreateTemp(dir, ".pre-commit.strom-*")
+	if err != nil {
 		return res, fmt.Errorf("write hook: %w", err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	_, werr := tmp.Write(want)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr, os.Chmod(tmp.Name(), 0o755), os.Rename(tmp.Name(), path)); err != nil {
+		os.Remove(tmp.Name())
 		return res, fmt.Errorf("write hook: %w", err)
 	}
 	res.Changed = true
 	return res, nil
-}
-
-// hooksDir asks git where hooks live: core.hooksPath, or the common git dir's hooks.
-func hooksDir(ctx context.Context, root string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", "rev-parse", "--path-format=absolute", "--git-path", "hooks")
-	cmd.Dir = root
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("find the hooks folder in %s: %w", root, err)
-	}
-	return strings.TrimSpace(string(out)), nil
 }
 
 func shellQuote(s string) string {

@@ -39,7 +39,15 @@ runs first. Running this twice changes nothing.`, ""),
 			if err != nil {
 				return err
 			}
-			res, err := hooks.Install(ctx, r.Tree.Root, hooks.Options{})
+			g, err := r.Git(ctx)
+			if err != nil {
+				return err
+			}
+			dir, err := g.HooksDir(ctx)
+			if err != nil {
+				return err
+			}
+			res, err := hooks.Install(dir, hooks.Options{})
 			if err != nil {
 				return err
 			}

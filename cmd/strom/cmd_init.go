@@ -40,7 +40,11 @@ repo it runs git init first. Run twice, it says so and changes nothing.`, ""),
 				}
 			}
 			r, err := harness.Init(ctx, dir, harness.InitOptions{Agent: *agent}, s.env(), func(ctx context.Context, g *gitrepo.Repo) error {
-				_, err := hooks.Install(ctx, g.Root, hooks.Options{})
+				dir, err := g.HooksDir(ctx)
+				if err != nil {
+					return err
+				}
+				_, err = hooks.Install(dir, hooks.Options{})
 				return err
 			})
 			if errors.Is(err, harness.ErrAlreadyInitialised) {

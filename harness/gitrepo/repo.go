@@ -130,6 +130,16 @@ func Init(ctx context.Context, dir string) (*Repo, error) {
 	return Open(ctx, abs)
 }
 
+// HooksDir is the folder git runs hooks from: core.hooksPath, or the common git
+// dir's hooks.
+func (r *Repo) HooksDir(ctx context.Context) (string, error) {
+	out, err := r.git(ctx, []string{"rev-parse", "--path-format=absolute", "--git-path", "hooks"}, nil, nil)
+	if err != nil {
+		return "", fmt.Errorf("find the hooks folder: %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
 // git runs a git command in the work tree and returns its stdout.
 func (r *Repo) git(ctx context.Context, args []string, stdin io.Reader, env []string) ([]byte, error) {
 	out, err := runGit(ctx, r.Root, args, stdin, env)
