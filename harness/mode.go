@@ -170,9 +170,6 @@ func (r *Research) SwitchMode(ctx context.Context, to string, confirm func(quest
 	if to != statefiles.ModeArchive && to != statefiles.ModeResearch {
 		return ms, fmt.Errorf("unknown mode %q: use archive or research", to)
 	}
-	if err := r.sessionWorking(); err != nil {
-		return ms, err
-	}
 	unlock, err := r.lockRun()
 	if errors.Is(err, ErrRunning) {
 		return ms, r.runWorkingError()
@@ -270,15 +267,7 @@ func moves(t statefiles.Task, to string) bool {
 	return t.State == statefiles.Parked && t.Reason == ArchiveReason
 }
 
-// sessionWorking refuses a switch while a session works in the research.
-func (r *Research) sessionWorking() error {
-	ri, err := r.LiveRun()
-	if err != nil || ri == nil {
-		return err
-	}
-	return r.runWorkingError()
-}
-
+// runWorkingError refuses a switch while a run holds the research.
 func (r *Research) runWorkingError() error {
 	ri, _ := r.LiveRun()
 	if ri != nil && ri.Session != "" {
