@@ -209,6 +209,22 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 	return r.closeSession(context.WithoutCancel(ctx), st.result(res), task, p)
 }
 
+// agentStopped reads the agent's stream and screen (tail) for what stops a session
+// and needs a person: a subscription limit, a login error, or a screen that waits
+// for an answer. It fills end, reset, detail and screen.
+func agentStopped(stream *streamSignals, pats limits.Patterns, p sessionPlan, tail []byte) (sessionStats, bool) {
+	if sig, ok := agentSignal(stream, pats, tail); ok {
+		if sig.Kind == limits.Limit {
+			return sessionStats{end: EndSubscriptionLimit, reset: sig.Reset, detail: sig.Text}, true
+		}
+		return sessionStats{end: EndNotLoggedIn, detail: sig.Text}, true
+	}
+	if scr, end, ok := personScreen(p, tail); ok {
+		return sessionStats{end: end, detail: scr.Advice, screen: scr.Advice}, true
+	}
+	return sessionStats{}, false
+}
+
 // sessionStats is what watching a session found out.
 type sessionStats struct {
 	end        End
@@ -295,18 +311,9 @@ func (r *Research) watch(ctx context.Context, sess *agentpty.Session, p sessionP
 		// Subscription limit or login trouble on the screen.
 		if last := sess.LastOutput(); last.After(lastScan) {
 			lastScan = last
-			if sig, ok := agentSignal(ev.stream, pats, sess.Tail()); ok {
-				if sig.Kind == limits.Limit {
-					st.reset = sig.Reset
-					stop(EndSubscriptionLimit, sig.Text)
-				} else {
-					stop(EndNotLoggedIn, sig.Text)
-				}
-				continue
-			}
-			if scr, end, ok := personScreen(p, sess.Tail()); ok {
-				st.screen = scr.Advice
-				stop(end, scr.Advice)
+			if a, ok := agentStopped(ev.stream, pats, p, sess.Tail()); ok {
+				st.reset, st.screen = a.reset, a.screen
+				stop(a.end, a.detail)
 				continue
 			}
 		}
@@ -349,16 +356,8 @@ exited:
 		st.end = closeEnd(why, st.finishSeen)
 		return st
 	}
-	if sig, ok := agentSignal(ev.stream, pats, sess.Tail()); ok {
-		if sig.Kind == limits.Limit {
-			st.end, st.reset, st.detail = EndSubscriptionLimit, sig.Reset, sig.Text
-		} else {
-			st.end, st.detail = EndNotLoggedIn, sig.Text
-		}
-		return st
-	}
-	if scr, end, ok := personScreen(p, sess.Tail()); ok {
-		st.end, st.detail, st.screen = end, scr.Advice, scr.Advice
+	if a, ok := agentStopped(ev.stream, pats, p, sess.Tail()); ok {
+		st.end, st.reset, st.detail, st.screen = a.end, a.reset, a.detail, a.screen
 		return st
 	}
 	if _, ok := r.Requested("finish", id); ok {
