@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/harness/limits"
+	"github.com/strom-research/strom/internal/shellword"
 )
 
 // maxStreamLine bounds one stream-json line kept for reading: the lines that carry
@@ -111,7 +112,7 @@ func (r *Research) loginAdvice(p sessionPlan) string {
 		bin = "the agent"
 	}
 	if isClaude(p.Profile) && separateClaudeDir(p.ClaudeDir, r.Getenv("HOME")) {
-		bin = "CLAUDE_CONFIG_DIR=" + shellWord(p.ClaudeDir) + " " + bin
+		bin = "CLAUDE_CONFIG_DIR=" + shellword.Quote(p.ClaudeDir) + " " + bin
 	}
 	return "run " + bin + " once and log in"
 }

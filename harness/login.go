@@ -119,11 +119,3 @@ func (r *Research) notLoggedIn(p sessionPlan) (string, bool) {
 	}
 	return r.loginAdvice(p), true
 }
-
-// shellWord quotes s for a shell line when it needs it.
-func shellWord(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}

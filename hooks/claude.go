@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/strom-research/strom/internal/shellword"
 )
 
 // StromPermission is the Claude Code permission rule that lets the agent run
@@ -47,12 +49,12 @@ func ClaudeOverlay(strom string, session string) ([]byte, error) {
 	if session == "" {
 		return nil, errors.New("build claude settings: the session id is empty")
 	}
-	bin := shellQuote(strom)
+	bin := shellword.Quote(strom)
 	hook := func(matcher, args string) []overlayMatch {
 		return []overlayMatch{{Matcher: matcher, Hooks: []overlayCommand{{Type: "command", Command: bin + " " + args}}}}
 	}
 	o := overlay{
-		StatusLine: overlayCommand{Type: "command", Command: bin + " usage report --session " + shellQuote(session)},
+		StatusLine: overlayCommand{Type: "command", Command: bin + " usage report --session " + shellword.Quote(session)},
 		Hooks: map[string][]overlayMatch{
 			"Stop":             hook("", "hooks claude-stop"),
 			"UserPromptSubmit": hook("", "hooks claude-event"),

@@ -11,7 +11,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
+
+	"github.com/strom-research/strom/internal/shellword"
 )
 
 //go:embed pre-commit.sh
@@ -49,7 +50,7 @@ func Install(dir string, o Options) (Result, error) {
 	if o.Strom == "" {
 		o.Strom, _ = os.Executable()
 	}
-	want := bytes.ReplaceAll(preCommit, []byte("@STROM@"), []byte(shellQuote(o.Strom)))
+	want := bytes.ReplaceAll(preCommit, []byte("@STROM@"), []byte(shellword.Quote(o.Strom)))
 	path := filepath.Join(dir, "pre-commit")
 	chained := path + ChainedSuffix
 	_, err := os.Stat(chained)
@@ -91,8 +92,4 @@ func Install(dir string, o Options) (Result, error) {
 	}
 	res.Changed = true
 	return res, nil
-}
-
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

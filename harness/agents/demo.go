@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/internal/clock"
+	"github.com/strom-research/strom/internal/shellword"
 )
 
 // Environment of the demo agent. STROM_SESSION, STROM_TASK and STROM_DEADLINE
@@ -351,7 +352,7 @@ func (d *demo) close(ctx context.Context) int {
 func (d *demo) strom(ctx context.Context, args ...string) (string, error) {
 	shown := make([]string, len(args))
 	for i, a := range args {
-		shown[i] = shellQuote(a)
+		shown[i] = shellword.Quote(a)
 	}
 	d.printf("$ strom %s\n", strings.Join(shown, " "))
 	cmd := exec.CommandContext(ctx, d.o.Strom, args...)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/strom-research/strom/harness/limits"
+	"github.com/strom-research/strom/internal/shellword"
 )
 
 // How a profile passes the prompt to its agent (Profile.Prompt).
@@ -54,7 +55,7 @@ const (
 )
 
 // Words is an argv. In JSON it is an array of strings, or one string read as a
-// shell line (see SplitCommand), so a settings value such as
+// shell line (see shellword.Split), so a settings value such as
 // "./my-agent.sh --fast" works as well as ["./my-agent.sh", "--fast"].
 type Words []string
 
@@ -66,7 +67,7 @@ func (w *Words) UnmarshalJSON(b []byte) error {
 		if err := json.Unmarshal(b, &line); err != nil {
 			return err
 		}
-		words, err := SplitCommand(line)
+		words, err := shellword.Split(line)
 		if err != nil {
 			return err
 		}
@@ -275,7 +276,7 @@ func (p Profile) Argv(v Vars) ([]string, error) {
 		case len(v.ExtraArgs) > 0:
 			tmpl, extra = v.ExtraArgs, nil
 		case strings.TrimSpace(v.Command) != "":
-			words, err := SplitCommand(v.Command)
+			words, err := shellword.Split(v.Command)
 			if err != nil {
 				return nil, fmt.Errorf("read agent.command: %w", err)
 			}

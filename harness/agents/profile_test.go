@@ -141,7 +141,7 @@ func TestArgv(t *testing.T) {
 		{name: "no program", agent: "command", vars: base,
 			wantErr: "the command agent needs a program: set agent.command or give it after --: strom run --agent command -- ./my-agent.sh"},
 		{name: "unclosed quote in the setting", agent: "command", vars: with(func(v *Vars) { v.Command = `./a "b` }),
-			wantErr: "read agent.command: split command"},
+			wantErr: "read agent.command: a double quote is not closed"},
 		{name: "unknown permissions", agent: "claude", vars: with(func(v *Vars) { v.Permissions = "yolo" }),
 			wantErr: `choose permissions "yolo": use ask, accept-edits, bypass`},
 		{name: "no settings path", agent: "claude", vars: with(func(v *Vars) { v.Settings = "" }),

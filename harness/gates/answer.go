@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/harness/gates/claudeusage"
+	"github.com/strom-research/strom/internal/shellword"
 )
 
 // Verdicts, the protocol's wire words.
@@ -50,7 +51,7 @@ func isGateName(s string) bool {
 // ParseSpec reads "<name> [args]". Words are separated by blanks; a word may be
 // quoted with '…' or "…" to hold blanks.
 func ParseSpec(s string) (Spec, error) {
-	words, err := splitWords(s)
+	words, err := shellword.Split(s)
 	if err != nil {
 		return Spec{}, fmt.Errorf("read condition %q: %w", s, err)
 	}
@@ -64,10 +65,7 @@ func ParseSpec(s string) (Spec, error) {
 func (s Spec) String() string {
 	out := []string{s.Name}
 	for _, a := range s.Args {
-		if a == "" || strings.ContainsAny(a, " \t'\"") {
-			a = "'" + strings.ReplaceAll(a, "'", `'"'"'`) + "'"
-		}
-		out = append(out, a)
+		out = append(out, shellword.Quote(a))
 	}
 	return strings.Join(out, " ")
 }
@@ -81,38 +79,6 @@ func (s Spec) Timeout() time.Duration {
 		return BuiltinTimeout
 	}
 	return ProgramTimeout
-}
-
-func splitWords(s string) ([]string, error) {
-	var words []string
-	var cur strings.Builder
-	inWord, quote := false, rune(0)
-	for _, r := range s {
-		switch {
-		case quote != 0 && r == quote:
-			quote = 0
-		case quote != 0:
-			cur.WriteRune(r)
-		case r == '\'' || r == '"':
-			quote, inWord = r, true
-		case r == ' ' || r == '\t' || r == '\n':
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteRune(r)
-			inWord = true
-		}
-	}
-	if quote != 0 {
-		return nil, fmt.Errorf("close the quote %c", quote)
-	}
-	if inWord {
-		words = append(words, cur.String())
-	}
-	return words, nil
 }
 
 // Watch is what a gate asks strom to watch while a session runs (R7.4.2): once the

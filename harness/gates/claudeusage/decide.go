@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/strom-research/strom/internal/shellword"
 )
 
 // Verdicts of an Answer, the gate protocol's wire words.
@@ -102,7 +104,7 @@ func NotClaude() Answer {
 func NotLoggedIn(configDir string) Answer {
 	cmd := "claude"
 	if configDir != "" {
-		cmd = "CLAUDE_CONFIG_DIR=" + shellQuote(configDir) + " claude"
+		cmd = "CLAUDE_CONFIG_DIR=" + shellword.Quote(configDir) + " claude"
 	}
 	return Answer{Verdict: VerdictStop, Reason: "the agent is not logged in — run " + cmd + " once and log in"}
 }
@@ -309,15 +311,4 @@ func span(d time.Duration) string {
 		return "under a minute"
 	}
 	return b.String()
-}
-
-// shellQuote quotes a folder for a command a person copies into a shell.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '~' ||
-			r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -1,17 +1,20 @@
-package agents
+// Package shellword reads and writes the words of a shell line the way sh does,
+// without expanding anything: settings that hold a command, and commands strom
+// shows a person to copy. Split(Quote(s)) is s for every string.
+package shellword
 
 import (
 	"fmt"
 	"strings"
 )
 
-// SplitCommand splits a shell line into words the way sh would, without
+// Split splits a shell line into words the way sh would, without
 // expanding anything: blanks separate words; 'single quotes' keep everything
 // literally; "double quotes" keep everything but a backslash before ", \, $
 // or `, which escapes it; outside quotes a backslash escapes the next
 // character. A quote left open is an error. Variables, globs and operators
 // such as | or ; are not interpreted: write a script for those.
-func SplitCommand(line string) ([]string, error) {
+func Split(line string) ([]string, error) {
 	var (
 		words  []string
 		cur    strings.Builder
@@ -39,7 +42,7 @@ func SplitCommand(line string) ([]string, error) {
 			inWord = true
 			end := indexRune(rs, i+1, '\'')
 			if end < 0 {
-				return nil, fmt.Errorf("split command %q: a single quote is not closed", line)
+				return nil, fmt.Errorf("a single quote is not closed in %q", line)
 			}
 			cur.WriteString(string(rs[i+1 : end]))
 			i = end
@@ -57,7 +60,7 @@ func SplitCommand(line string) ([]string, error) {
 				cur.WriteRune(rs[i])
 			}
 			if !closed {
-				return nil, fmt.Errorf("split command %q: a double quote is not closed", line)
+				return nil, fmt.Errorf("a double quote is not closed in %q", line)
 			}
 		default:
 			inWord = true
@@ -79,9 +82,9 @@ func indexRune(rs []rune, from int, r rune) int {
 	return -1
 }
 
-// shellQuote quotes s for sh when it needs quoting: a word of plain
-// characters stays as it is, anything else goes inside single quotes.
-func shellQuote(s string) string {
+// Quote quotes s for sh when it needs quoting: a word of plain characters stays
+// as it is, anything else goes inside single quotes.
+func Quote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@%+=,") == "" {
 		return s
 	}

@@ -1,4 +1,4 @@
-package agents
+package shellword
 
 import (
 	"strings"
@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestSplitCommand(t *testing.T) {
+func TestSplit(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		line    string
@@ -34,10 +34,10 @@ func TestSplitCommand(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.line, func(t *testing.T) {
 			t.Parallel()
-			got, err := SplitCommand(tt.line)
+			got, err := Split(tt.line)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("SplitCommand(%q) error = %v, want %q", tt.line, err, tt.wantErr)
+					t.Fatalf("Split(%q) error = %v, want %q", tt.line, err, tt.wantErr)
 				}
 				return
 			}
@@ -45,7 +45,7 @@ func TestSplitCommand(t *testing.T) {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("SplitCommand(%q) (-want +got):\n%s", tt.line, diff)
+				t.Errorf("Split(%q) (-want +got):\n%s", tt.line, diff)
 			}
 		})
 	}
@@ -65,11 +65,11 @@ func TestShellQuoteRoundTrip(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
 			t.Parallel()
-			got := shellQuote(tt.in)
+			got := Quote(tt.in)
 			if got != tt.want {
-				t.Errorf("shellQuote(%q) = %s, want %s", tt.in, got, tt.want)
+				t.Errorf("Quote(%q) = %s, want %s", tt.in, got, tt.want)
 			}
-			back, err := SplitCommand(got + " next")
+			back, err := Split(got + " next")
 			if err != nil {
 				t.Fatal(err)
 			}
