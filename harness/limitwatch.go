@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/strom-research/strom/harness/gates/claudeusage"
 	"github.com/strom-research/strom/harness/limits"
-	"github.com/strom-research/strom/internal/shellword"
 )
 
 // maxStreamLine bounds one stream-json line kept for reading: the lines that carry
@@ -103,16 +103,17 @@ func (r *Research) resetDetail(raw string) string {
 // loginAdvice is what a person runs to log the agent in: its program, with Claude
 // Code's own config folder when it has one.
 func (r *Research) loginAdvice(p sessionPlan) string {
-	bin := p.Profile.Binary
 	if isClaude(p.Profile) {
-		bin = "claude"
+		dir := ""
+		if separateClaudeDir(p.ClaudeDir, r.Getenv("HOME")) {
+			dir = p.ClaudeDir
+		}
+		return claudeusage.LoginAdvice(dir)
 	}
+	bin := p.Profile.Binary
 	if bin == "" {
 		// A command or the demo: strom does not know the program's login.
 		bin = "the agent"
-	}
-	if isClaude(p.Profile) && separateClaudeDir(p.ClaudeDir, r.Getenv("HOME")) {
-		bin = "CLAUDE_CONFIG_DIR=" + shellword.Quote(p.ClaudeDir) + " " + bin
 	}
 	return "run " + bin + " once and log in"
 }

@@ -102,11 +102,17 @@ func NotClaude() Answer {
 // NotLoggedIn answers for Claude Code that is not logged in (R7.7): stop. configDir is
 // its separate config folder, or "" for the default ~/.claude.
 func NotLoggedIn(configDir string) Answer {
+	return Answer{Verdict: VerdictStop, Reason: "the agent is not logged in — " + LoginAdvice(configDir)}
+}
+
+// LoginAdvice says what a person runs to log Claude Code in: configDir is its
+// separate config folder, or "" for the default ~/.claude.
+func LoginAdvice(configDir string) string {
 	cmd := "claude"
 	if configDir != "" {
 		cmd = "CLAUDE_CONFIG_DIR=" + shellword.Quote(configDir) + " claude"
 	}
-	return Answer{Verdict: VerdictStop, Reason: "the agent is not logged in — run " + cmd + " once and log in"}
+	return "run " + cmd + " once and log in"
 }
 
 // Unreadable answers when the usage could not be read after the caller's attempts:
