@@ -46,8 +46,10 @@ func TestParseReset(t *testing.T) {
 			want: time.Date(2026, 3, 20, 12, 0, 0, 0, chicago)},
 		{in: "11pm (America/Chicago)", now: time.Date(2026, 3, 20, 7, 0, 0, 0, chicago),
 			want: time.Date(2026, 3, 20, 23, 0, 0, 0, chicago)},
+		{in: "11pm (America/Chicago)", now: time.Date(2026, 3, 20, 23, 5, 0, 0, chicago),
+			want: time.Date(2026, 3, 20, 23, 0, 0, 0, chicago)}, // just reset: printed rounded
 		{in: "11pm (America/Chicago)", now: time.Date(2026, 3, 20, 23, 30, 0, 0, chicago),
-			want: time.Date(2026, 3, 20, 23, 0, 0, 0, chicago)},
+			want: time.Date(2026, 3, 21, 23, 0, 0, 0, chicago)},
 		{in: "9am (America/Chicago)", now: time.Date(2026, 3, 20, 11, 0, 0, 0, chicago),
 			want: time.Date(2026, 3, 21, 9, 0, 0, 0, chicago)},
 		{in: "10:08am (UTC)", now: utc("2026-03-20T07:00:00Z"), want: utc("2026-03-20T10:08:00Z")},
