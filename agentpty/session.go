@@ -342,7 +342,7 @@ func (s *Session) signalGroup(sig syscall.Signal) error {
 // output, and then gives the output reader a deadline to drain what is left.
 func (s *Session) waitProgram() {
 	err := s.cmd.Wait()
-	s.status = statusOf(s.cmd.ProcessState)
+	s.status = StatusOf(s.cmd.ProcessState)
 	var exitErr *exec.ExitError
 	if err != nil && !errors.As(err, &exitErr) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, os.ErrProcessDone) {
 		s.waitErr = fmt.Errorf("wait for %s: %w", s.o.Argv[0], err)

@@ -23,8 +23,8 @@ func (e ExitStatus) String() string {
 	return fmt.Sprintf("exit %d", e.Code)
 }
 
-// statusOf turns the state cmd.Wait left into an ExitStatus.
-func statusOf(ps *os.ProcessState) ExitStatus {
+// StatusOf turns the state cmd.Wait left into an ExitStatus.
+func StatusOf(ps *os.ProcessState) ExitStatus {
 	if ps == nil {
 		return ExitStatus{Code: -1}
 	}

@@ -92,14 +92,14 @@ func NormalizeID(id string) string {
 
 // LoadQueue reads and validates the queue. A missing queue is empty.
 func (t *Tree) LoadQueue() (*Queue, error) {
-	q := NewQueue()
-	if _, err := loadFile(t.Path(QueueFile), t.rel(QueueFile), schemas.Queue, q); err != nil {
-		return nil, err
+	data, err := readOptional(t.Path(QueueFile))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", t.rel(QueueFile), err)
 	}
-	if err := q.check(t.rel(QueueFile)); err != nil {
-		return nil, err
+	if data == nil {
+		return NewQueue(), nil
 	}
-	return q, nil
+	return ParseQueue(t.rel(QueueFile), data)
 }
 
 // check enforces what the schema cannot say: ids are unique, and the next id is past

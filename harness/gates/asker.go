@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/strom-research/strom/agentpty"
 	"github.com/strom-research/strom/harness/gates/claudeusage"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/statefiles"
@@ -158,10 +159,7 @@ func describeExit(ps *os.ProcessState, err error) string {
 	if ps == nil {
 		return err.Error()
 	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return "signal " + ws.Signal().String()
-	}
-	return fmt.Sprintf("exit %d", ps.ExitCode())
+	return agentpty.StatusOf(ps).String()
 }
 
 func lastLine(s string) string {
