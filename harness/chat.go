@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -36,42 +35,24 @@ func (r *Research) Chat(ctx context.Context, o ChatOptions) (RunResult, error) {
 	if o.Out == nil {
 		o.Out = io.Discard
 	}
-	unlock, err := r.lockRun()
-	if err != nil {
-		return rr, err
-	}
-	defer unlock()
-	plan, err := r.planAgent(RunOptions{Agent: o.Agent, Minutes: o.Minutes, AgentArgs: o.AgentArgs, Interactive: true})
-	if err != nil {
-		return rr, err
-	}
-	if err := r.refuseAgentWork(plan.Profile); err != nil {
-		return rr, err
-	}
-	if o.Terminal == nil {
-		return rr, fmt.Errorf("%w — run it in one, or let the agent work alone with strom run", ErrNoTerminal)
-	}
-	if g, err := r.Git(ctx); err == nil {
-		if op, err := g.InProgress(ctx); err == nil && op != "" {
-			return rr, &gitrepo.InProgressError{Op: op, Dir: r.Tree.Root}
+	ro := RunOptions{Agent: o.Agent, Minutes: o.Minutes, AgentArgs: o.AgentArgs, Interactive: true, Out: o.Out}
+	plan, stopped, done, err := r.startAgentWork(ctx, ro, func() error {
+		if o.Terminal == nil {
+			return fmt.Errorf("%w — run it in one, or let the agent work alone with strom run", ErrNoTerminal)
 		}
-	}
-	if err := r.recoverCrash(ctx, func(s string) { fmt.Fprintln(o.Out, s) }); err != nil {
+		return nil
+	})
+	if err != nil {
 		return rr, err
 	}
-	if advice, ok := r.notLoggedIn(plan); ok {
-		rr.Stop, rr.Detail = StopNotLoggedIn, advice
-		return rr, nil
+	if stopped != nil {
+		return *stopped, nil
 	}
+	defer done()
 	task, err := r.chatTask(o.Task)
 	if err != nil {
 		return rr, err
 	}
-	host, _ := os.Hostname()
-	if err := r.SaveRun(&RunInfo{PID: os.Getpid(), Host: host, Started: r.Now()}); err != nil {
-		return rr, err
-	}
-	defer r.ClearRun()
 
 	// The person is there: no nudges typed into their conversation.
 	plan.Task, plan.Idle, plan.Chat = task, 0, true
@@ -81,13 +62,9 @@ func (r *Research) Chat(ctx context.Context, o ChatOptions) (RunResult, error) {
 	}
 	rr.Sessions = 1
 	r.printEnd(o.Out, res)
-	switch res.End {
-	case EndSubscriptionLimit:
-		rr.Stop, rr.Detail = StopSubscriptionLimit, r.resetDetail(res.Reset)
-	case EndNotLoggedIn:
-		rr.Stop, rr.Detail = StopNotLoggedIn, r.loginAdvice(plan)
-	default:
-		rr.Stop = StopByHand
+	rr.Stop = StopByHand
+	if s, detail, ok := r.stopForAgent(res, plan); ok {
+		rr.Stop, rr.Detail = s, detail
 	}
 	return rr, nil
 }

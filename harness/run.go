@@ -133,39 +133,14 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 	if o.Out == nil {
 		o.Out = io.Discard
 	}
-	unlock, err := r.lockRun()
+	plan, stopped, done, err := r.startAgentWork(ctx, o, nil)
 	if err != nil {
 		return rr, err
 	}
-	defer unlock()
-	// A session's work ends in a commit, which git refuses mid-merge or mid-rebase:
-	// start nothing until the person has finished or aborted it.
-	if g, err := r.Git(ctx); err == nil {
-		if op, err := g.InProgress(ctx); err == nil && op != "" {
-			return rr, &gitrepo.InProgressError{Op: op, Dir: r.Tree.Root}
-		}
+	if stopped != nil {
+		return *stopped, nil
 	}
-	plan, err := r.planAgent(o)
-	if err != nil {
-		return rr, err
-	}
-	// No agent works in an archive, nor without its program (R7.8, R7.8.1).
-	if err := r.refuseAgentWork(plan.Profile); err != nil {
-		return rr, err
-	}
-	if err := r.recoverCrash(ctx, func(s string) { fmt.Fprintln(o.Out, s) }); err != nil {
-		return rr, err
-	}
-	// Claude Code with a folder of its own and no login there: no session, no gate (R7.7).
-	if advice, ok := r.notLoggedIn(plan); ok {
-		rr.Stop, rr.Detail = StopNotLoggedIn, advice
-		return rr, nil
-	}
-	host, _ := os.Hostname()
-	if err := r.SaveRun(&RunInfo{PID: os.Getpid(), Host: host, Started: r.Now()}); err != nil {
-		return rr, err
-	}
-	defer r.ClearRun()
+	defer done()
 
 	max := o.Max
 	if max <= 0 {
@@ -249,11 +224,10 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 		if res.Screen != "" && res.End != EndNotLoggedIn {
 			return stopNow(StopNeedsPerson, res.Screen)
 		}
+		if s, detail, ok := r.stopForAgent(res, p); ok {
+			return stopNow(s, detail)
+		}
 		switch res.End {
-		case EndSubscriptionLimit:
-			return stopNow(StopSubscriptionLimit, r.resetDetail(res.Reset))
-		case EndNotLoggedIn:
-			return stopNow(StopNotLoggedIn, r.loginAdvice(p))
 		case EndAgentFailed, EndError:
 			// R7.1.1: a run ends on an error, the agent's failure among them; the
 			// session's work is committed and its task is back in the queue.
@@ -262,6 +236,64 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 			byHand = true
 		}
 	}
+}
+
+// startAgentWork is what a run and a chat do before their first session, in this
+// order: hold the run lock; refuse while a merge or rebase is in progress (the
+// session's commit would fail), in an archive and without the agent's program
+// (R7.8, R7.8.1); check (a chat's own refusals; may be nil); commit a crashed
+// session; stop before any session when Claude Code with a folder of its own is not
+// logged in there (R7.7: a result, not an error); record the run in run.json. done
+// clears run.json and lets the lock go.
+func (r *Research) startAgentWork(ctx context.Context, o RunOptions, check func() error) (plan sessionPlan, stopped *RunResult, done func(), err error) {
+	unlock, err := r.lockRun()
+	if err != nil {
+		return plan, nil, nil, err
+	}
+	fail := func(err error) (sessionPlan, *RunResult, func(), error) {
+		unlock()
+		return plan, nil, nil, err
+	}
+	if g, err := r.Git(ctx); err == nil {
+		if op, err := g.InProgress(ctx); err == nil && op != "" {
+			return fail(&gitrepo.InProgressError{Op: op, Dir: r.Tree.Root})
+		}
+	}
+	if plan, err = r.planAgent(o); err != nil {
+		return fail(err)
+	}
+	if err := r.refuseAgentWork(plan.Profile); err != nil {
+		return fail(err)
+	}
+	if check != nil {
+		if err := check(); err != nil {
+			return fail(err)
+		}
+	}
+	if err := r.recoverCrash(ctx, func(s string) { fmt.Fprintln(o.Out, s) }); err != nil {
+		return fail(err)
+	}
+	if advice, ok := r.notLoggedIn(plan); ok {
+		unlock()
+		return plan, &RunResult{Stop: StopNotLoggedIn, Detail: advice}, nil, nil
+	}
+	host, _ := os.Hostname()
+	if err := r.SaveRun(&RunInfo{PID: os.Getpid(), Host: host, Started: r.Now()}); err != nil {
+		return fail(err)
+	}
+	return plan, nil, func() { r.ClearRun(); unlock() }, nil
+}
+
+// stopForAgent is the stop a session's ending asks of a run or a chat: the
+// subscription limit or a login the agent needs, which a person must act on.
+func (r *Research) stopForAgent(res sessionResult, p sessionPlan) (Stop, string, bool) {
+	switch res.End {
+	case EndSubscriptionLimit:
+		return StopSubscriptionLimit, r.resetDetail(res.Reset), true
+	case EndNotLoggedIn:
+		return StopNotLoggedIn, r.loginAdvice(p), true
+	}
+	return 0, "", false
 }
 
 func (r *Research) printEnd(out io.Writer, res sessionResult) {
