@@ -71,7 +71,7 @@ func (r *Research) closeSession(ctx context.Context, res sessionResult, task sta
 	}
 	r.ClearRequests(res.ID)
 	os.Remove(r.snapshotFile(res.ID))
-	_ = r.updateRun(func(ri *RunInfo) { ri.Session, ri.Task, ri.AgentPGID = "", "", 0 })
+	_ = r.UpdateRun(func(ri *RunInfo) { ri.Session, ri.Task, ri.AgentPGID = "", "", 0 })
 	return res, nil
 }
 

@@ -111,7 +111,8 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 		}
 		ri, err := r.LoadRun()
 		if err != nil || ri == nil {
-			ri = &RunInfo{PID: os.Getpid(), Started: now}
+			host, _ := os.Hostname()
+			ri = &RunInfo{PID: os.Getpid(), Host: host, Started: now}
 		}
 		ri.Session, ri.Task, ri.Agent, ri.SessionAt, ri.Deadline, ri.Minutes = id, task.ID, p.Profile.Name, now, deadline, p.Minutes
 		ri.PausedTill, ri.PauseWhy, ri.AgentPGID = time.Time{}, "", 0
@@ -192,7 +193,7 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 		return r.closeSession(context.WithoutCancel(ctx), res, task, p)
 	}
 	r.marked("agent-started")
-	_ = r.updateRun(func(ri *RunInfo) { ri.AgentPGID = sess.Pid() })
+	_ = r.UpdateRun(func(ri *RunInfo) { ri.AgentPGID = sess.Pid() })
 	if p.Profile.Prompt == agents.PromptStdin {
 		_ = sess.Write([]byte(prompt + "\r"))
 		_ = sess.Write([]byte{4})
@@ -322,7 +323,7 @@ func (r *Research) watch(ctx context.Context, sess *agentpty.Session, p sessionP
 			if p.Profile.ExtraTime && !extraGiven && p.Profile.WrapUp != "" {
 				extraGiven = true
 				deadline = deadline.Add(ExtraTime)
-				_ = r.updateRun(func(ri *RunInfo) { ri.Deadline = deadline })
+				_ = r.UpdateRun(func(ri *RunInfo) { ri.Deadline = deadline })
 				_ = sess.Type(p.Profile.WrapUp)
 				fmt.Fprintf(ev.out, "⏱ time limit: the agent has %s more to record and close\r\n", ExtraTime)
 				continue
@@ -416,8 +417,8 @@ func (r *Research) snapshotFile(id string) string {
 	return r.Tree.Path(statefiles.RunDir, id+".queue.json")
 }
 
-// updateRun changes the live run file.
-func (r *Research) updateRun(fn func(*RunInfo)) error {
+// UpdateRun changes run.json of the live run; without one it does nothing.
+func (r *Research) UpdateRun(fn func(*RunInfo)) error {
 	ri, err := r.LoadRun()
 	if err != nil || ri == nil {
 		return err
@@ -434,7 +435,7 @@ func (r *Research) abandon(ctx context.Context, id, task string, cause error) er
 		}
 		return nil
 	})
-	_ = r.updateRun(func(ri *RunInfo) { ri.Session, ri.Task, ri.AgentPGID = "", "", 0 })
+	_ = r.UpdateRun(func(ri *RunInfo) { ri.Session, ri.Task, ri.AgentPGID = "", "", 0 })
 	os.Remove(r.snapshotFile(id))
 	return cause
 }

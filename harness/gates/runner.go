@@ -148,12 +148,7 @@ func (g *Runner) wait(ctx context.Context, d time.Duration, reason string) *harn
 
 // pause shows the waiting in .strom/run/run.json, so strom status prints it.
 func (g *Runner) pause(till time.Time, why string) error {
-	ri, err := g.Research.LoadRun()
-	if err != nil || ri == nil {
-		return err
-	}
-	ri.PausedTill, ri.PauseWhy = till, why
-	return g.Research.SaveRun(ri)
+	return g.Research.UpdateRun(func(ri *harness.RunInfo) { ri.PausedTill, ri.PauseWhy = till, why })
 }
 
 // clockTime is HH:MM, with the weekday when the moment is not today.
