@@ -79,13 +79,7 @@ func (r *Research) closeSession(ctx context.Context, res sessionResult, task sta
 // at the start, worded as it was. It returns the queue and a Strom-Check note for
 // each repair.
 func (r *Research) keepQueueRules(session string) (*statefiles.Queue, []string, error) {
-	var snap *statefiles.Queue
-	if data, err := os.ReadFile(r.snapshotFile(session)); err == nil {
-		snap = statefiles.NewQueue()
-		if json.Unmarshal(data, snap) != nil {
-			snap = nil
-		}
-	}
+	snap := loadSnapshot(r.snapshotFile(session))
 	q, err := r.Tree.LoadQueue()
 	var se *statefiles.SchemaError
 	if errors.As(err, &se) && snap != nil {
@@ -111,20 +105,14 @@ func (r *Research) keepQueueRules(session string) (*statefiles.Queue, []string, 
 		return q, nil, nil
 	}
 	var notes []string
-	have := map[string]int{}
-	for i, t := range q.Tasks {
-		have[t.ID] = i
-	}
-	for _, old := range snap.Tasks {
-		i, ok := have[old.ID]
-		switch {
-		case !ok:
-			q.Tasks = append(q.Tasks, old)
-			notes = append(notes, fmt.Sprintf("restored %s, which the session deleted", old.ID))
-		case q.Tasks[i].Title != old.Title || q.Tasks[i].Body != old.Body:
-			q.Tasks[i].Title, q.Tasks[i].Body = old.Title, old.Body
-			notes = append(notes, fmt.Sprintf("restored the wording of %s, which the session changed", old.ID))
+	for _, l := range lostTasks(snap, q) {
+		if l.at < 0 {
+			q.Tasks = append(q.Tasks, l.was)
+			notes = append(notes, fmt.Sprintf("restored %s, which the session deleted", l.was.ID))
+			continue
 		}
+		q.Tasks[l.at].Title, q.Tasks[l.at].Body = l.was.Title, l.was.Body
+		notes = append(notes, fmt.Sprintf("restored the wording of %s, which the session changed", l.was.ID))
 	}
 	return q, notes, nil
 }

@@ -61,18 +61,40 @@ func CheckStaged(ctx context.Context, r *Research, inSession bool) error {
 // QueueLoss says how after lost or reworded a task of before ("" when nothing was).
 // Rewording counts only when reworded is forbidden (an agent's change).
 func QueueLoss(before, after *statefiles.Queue, rewordForbidden bool) string {
-	have := make(map[string]*statefiles.Task, len(after.Tasks))
-	for i := range after.Tasks {
-		have[after.Tasks[i].ID] = &after.Tasks[i]
-	}
-	for _, t := range before.Tasks {
-		n, ok := have[t.ID]
-		if !ok {
-			return fmt.Sprintf("task %s (%q) would be deleted", t.ID, t.Title)
+	for _, l := range lostTasks(before, after) {
+		if l.at < 0 {
+			return fmt.Sprintf("task %s (%q) would be deleted", l.was.ID, l.was.Title)
 		}
-		if rewordForbidden && (n.Title != t.Title || n.Body != t.Body) {
-			return fmt.Sprintf("task %s (%q) was reworded inside a session; only a person rewords tasks", t.ID, t.Title)
+		if rewordForbidden {
+			return fmt.Sprintf("task %s (%q) was reworded inside a session; only a person rewords tasks", l.was.ID, l.was.Title)
 		}
 	}
 	return ""
+}
+
+// lostTask is a task of an earlier queue that a later one deleted (at -1) or
+// reworded (at is its index in the later queue); was is the earlier version.
+type lostTask struct {
+	was statefiles.Task
+	at  int
+}
+
+// lostTasks lists, in before's order, the tasks after deleted or reworded: the
+// changes to the queue that only a person may make.
+func lostTasks(before, after *statefiles.Queue) []lostTask {
+	at := make(map[string]int, len(after.Tasks))
+	for i, t := range after.Tasks {
+		at[t.ID] = i
+	}
+	var out []lostTask
+	for _, t := range before.Tasks {
+		i, ok := at[t.ID]
+		switch {
+		case !ok:
+			out = append(out, lostTask{was: t, at: -1})
+		case after.Tasks[i].Title != t.Title || after.Tasks[i].Body != t.Body:
+			out = append(out, lostTask{was: t, at: i})
+		}
+	}
+	return out
 }

@@ -99,11 +99,7 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 		if err := r.Tree.SaveQueue(q); err != nil {
 			return err
 		}
-		snap, err := json.Marshal(q)
-		if err != nil {
-			return err
-		}
-		if err := statefiles.WriteAtomic(r.snapshotFile(id), snap, 0o644); err != nil {
+		if err := saveSnapshot(r.snapshotFile(id), q); err != nil {
 			return err
 		}
 		if recs, err = r.Tree.LoadProgress(); err != nil {
@@ -413,8 +409,32 @@ func sessionEnv(getenv func(string) string, strom, id, task string, deadline tim
 	)
 }
 
+// The queue snapshot, .strom/run/<session>.queue.json, is the queue as the session
+// found it: what the queue rules restore when it closes.
 func (r *Research) snapshotFile(id string) string {
 	return r.Tree.Path(statefiles.RunDir, id+".queue.json")
+}
+
+// loadSnapshot reads a queue snapshot; nil when it is missing or unreadable.
+func loadSnapshot(path string) *statefiles.Queue {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	q := statefiles.NewQueue()
+	if json.Unmarshal(data, q) != nil {
+		return nil
+	}
+	return q
+}
+
+// saveSnapshot writes a queue snapshot.
+func saveSnapshot(path string, q *statefiles.Queue) error {
+	data, err := json.Marshal(q)
+	if err != nil {
+		return fmt.Errorf("write the session's queue snapshot: %w", err)
+	}
+	return statefiles.WriteAtomic(path, data, 0o644)
 }
 
 // UpdateRun changes run.json of the live run; without one it does nothing.

@@ -2,10 +2,8 @@ package harness
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -107,12 +105,8 @@ func (r *Research) RewordTask(ctx context.Context, id string, was statefiles.Tas
 func (r *Research) rewordInSnapshots(id, title, body string) error {
 	snaps, _ := filepath.Glob(r.Tree.Path(statefiles.RunDir, "*.queue.json"))
 	for _, path := range snaps {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			continue
-		}
-		q := statefiles.NewQueue()
-		if json.Unmarshal(data, q) != nil {
+		q := loadSnapshot(path)
+		if q == nil {
 			continue
 		}
 		t, err := q.Find(id)
@@ -120,11 +114,7 @@ func (r *Research) rewordInSnapshots(id, title, body string) error {
 			continue
 		}
 		t.Title, t.Body = title, body
-		out, err := json.Marshal(q)
-		if err != nil {
-			return fmt.Errorf("update session snapshot: %w", err)
-		}
-		if err := statefiles.WriteAtomic(path, out, 0o644); err != nil {
+		if err := saveSnapshot(path, q); err != nil {
 			return err
 		}
 	}
