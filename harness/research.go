@@ -85,17 +85,7 @@ func (r *Research) Now() time.Time { return r.Clock.Now() }
 
 // Settings reads the user's and the tree's settings.
 func (r *Research) Settings() (statefiles.Settings, error) {
-	uf := statefiles.UserConfig(r.Getenv)
-	tf := r.Tree.TreeConfig()
-	u, err := uf.Load()
-	if err != nil {
-		return statefiles.Settings{}, err
-	}
-	t, err := tf.Load()
-	if err != nil {
-		return statefiles.Settings{}, err
-	}
-	return statefiles.Settings{User: u, Tree: t, UserFile: uf, TreeFile: tf, Getenv: r.Getenv}, nil
+	return statefiles.LoadSettings(r.Getenv, r.Tree)
 }
 
 // NewSessionID returns a session id like 20261130T091204Z-4f2a: sortable by start

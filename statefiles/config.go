@@ -227,6 +227,22 @@ type Settings struct {
 	Getenv     func(string) string
 }
 
+// LoadSettings reads the user's settings and, when tree is not nil, the tree's.
+func LoadSettings(getenv func(string) string, tree *Tree) (Settings, error) {
+	s := Settings{UserFile: UserConfig(getenv), Getenv: getenv}
+	var err error
+	if s.User, err = s.UserFile.Load(); err != nil {
+		return Settings{}, err
+	}
+	if tree != nil {
+		s.TreeFile = tree.TreeConfig()
+		if s.Tree, err = s.TreeFile.Load(); err != nil {
+			return Settings{}, err
+		}
+	}
+	return s, nil
+}
+
 // Resolve gives a setting's value in the order flag > environment > tree > user >
 // default (R7.2). flag is the value of a command-line flag, "" when not given.
 func (s Settings) Resolve(name, flag string) (Resolved, error) {

@@ -71,19 +71,11 @@ func toJSON(r statefiles.Resolved) resolvedJSON {
 
 // settings reads the user's settings and, inside a research repo, the tree's.
 func (s *sys) settings() (statefiles.Settings, error) {
-	uf := statefiles.UserConfig(s.getenv)
-	u, err := uf.Load()
+	tree, err := statefiles.Find(s.cwd())
 	if err != nil {
-		return statefiles.Settings{}, err
+		tree = nil // outside a research repo: the user's settings alone
 	}
-	out := statefiles.Settings{User: u, UserFile: uf, Getenv: s.getenv}
-	if tree, err := statefiles.Find(s.cwd()); err == nil {
-		out.TreeFile = tree.TreeConfig()
-		if out.Tree, err = out.TreeFile.Load(); err != nil {
-			return statefiles.Settings{}, err
-		}
-	}
-	return out, nil
+	return statefiles.LoadSettings(s.getenv, tree)
 }
 
 func configGetCommand(s *sys) *ffcli.Command {
