@@ -103,7 +103,7 @@ func (r *Research) agentProfile(s statefiles.Settings, override string) (agents.
 			name = "claude-headless"
 		}
 	}
-	return agents.Lookup(name, mergedAgents(s))
+	return LookupAgent(s, name)
 }
 
 // Mode reads the research's mode as strom mode shows it (R7.8, R7.8.1).

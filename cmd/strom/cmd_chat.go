@@ -34,7 +34,7 @@ the research waits for its agent.`, runExits),
 			}
 			o := harness.ChatOptions{Task: *task, Minutes: *minutes, Agent: *agent, Out: s.stdout, Terminal: s.terminal()}
 			if *agent != "" {
-				if err := checkAgentName(*agent); err != nil {
+				if err := checkAgentName(s, *agent); err != nil {
 					return err
 				}
 			}

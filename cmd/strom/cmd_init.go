@@ -8,6 +8,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/hooks"
 )
@@ -35,7 +36,7 @@ repo it runs git init first. Run twice, it says so and changes nothing.`, ""),
 				dir = args[0]
 			}
 			if *agent != "" {
-				if err := checkAgentName(*agent); err != nil {
+				if err := checkAgentName(s, *agent); err != nil {
 					return err
 				}
 			}
@@ -65,10 +66,15 @@ repo it runs git init first. Run twice, it says so and changes nothing.`, ""),
 	}
 }
 
-func checkAgentName(name string) error {
-	switch name {
-	case "claude", "codex", "opencode", "grok", "command", "demo":
-		return nil
+// checkAgentName refuses, as bad usage, an agent no profile knows: neither shipped
+// nor defined in the settings (agents.NAME).
+func checkAgentName(s *sys, name string) error {
+	settings, err := s.settings()
+	if err != nil {
+		return err
 	}
-	return usagef("unknown agent %q: use claude, codex, opencode, grok, command or demo", name)
+	if _, err := harness.LookupAgent(settings, name); errors.Is(err, agents.ErrUnknownAgent) {
+		return usageError{err.Error()}
+	}
+	return nil
 }

@@ -84,7 +84,7 @@ Words after -- go to the agent: strom run --agent command -- ./my-agent.sh`, run
 			o := harness.RunOptions{Max: *max, Loop: *loop, Tasks: tasks, Minutes: *minutes, Agent: *agent,
 				AgentArgs: args, Interactive: *interactive, Out: s.stdout}
 			if *agent != "" {
-				if err := checkAgentName(*agent); err != nil {
+				if err := checkAgentName(s, *agent); err != nil {
 					return err
 				}
 			}
