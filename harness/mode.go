@@ -28,20 +28,13 @@ var (
 	ErrNoAgent = errors.New("no agent is installed on this computer")
 )
 
-// installHints says how each agent CLI is installed.
-var installHints = map[string]string{
-	"claude":   "npm install -g @anthropic-ai/claude-code",
-	"codex":    "npm install -g @openai/codex",
-	"opencode": "npm install -g opencode-ai",
-	"grok":     "npm install -g @vibe-kit/grok-cli",
-}
-
 // ModeState is what strom mode shows.
 type ModeState struct {
 	Saved   string // research or archive, as .strom/mode.json says
 	Shown   string // research, archive, or waiting (research without its agent)
 	Agent   string // the agent this research works with
 	Binary  string // the agent's program
+	Install string // how to install it, "" when strom does not know
 	Working bool   // a session works in the research right now
 }
 
@@ -51,37 +44,26 @@ func (m ModeState) Text() string {
 	case statefiles.ModeArchive:
 		return "archive"
 	case ModeWaiting:
-		return fmt.Sprintf("research waiting for an agent (%s is not installed on this computer: %s)", m.Binary, installAdvice(m.Binary))
+		return fmt.Sprintf("research waiting for an agent (%s is not installed on this computer: %s)", m.Binary, installAdvice(m.Binary, m.Install))
 	}
 	return "research"
 }
 
-// installAdvice says how to install the agent's program or choose another.
-func installAdvice(binary string) string {
+// installAdvice says how to install the agent's program (install, from its
+// profile) or choose an agent that is installed.
+func installAdvice(binary, install string) string {
 	how := "install it"
-	if h, ok := installHints[binary]; ok {
-		how = "install it with " + h
+	if install != "" {
+		how = "install it with " + install
 	}
-	others := installedOthers(binary)
 	choose := "strom config set agent.name NAME"
-	if len(others) > 0 {
-		choose = "strom config set agent.name " + others[0]
+	for _, name := range installedAgents {
+		if _, err := exec.LookPath(name); err == nil && name != binary {
+			choose = "strom config set agent.name " + name
+			break
+		}
 	}
 	return how + ", or choose another with " + choose
-}
-
-// installedOthers lists the agent CLIs on this computer other than binary.
-func installedOthers(binary string) []string {
-	var out []string
-	for _, name := range installedAgents {
-		if name == binary {
-			continue
-		}
-		if _, err := exec.LookPath(name); err == nil {
-			out = append(out, name)
-		}
-	}
-	return out
 }
 
 // agentProfile resolves the agent a research works with: override, else the
@@ -128,7 +110,7 @@ func (r *Research) modeState(m *statefiles.Mode, ri *RunInfo) (ModeState, error)
 	if err != nil {
 		return ms, err
 	}
-	ms.Agent, ms.Binary = prof.Name, prof.Binary
+	ms.Agent, ms.Binary, ms.Install = prof.Name, prof.Binary, prof.Install
 	ms.Working = ri != nil && ri.Session != ""
 	// An agent that works here right now, whichever it is, makes it a research.
 	if ms.Saved == statefiles.ModeResearch && !ms.Working && !prof.Installed(exec.LookPath) {
@@ -148,7 +130,7 @@ func (r *Research) refuseAgentWork(prof agents.Profile) error {
 		return fmt.Errorf("%w — switch research on with strom mode research", ErrArchive)
 	}
 	if !prof.Installed(exec.LookPath) {
-		return fmt.Errorf("%w: %s is not installed on this computer — %s", ErrWaitingForAgent, prof.Binary, installAdvice(prof.Binary))
+		return fmt.Errorf("%w: %s is not installed on this computer — %s", ErrWaitingForAgent, prof.Binary, installAdvice(prof.Binary, prof.Install))
 	}
 	return nil
 }
@@ -196,7 +178,7 @@ func (r *Research) SwitchMode(ctx context.Context, to string, confirm func(quest
 			return ms, err
 		}
 		if !prof.Installed(exec.LookPath) {
-			return ms, fmt.Errorf("%w (%s), so the research stays a Strom archive — %s, then run strom mode research again", ErrNoAgent, prof.Binary, installAdvice(prof.Binary))
+			return ms, fmt.Errorf("%w (%s), so the research stays a Strom archive — %s, then run strom mode research again", ErrNoAgent, prof.Binary, installAdvice(prof.Binary, prof.Install))
 		}
 	}
 	q, err := r.Tree.LoadQueue()

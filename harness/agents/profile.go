@@ -119,6 +119,9 @@ type Profile struct {
 	// Binary is the program whose presence on PATH means the agent is
 	// installed; "" = nothing to look for (demo, command).
 	Binary string `json:"binary,omitempty"`
+	// Install is how a person installs Binary ("npm install -g …"); "" when
+	// strom does not know.
+	Install string `json:"install,omitempty"`
 	// StreamJSON: the output is Claude Code stream-json lines, which carry
 	// structured limit and login signals.
 	StreamJSON bool `json:"stream_json,omitempty"`
