@@ -84,9 +84,7 @@ func (s Spec) Timeout() time.Duration {
 // Watch is what a gate asks strom to watch while a session runs (R7.4.2): once the
 // agent reports the week's usage at WeekFinishAt percent or more, the session gets
 // a finish request.
-type Watch struct {
-	WeekFinishAt float64 `json:"week_finish_at"`
-}
+type Watch = claudeusage.Watch
 
 // Answer is a gate's answer on the wire.
 type Answer struct {
@@ -153,26 +151,9 @@ func clip(b []byte) string {
 // fromDecision turns the built-in judgement into a wire answer.
 func fromDecision(a claudeusage.Answer, u *claudeusage.Usage) Answer {
 	out := Answer{Verdict: a.Verdict, Reason: a.Reason, RetryAfterS: a.RetryAfter.Seconds(), Hard: a.Hard}
-	if a.Watch != nil {
-		out.Watch = &Watch{WeekFinishAt: a.Watch.WeekFinishAt}
-	}
+	out.Watch = a.Watch
 	if u != nil {
-		out.Limits, _ = json.Marshal(limitsOf(*u))
+		out.Limits, _ = json.Marshal(*u)
 	}
 	return out
-}
-
-// Limits is the plan's limits as gate.log keeps them.
-type Limits struct {
-	WeekUsed         float64   `json:"week_used"`
-	WeekResetsAt     time.Time `json:"week_resets_at,omitzero"`
-	FiveHourUsed     float64   `json:"five_hour_used"`
-	FiveHourResetsAt time.Time `json:"five_hour_resets_at,omitzero"`
-	Source           string    `json:"source"`
-	At               time.Time `json:"at,omitzero"`
-}
-
-func limitsOf(u claudeusage.Usage) Limits {
-	return Limits{WeekUsed: u.WeekUsed, WeekResetsAt: u.WeekResetsAt, FiveHourUsed: u.FiveHourUsed,
-		FiveHourResetsAt: u.FiveHourResetsAt, Source: u.Source, At: u.At}
 }

@@ -253,19 +253,18 @@ func (a *Asker) getUsage(ctx context.Context) (line []byte, key bool, err error)
 // report is .strom/run/usage.json: the agent's last usage report.
 type report struct {
 	Session string `json:"session,omitempty"`
-	Limits
+	claudeusage.Usage
 }
 
 // SaveReport keeps the agent's usage report of a session for the gate.
 func SaveReport(tree *statefiles.Tree, session string, u claudeusage.Usage) error {
-	data, err := json.MarshalIndent(report{Session: session, Limits: limitsOf(u)}, "", "  ")
+	data, err := json.MarshalIndent(report{Session: session, Usage: u}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode usage report: %w", err)
 	}
-	if err := os.MkdirAll(tree.Path(statefiles.RunDir), 0o755); err != nil {
-		return fmt.Errorf("save usage report: %w", err)
-	}
-	return statefiles.WriteAtomic(tree.Path(statefiles.RunDir, ReportFile), append(data, '\n'), 0o644)
+	// Claude Code reports after each of its replies: no fsync for a reading the
+	// next reply replaces.
+	return statefiles.WriteTransient(tree.Path(statefiles.RunDir, ReportFile), append(data, '\n'))
 }
 
 // LoadReport reads the agent's last usage report; false when there is none.
@@ -278,8 +277,7 @@ func LoadReport(tree *statefiles.Tree) (claudeusage.Usage, bool) {
 	if json.Unmarshal(data, &r) != nil || r.At.IsZero() {
 		return claudeusage.Usage{}, false
 	}
-	return claudeusage.Usage{WeekUsed: r.WeekUsed, WeekResetsAt: r.WeekResetsAt, FiveHourUsed: r.FiveHourUsed,
-		FiveHourResetsAt: r.FiveHourResetsAt, Source: r.Source, At: r.At}, true
+	return r.Usage, true
 }
 
 // Watched is .strom/run/watch.json: the limit a running session is watched for,

@@ -45,13 +45,15 @@ const (
 )
 
 // Usage is one reading of the Claude subscription's limits.
+// In JSON it is a gate's "limits" in gate.log and the agent's report in
+// .strom/run/usage.json.
 type Usage struct {
-	WeekUsed         float64   // percent of the week's limit used, 0–100
-	WeekResetsAt     time.Time // zero when unknown (the week has not started)
-	FiveHourUsed     float64   // percent of the five-hour window used, 0–100
-	FiveHourResetsAt time.Time // zero when unknown
-	Source           string    // where the reading came from, e.g. "claude -p /usage"
-	At               time.Time // when it was read
+	WeekUsed         float64   `json:"week_used"`                    // percent of the week's limit used, 0–100
+	WeekResetsAt     time.Time `json:"week_resets_at,omitzero"`      // zero when unknown (the week has not started)
+	FiveHourUsed     float64   `json:"five_hour_used"`               // percent of the five-hour window used, 0–100
+	FiveHourResetsAt time.Time `json:"five_hour_resets_at,omitzero"` // zero when unknown
+	Source           string    `json:"source"`                       // where the reading came from, e.g. "claude -p /usage"
+	At               time.Time `json:"at,omitzero"`                  // when it was read
 }
 
 // Hold is the gate's memory between answers, kept in
@@ -68,7 +70,7 @@ type Hold struct {
 // Watch asks strom to send a running session a finish request once the agent reports
 // the week's usage at WeekFinishAt percent or more (R7.4.2).
 type Watch struct {
-	WeekFinishAt float64
+	WeekFinishAt float64 `json:"week_finish_at"`
 }
 
 // Answer is the gate's verdict on starting the next session.
