@@ -31,7 +31,7 @@ func Normalize(s string) string {
 // starts where the agent started writing, which is what patterns anchor to.
 func cells(s string) []string {
 	var out []string
-	for line := range strings.SplitSeq(stripVT(s), "\n") {
+	for line := range strings.SplitSeq(StripVT(s), "\n") {
 		line = mapRunes(line)
 		for _, cell := range splitGaps(line) {
 			if f := strings.Join(strings.Fields(cell), " "); f != "" {
@@ -100,12 +100,12 @@ func mapRunes(line string) string {
 // is a column gap.
 const maxForward = gapSpaces
 
-// stripVT removes ANSI/VT escape sequences and control characters. Moves that
+// StripVT removes ANSI/VT escape sequences and control characters. Moves that
 // leave the line (cursor up/down, absolute positioning, carriage return) become
 // line breaks; cursor-forward becomes blanks, because a TUI may draw the space
 // between two words as ESC[1C, or as a move to a column further right on the
 // same line (ESC[12G, as Claude Code 2.1.197 draws its trust dialog).
-func stripVT(s string) string {
+func StripVT(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	col := 0 // the column written to on the current line, roughly: one per rune

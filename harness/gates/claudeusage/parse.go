@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/strom-research/strom/harness/limits"
 )
 
 // Sources of a Usage reading.
@@ -20,12 +22,9 @@ const (
 
 // The regexps compile on first use (lazyRE), not at strom start-up.
 var (
-	// cursorRightRE is how a terminal screen may draw spaces; it becomes a space.
-	cursorRightRE = lazyRE(`\x1b\[\d*C`)
-	ansiRE        = lazyRE(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]`)
-	headerRE      = lazyRE(`(?i)\bcurrent\s+([a-z]+)(?:\s*\(([^)]*)\))?`)
-	percentRE     = lazyRE(`(\d+(?:\.\d+)?)\s*%\s*used`)
-	resetsRE      = lazyRE(`(?i)\bresets?\s+(.+)$`)
+	headerRE  = lazyRE(`(?i)\bcurrent\s+([a-z]+)(?:\s*\(([^)]*)\))?`)
+	percentRE = lazyRE(`(\d+(?:\.\d+)?)\s*%\s*used`)
+	resetsRE  = lazyRE(`(?i)\bresets?\s+(.+)$`)
 )
 
 // window is what the /usage text says of one limit.
@@ -40,9 +39,7 @@ type window struct {
 // "Current week (all models)" the week; other weeks ("Sonnet only", per model) are
 // not the week's limit. Output with only the cost block is ErrNoLimits.
 func ParseUsageText(out string, now time.Time) (Usage, error) {
-	out = cursorRightRE().ReplaceAllString(out, " ")
-	out = ansiRE().ReplaceAllString(out, "")
-	out = strings.ReplaceAll(out, "\r", "\n")
+	out = limits.StripVT(out) // the screen's text, line by line
 
 	var session, week window
 	var cur *window
