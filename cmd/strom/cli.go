@@ -9,7 +9,9 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"golang.org/x/term"
@@ -37,6 +39,11 @@ type sys struct {
 	clk  clock.Clock
 	json bool              // the running command was asked for --json
 	res  *harness.Research // the research repo, once found
+
+	// flagsOf names the command whose flag set last spoke (its help or a flag
+	// error): the flag package writes there, strom decides what a person sees.
+	flagsOf string
+	args    []string // the command line, for where a "--" stood
 }
 
 func (s *sys) clock() clock.Clock {
@@ -68,11 +75,14 @@ func (s *sys) terminal() *os.File {
 func (s *sys) inSession() string { return s.getenv("STROM_SESSION") }
 
 // usageError is a mistake on the command line: exit status 2.
-type usageError struct{ msg string }
+type usageError struct {
+	msg  string
+	flag bool // the flag package's own words, turned into a sentence by flagOutcome
+}
 
 func (e usageError) Error() string { return e.msg }
 
-func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+func usagef(format string, a ...any) error { return usageError{msg: fmt.Sprintf(format, a...)} }
 
 // exitError carries an exit status other than 1 with its message.
 type exitErr struct {
@@ -108,11 +118,13 @@ func buildVersion() string {
 
 // run parses args, runs the command and returns the exit status.
 func run(ctx context.Context, args []string, s *sys) int {
+	s.args = args
 	root := rootCommand(s, args)
 	err := root.Parse(args)
 	if err == nil {
 		err = root.Run(ctx)
 	}
+	err = s.flagOutcome(root, err)
 	code := s.finish(err)
 	// Inside a session every strom command carries the time left and a pending
 	// finish request (R7.2, R7.3), so the agent learns of them at its next command.
@@ -164,18 +176,123 @@ func (s *sys) finish(err error) int {
 }
 
 func isFlagError(err error) bool {
-	m := err.Error()
+	m := strings.TrimPrefix(err.Error(), "error parsing commandline arguments: ")
 	return strings.HasPrefix(m, "flag provided but not defined") || strings.HasPrefix(m, "invalid value") ||
 		strings.HasPrefix(m, "invalid boolean") || strings.HasPrefix(m, "flag needs an argument") ||
-		strings.HasPrefix(m, "error parsing")
+		strings.HasPrefix(m, "bad flag syntax")
 }
 
-// newFlags returns a flag set that reports errors instead of exiting, and writes its
-// usage to stderr.
+// newFlags returns a flag set that reports errors instead of exiting. What the flag
+// package would print (its error and the whole help) goes nowhere: flagOutcome
+// prints the help on stdout when it was asked for, and one sentence otherwise.
 func newFlags(s *sys, name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(s.stderr)
+	fs.SetOutput(flagSink{s: s, name: name})
 	return fs
+}
+
+// flagSink is the output of a flag set: it only remembers which command spoke.
+type flagSink struct {
+	s    *sys
+	name string
+}
+
+func (f flagSink) Write(p []byte) (int, error) {
+	f.s.flagsOf = f.name
+	return len(p), nil
+}
+
+// flagOutcome turns what the flag package reported into what a person reads: the
+// help asked for with -h or --help on stdout (exit 0), and for a bad flag or
+// value one sentence that names the help, not the whole help page (exit 2).
+func (s *sys) flagOutcome(root *ffcli.Command, err error) error {
+	if err == nil {
+		return nil
+	}
+	name := s.flagsOf
+	if name == "" {
+		name = "strom"
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		if c := findCommand(root, name); c != nil {
+			fmt.Fprint(s.stdout, usageWithExits(c))
+		}
+		return err
+	}
+	var ue usageError
+	if !isFlagError(err) && !(errors.As(err, &ue) && ue.flag) {
+		return err
+	}
+	return usageError{msg: flagSentence(findCommand(root, name), err) + ": " + name + " --help shows the options"}
+}
+
+// findCommand returns the command whose flag set is called name.
+func findCommand(c *ffcli.Command, name string) *ffcli.Command {
+	if c.FlagSet != nil && c.FlagSet.Name() == name {
+		return c
+	}
+	for _, sub := range c.Subcommands {
+		if f := findCommand(sub, name); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+// flagSentence says in words what the flag package found wrong.
+func flagSentence(c *ffcli.Command, err error) string {
+	m := strings.TrimPrefix(err.Error(), "error parsing commandline arguments: ")
+	name := "strom"
+	if c != nil {
+		name = c.FlagSet.Name()
+	}
+	flagName := func(s string) string { return "--" + strings.TrimLeft(s, "-") }
+	switch {
+	case strings.HasPrefix(m, "flag provided but not defined: "):
+		f := strings.TrimPrefix(m, "flag provided but not defined: ")
+		if f == "-help" || f == "-h" {
+			return name + " has no help of its own"
+		}
+		return fmt.Sprintf("%s has no option %s", name, flagName(f))
+	case strings.HasPrefix(m, "flag needs an argument: "):
+		return fmt.Sprintf("%s needs a value", flagName(strings.TrimPrefix(m, "flag needs an argument: ")))
+	case strings.HasPrefix(m, "invalid value "), strings.HasPrefix(m, "invalid boolean value "):
+		// invalid value "x" for flag -max: parse error
+		rest := strings.TrimPrefix(strings.TrimPrefix(m, "invalid boolean value "), "invalid value ")
+		val, rest, _ := strings.Cut(rest, " for ")
+		rest = strings.TrimPrefix(rest, "flag ")
+		fl, _, _ := strings.Cut(rest, ": ")
+		kind := "another value"
+		if c != nil {
+			if f := c.FlagSet.Lookup(strings.TrimLeft(fl, "-")); f != nil {
+				kind = valueKind(f.Value)
+			}
+		}
+		return fmt.Sprintf("%s takes %s, not %s", flagName(fl), kind, val)
+	case strings.HasPrefix(m, "invalid boolean flag "):
+		fl, _, _ := strings.Cut(strings.TrimPrefix(m, "invalid boolean flag "), ":")
+		return fmt.Sprintf("%s takes no value, or true or false", flagName(fl))
+	case strings.HasPrefix(m, "bad flag syntax: "):
+		return fmt.Sprintf("%s is not an option", strings.TrimPrefix(m, "bad flag syntax: "))
+	}
+	return m
+}
+
+// valueKind names what a flag's value must be.
+func valueKind(v flag.Value) string {
+	if g, ok := v.(flag.Getter); ok {
+		switch g.Get().(type) {
+		case int, int64, uint, uint64:
+			return "a whole number"
+		case bool:
+			return "true or false"
+		case float64:
+			return "a number"
+		case time.Duration:
+			return "a duration such as 30s or 5m"
+		}
+	}
+	return "another value"
 }
 
 // positionals parses flags that follow positional arguments too (ffcli stops at the
@@ -185,7 +302,10 @@ func positionals(fs *flag.FlagSet, args []string) ([]string, error) {
 	var out []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, usageError{err.Error()}
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usageError{msg: err.Error(), flag: true}
 		}
 		rest := fs.Args()
 		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
@@ -213,6 +333,23 @@ func (s *sys) printJSON(v any) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// agentWords splits the words a command got into its own (flags parsed, as
+// positionals does) and those after "--", which belong to the agent. ffcli drops a
+// "--" that comes before the first word, so the raw arguments tell where it stood.
+func (s *sys) agentWords(fs *flag.FlagSet, args []string) (own, agent []string, err error) {
+	if i := slices.Index(s.args, "--"); i >= 0 {
+		if tail := s.args[i+1:]; len(tail) <= len(args) {
+			agent = tail
+			args = args[:len(args)-len(tail)]
+			if n := len(args); n > 0 && args[n-1] == "--" {
+				args = args[:n-1]
+			}
+		}
+	}
+	own, err = positionals(fs, args)
+	return own, agent, err
 }
 
 // withArgs wraps a command's Exec so that its flags may also follow its arguments

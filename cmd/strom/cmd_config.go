@@ -98,7 +98,7 @@ func configGetCommand(s *sys) *ffcli.Command {
 			}
 			r, err := settings.Resolve(args[0], "")
 			if err != nil {
-				return usageError{err.Error()}
+				return usageError{msg: err.Error()}
 			}
 			if *asJSON {
 				return s.printJSON(toJSON(r))
@@ -146,11 +146,11 @@ func configSetCommand(s *sys) *ffcli.Command {
 			}
 			k, err := statefiles.LookupKey(args[0])
 			if err != nil {
-				return usageError{err.Error()}
+				return usageError{msg: err.Error()}
 			}
 			v, err := k.Parse(args[1])
 			if err != nil {
-				return usageError{err.Error()}
+				return usageError{msg: err.Error()}
 			}
 			if err := checkSetting(k, args[1]); err != nil {
 				return err
@@ -205,7 +205,7 @@ func configUnsetCommand(s *sys) *ffcli.Command {
 			}
 			k, err := statefiles.LookupKey(args[0])
 			if err != nil {
-				return usageError{err.Error()}
+				return usageError{msg: err.Error()}
 			}
 			f, err := s.settingsFile(k, *forTree)
 			if err != nil {

@@ -90,7 +90,7 @@ and STROM_GATE_NOW.
 			}
 			spec, err := gates.ParseSpec(words)
 			if err != nil {
-				return usageError{err.Error()}
+				return usageError{msg: err.Error()}
 			}
 			a := s.asker(r, settings, spec, "")
 			a.DryRun, a.UsageFile = true, *usageFile
@@ -187,7 +187,7 @@ func (s *sys) runGate(r *harness.Research, o harness.RunOptions, gateSet bool, g
 	case gateSet:
 		spec, err := gates.ParseSpec(gateWords)
 		if err != nil {
-			return nil, usageError{err.Error()}
+			return nil, usageError{msg: err.Error()}
 		}
 		if err := checkGate(s.getenv, spec); err != nil {
 			return nil, err
@@ -248,7 +248,7 @@ func checkGateSetting(k statefiles.Key, value string) error {
 	}
 	spec, err := gates.ParseSpec(value)
 	if err != nil {
-		return usageError{err.Error()}
+		return usageError{msg: err.Error()}
 	}
 	return checkGate(os.Getenv, spec)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/strom-research/strom/agentpty"
 	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/statefiles"
 )
 
 type stringList []string
@@ -59,7 +60,11 @@ A run that finds a session left by a crashed strom commits what it left
 
 Words after -- go to the agent: strom run --agent command -- ./my-agent.sh`, runExits),
 		FlagSet: fs,
-		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
+		Exec: func(ctx context.Context, args []string) error {
+			words, args, err := s.agentWords(fs, args)
+			if err != nil {
+				return err
+			}
 			if err := s.personOnly("strom run"); err != nil {
 				return err
 			}
@@ -77,11 +82,39 @@ Words after -- go to the agent: strom run --agent command -- ./my-agent.sh`, run
 			if n > 1 {
 				return usagef("choose one of --max, --loop and --task")
 			}
+			// The seed's form, --task T-4 T-1: the words after --task are more ids.
+			for _, w := range words {
+				if !set["task"] || !looksLikeTaskID(w) {
+					return usagef("strom run takes no word %q: the agent's own words go after --, as in strom run --agent command -- ./my-agent.sh", w)
+				}
+				_ = tasks.Set(w)
+			}
+			if set["task"] && len(tasks) == 0 {
+				return usagef("--task needs the ids of tasks, as in --task T-4,T-1")
+			}
+			if *interactive && s.terminal() == nil {
+				return usagef("--interactive needs a terminal to type into the agent: run it in a terminal, or leave --interactive out")
+			}
 			r, err := s.research()
 			if err != nil {
 				return err
 			}
-			o := harness.RunOptions{Max: *max, Loop: *loop, Tasks: tasks, Minutes: *minutes, Agent: *agent,
+			if len(tasks) > 0 {
+				q, err := r.Tree.LoadQueue()
+				if err != nil {
+					return err
+				}
+				for i, id := range tasks {
+					t, err := q.Find(id)
+					if err != nil {
+						return usagef("--task %s: there is no task %s — strom task list shows the ids", id, statefiles.NormalizeID(id))
+					}
+					tasks[i] = t.ID
+				}
+			}
+			// --until alone is an unattended run up to that time (R7.4): like --loop.
+			loopOn := *loop || (set["until"] && !set["max"] && !set["task"])
+			o := harness.RunOptions{Max: *max, Loop: loopOn, Tasks: tasks, Minutes: *minutes, Agent: *agent,
 				AgentArgs: args, Interactive: *interactive, Out: s.stdout}
 			if *agent != "" {
 				if err := checkAgentName(s, *agent); err != nil {
@@ -102,7 +135,7 @@ Words after -- go to the agent: strom run --agent command -- ./my-agent.sh`, run
 			if *until != "" {
 				at, err := harness.ResolveUntil(*until, r.Now())
 				if err != nil {
-					return usageError{err.Error()}
+					return usageError{msg: err.Error()}
 				}
 				o.Until = at
 			}
@@ -123,6 +156,20 @@ Words after -- go to the agent: strom run --agent command -- ./my-agent.sh`, run
 				return exitErr{code: code}
 			}
 			return nil
-		}),
+		},
 	}
+}
+
+// looksLikeTaskID reports whether w is a task id as people write them: T-4, t-4 or 4.
+func looksLikeTaskID(w string) bool {
+	for _, part := range strings.Split(w, ",") {
+		id := statefiles.NormalizeID(part)
+		if part == "" {
+			continue
+		}
+		if _, err := strconv.Atoi(strings.TrimPrefix(id, "T-")); err != nil || !strings.HasPrefix(id, "T-") {
+			return false
+		}
+	}
+	return true
 }

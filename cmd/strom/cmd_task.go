@@ -139,7 +139,7 @@ func listTasks(s *sys, state string, asJSON bool) error {
 	if state != "" {
 		st, err := statefiles.ParseState(state)
 		if err != nil {
-			return usageError{err.Error()}
+			return usageError{msg: err.Error()}
 		}
 		want = st
 	}
