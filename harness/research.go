@@ -146,6 +146,11 @@ func Init(ctx context.Context, dir string, opts InitOptions, env Env, installHoo
 		return nil, fmt.Errorf("init research: %w", err)
 	}
 	g, err := gitrepo.Open(ctx, abs)
+	if errors.Is(err, gitrepo.ErrBareRepo) {
+		// git init there would make a nested .git, and sessions would commit the bare
+		// repository's own files.
+		return nil, fmt.Errorf("%s is a bare git repository (or inside a git dir), which has no work tree for the agent: clone it (git clone %s research) and run strom init in the clone", abs, abs)
+	}
 	if errors.Is(err, gitrepo.ErrNotRepo) {
 		g, err = gitrepo.Init(ctx, abs)
 	}
@@ -161,6 +166,14 @@ func Init(ctx context.Context, dir string, opts InitOptions, env Env, installHoo
 		return nil, err
 	} else if ip != "" {
 		return nil, fmt.Errorf("a %s is in progress in %s: finish or abort it, then run strom init again", ip, g.Root)
+	}
+	// Refuse before writing anything what would make the first commit fail or go
+	// astray.
+	if err := g.OnBranch(); err != nil {
+		return nil, err
+	}
+	if err := g.Writable(); err != nil {
+		return nil, err
 	}
 	agent := opts.Agent
 	if agent == "" {

@@ -258,6 +258,9 @@ func (r *Research) startAgentWork(ctx context.Context, o RunOptions, check func(
 		if op, err := g.InProgress(ctx); err == nil && op != "" {
 			return fail(&gitrepo.InProgressError{Op: op, Dir: r.Tree.Root})
 		}
+		if err := g.OnBranch(); err != nil {
+			return fail(err)
+		}
 	}
 	if plan, err = r.planAgent(o); err != nil {
 		return fail(err)

@@ -75,6 +75,10 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 	res := sessionResult{ID: id, Task: p.Task.ID}
 	deadline := now.Add(time.Duration(p.Minutes) * time.Minute)
 
+	// Everything the session's commit needs is checked before its task is taken.
+	if err := r.readyForSession(ctx); err != nil {
+		return res, err
+	}
 	if err := os.MkdirAll(r.sessionsDir(), 0o755); err != nil {
 		return res, fmt.Errorf("start session: %w", err)
 	}
@@ -94,15 +98,15 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 		if t.State != statefiles.Open {
 			return fmt.Errorf("task %s is %s now, not open", t.ID, t.State)
 		}
+		if recs, err = r.Tree.LoadProgress(); err != nil {
+			return err
+		}
 		t.State, t.Session, t.Updated = statefiles.Started, id, now.UTC()
 		task = *t
 		if err := r.Tree.SaveQueue(q); err != nil {
 			return err
 		}
 		if err := saveSnapshot(r.snapshotFile(id), q); err != nil {
-			return err
-		}
-		if recs, err = r.Tree.LoadProgress(); err != nil {
 			return err
 		}
 		ri, err := r.LoadRun()

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -77,6 +79,36 @@ func TestScripts(t *testing.T) {
 					keep = append(keep, shadow)
 				}
 				ts.Setenv("PATH", strings.Join(keep, string(os.PathListSeparator)))
+			},
+			"readonly": func(ts *testscript.TestScript, neg bool, args []string) {
+				// readonly DIR: no process of the test can make a file in DIR, not even
+				// root (chattr +i then); undone when the script ends, or by readonly -undo DIR.
+				undo := len(args) == 2 && args[0] == "-undo"
+				dir := ts.MkAbs(args[len(args)-1])
+				set := func(on bool) error {
+					if os.Geteuid() != 0 {
+						mode := os.FileMode(0o755)
+						if on {
+							mode = 0o555
+						}
+						return os.Chmod(dir, mode)
+					}
+					flag := "-i"
+					if on {
+						flag = "+i"
+					}
+					out, err := exec.Command("chattr", flag, dir).CombinedOutput()
+					if err != nil {
+						return fmt.Errorf("chattr %s %s: %v: %s", flag, dir, err, out)
+					}
+					return nil
+				}
+				if undo {
+					ts.Check(set(false))
+					return
+				}
+				ts.Check(set(true))
+				ts.Defer(func() { _ = set(false) })
 			},
 			"grepcount": func(ts *testscript.TestScript, neg bool, args []string) {
 				// grepcount N PATTERN FILE: the file has exactly N lines containing PATTERN.

@@ -136,3 +136,25 @@ func listPaths(p []string) string {
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(p[:show], ", "), len(p)-show)
 }
+
+// ErrBareRepo means the directory is a bare repository (or inside a git dir): there
+// is no work tree to work in.
+var ErrBareRepo = errors.New("a bare git repository has no work tree")
+
+// ErrDetachedHead means HEAD names a commit, not a branch: commits made there would
+// be reachable only from the reflog.
+var ErrDetachedHead = errors.New("HEAD is detached")
+
+// ErrGitDirReadOnly means the git dir cannot be written: no commit can be made.
+var ErrGitDirReadOnly = errors.New("the git dir cannot be written")
+
+// NotReadyError is a reason a commit could not be made now, in one sentence.
+type NotReadyError struct {
+	Err error  // ErrDetachedHead, ErrGitDirReadOnly or ErrLocked
+	Msg string // what is wrong and what to do
+}
+
+func (e *NotReadyError) Error() string { return e.Msg }
+
+// Unwrap returns the sentinel.
+func (e *NotReadyError) Unwrap() error { return e.Err }

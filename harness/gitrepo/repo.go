@@ -38,8 +38,10 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	out, err := runGit(ctx, abs, args, nil, []string{"LC_ALL=C"})
 	if err != nil {
 		var ge *GitError
-		if errors.As(err, &ge) && (strings.Contains(ge.Stderr, "not a git repository") ||
-			strings.Contains(ge.Stderr, "must be run in a work tree")) {
+		if errors.As(err, &ge) && strings.Contains(ge.Stderr, "must be run in a work tree") {
+			return nil, fmt.Errorf("open repo: %s: %w (%w)", abs, ErrNotRepo, ErrBareRepo)
+		}
+		if errors.As(err, &ge) && strings.Contains(ge.Stderr, "not a git repository") {
 			return nil, fmt.Errorf("open repo: %s: %w", abs, ErrNotRepo)
 		}
 		return nil, fmt.Errorf("open repo: %w", err)

@@ -1,0 +1,59 @@
+package gitrepo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ReadyToCommit checks, without starting git, what a commit made later needs: no
+// merge, rebase or similar in progress, no git lock file held, HEAD on a branch,
+// and a git dir (and its objects folder) this process can write. The first
+// failure is returned as one sentence: an *InProgressError or a *NotReadyError.
+func (r *Repo) ReadyToCommit(ctx context.Context) error {
+	if op, err := r.InProgress(ctx); err != nil {
+		return err
+	} else if op != "" {
+		return &InProgressError{Op: op, Dir: r.Root}
+	}
+	if lock := r.heldLock(); lock != "" {
+		return &NotReadyError{Err: ErrLocked, Msg: fmt.Sprintf("another git process holds %s: wait for it to finish (or delete the file if no git is running), then run strom again", lock)}
+	}
+	if err := r.OnBranch(); err != nil {
+		return err
+	}
+	return r.Writable()
+}
+
+// OnBranch refuses a detached HEAD.
+func (r *Repo) OnBranch() error {
+	b, err := os.ReadFile(filepath.Join(r.GitDir, "HEAD"))
+	if err != nil {
+		return fmt.Errorf("read HEAD: %w", err)
+	}
+	if strings.HasPrefix(strings.TrimSpace(string(b)), "ref: ") {
+		return nil
+	}
+	return &NotReadyError{Err: ErrDetachedHead, Msg: fmt.Sprintf("HEAD is detached in %s, so strom's commits would belong to no branch: switch to a branch (git switch main, or git switch -c NAME), then run strom again", r.Root)}
+}
+
+// Writable checks that files can be made in the git dir and its objects folder, by
+// making one and removing it: permissions alone say nothing on a read-only
+// mount or for root.
+func (r *Repo) Writable() error {
+	for _, dir := range []string{r.GitDir, filepath.Join(r.CommonDir, "objects")} {
+		f, err := os.CreateTemp(dir, "strom-write-check-*")
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) && dir != r.GitDir {
+				continue
+			}
+			return &NotReadyError{Err: ErrGitDirReadOnly, Msg: fmt.Sprintf("strom cannot write in %s, so no commit can be made: make it writable (or work in a clone), then run strom again", dir)}
+		}
+		f.Close()
+		os.Remove(f.Name())
+	}
+	return nil
+}
