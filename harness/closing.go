@@ -60,7 +60,7 @@ func (r *Research) closeSession(ctx context.Context, res sessionResult, task sta
 			return err
 		}
 		checks = append(checks, r.cleanState(ctx)...)
-		msg := commitMessage(res, task.Title, p.Profile.Name, texts, checks)
+		msg := commitMessage(r.Messages(), res, task.Title, p.Profile.Name, texts, checks)
 		r.marked("commit-start")
 		res.Commit, err = r.CommitLocked(ctx, msg)
 		r.marked("commit-end")

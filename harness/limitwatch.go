@@ -88,10 +88,13 @@ func agentSignal(stream *streamSignals, pats limits.Patterns, tail []byte) (limi
 // resetDetail says when a subscription limit resets, read in the zone the agent
 // named (local time when it named none) and shown in that zone; only what the agent
 // said is shown.
+// resetUnknown is the reset detail when the agent did not say one.
+const resetUnknown = "the agent did not say when it resets"
+
 func (r *Research) resetDetail(raw string) string {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
-		return "the agent did not say when it resets"
+		return resetUnknown
 	}
 	t, ok := limits.ParseReset(raw, r.Now(), time.Local)
 	if !ok {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -44,6 +45,7 @@ type Gate interface {
 // GateStop is a gate's "do not start".
 type GateStop struct {
 	Stop   Stop
+	Gate   string // the condition's name and words, for StopCondition, StopCap and StopNotStarted
 	Reason string
 }
 
@@ -51,28 +53,75 @@ type GateStop struct {
 type RunResult struct {
 	Sessions int
 	Stop     Stop
+	Gate     string // the condition that ended the run, with its words
 	Detail   string
 }
 
-// Line is the run's last line: N sessions · stopped: reason.
-func (rr RunResult) Line() string {
-	s := "sessions"
-	if rr.Sessions == 1 {
-		s = "session"
-	}
-	reason := rr.Stop.String()
-	switch {
-	case rr.Detail == "":
-	case rr.Stop == StopCondition || rr.Stop == StopCap || rr.Stop == StopNotStarted:
-		// The condition's words read on: "the cap of the condition “…”: …".
-		reason += " " + rr.Detail
-	case rr.Stop == StopNotLoggedIn || rr.Stop == StopNeedsPerson:
+// Line is the run's last line in English: N sessions · stopped: reason.
+func (rr RunResult) Line() string { return rr.Say(nil) }
+
+// Say is the run's last line in p's language (R7.1.1): "N sessions · stopped: …",
+// "Sitzungen: N · Ende: …", "sezení: N · konec: …".
+func (rr RunResult) Say(p *messages.Printer) string {
+	return p.Say("stop.line", messages.Args{"Count": rr.Sessions, "Reason": rr.Reason(p)})
+}
+
+// Reason is why the run ended, in p's language.
+func (rr RunResult) Reason(p *messages.Printer) string {
+	d := rr.Detail
+	switch rr.Stop {
+	case StopDone:
+		return p.Say("stop.done")
+	case StopNoTasks:
+		return p.Say("stop.no_tasks")
+	case StopTimeLimit:
+		if d == "" {
+			return p.Say("stop.time_limit")
+		}
+		return p.Say("stop.time_limit_at", messages.Args{"Until": d})
+	case StopByHand:
+		return p.Say("stop.by_hand")
+	case StopSubscriptionLimit:
+		switch {
+		case d == "" || d == resetUnknown:
+			return p.Say("stop.subscription_limit_unknown")
+		case strings.HasPrefix(d, "resets "):
+			return p.Say("stop.subscription_limit_resets", messages.Args{"When": strings.TrimPrefix(d, "resets ")})
+		}
+		return p.Say("stop.error_detail", messages.Args{"Detail": d})
+	case StopNotLoggedIn:
 		// "the agent is not logged in — run claude once and log in" (R7.7).
-		reason += " — " + rr.Detail
-	default:
-		reason += " (" + rr.Detail + ")"
+		if cmd, ok := strings.CutPrefix(d, "run "); ok {
+			if cmd, ok := strings.CutSuffix(cmd, " once and log in"); ok {
+				return p.Say("stop.not_logged_in_run", messages.Args{"Command": cmd})
+			}
+		}
+		if d == "" {
+			return p.Say("stop.not_logged_in")
+		}
+		return p.Say("stop.not_logged_in_detail", messages.Args{"Detail": d})
+	case StopCondition, StopCap, StopNotStarted:
+		if rr.Gate == "" {
+			return p.Say(map[Stop]string{StopCondition: "stop.condition", StopCap: "stop.cap", StopNotStarted: "stop.not_started"}[rr.Stop])
+		}
+		args := messages.Args{"Gate": rr.Gate, "Reason": d}
+		switch rr.Stop {
+		case StopCap:
+			return p.Say("stop.cap_of", args)
+		case StopNotStarted:
+			return p.Say("stop.not_started_by", args)
+		}
+		return p.Say("stop.condition_said", args)
+	case StopNeedsPerson:
+		if d == "" {
+			return p.Say("stop.needs_person")
+		}
+		return p.Say("stop.needs_person_detail", messages.Args{"Detail": d})
 	}
-	return fmt.Sprintf("%d %s · stopped: %s", rr.Sessions, s, reason)
+	if d == "" {
+		return p.Say("stop.error")
+	}
+	return p.Say("stop.error_detail", messages.Args{"Detail": d})
 }
 
 // ErrRunning means another run works in this research repo.
@@ -195,6 +244,7 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 				return stopNow(StopError, err.Error())
 			}
 			if gs != nil {
+				rr.Gate = gs.Gate
 				return stopNow(gs.Stop, gs.Reason)
 			}
 			// The gate may have waited for hours: take the task only if it is still open.
@@ -231,7 +281,7 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 		case EndAgentFailed, EndError:
 			// R7.1.1: a run ends on an error, the agent's failure among them; the
 			// session's work is committed and its task is back in the queue.
-			return stopNow(StopError, "the agent failed: "+res.Detail)
+			return stopNow(StopError, r.Messages().Say("stop.agent_failed", messages.Args{"Detail": res.Detail}))
 		case EndStoppedByHand, EndFinishRequested:
 			byHand = true
 		}
@@ -300,20 +350,17 @@ func (r *Research) stopForAgent(res sessionResult, p sessionPlan) (Stop, string,
 }
 
 func (r *Research) printEnd(out io.Writer, res sessionResult) {
-	line := fmt.Sprintf("■ session %s on %s ended: %s", res.ID, res.Task, res.End)
+	p := r.Messages()
+	line := p.Say("run.session_end", messages.Args{"Session": res.ID, "Task": res.Task, "End": p.Say("end." + res.End.String())})
 	if res.Detail != "" && res.End != EndDone && res.End != EndWaiting && res.End != EndClosed {
 		line += " — " + res.Detail
 	}
 	if len(res.Commit) >= 7 {
-		recs := "records"
-		if res.Records == 1 {
-			recs = "record"
-		}
-		line += fmt.Sprintf(" (commit %s, %d %s)", res.Commit[:7], res.Records, recs)
+		line += " " + p.Say("run.session_commit", messages.Args{"Commit": res.Commit[:7], "Count": res.Records})
 	}
 	fmt.Fprintln(out, line)
 	if res.Parked {
-		fmt.Fprintf(out, "  %s parked: %d sessions in a row recorded nothing (strom task unpark %s returns it)\n", res.Task, ParkAfter, res.Task)
+		fmt.Fprintln(out, p.Say("run.parked", messages.Args{"Task": res.Task, "Count": ParkAfter}))
 	}
 }
 
@@ -333,11 +380,11 @@ func (r *Research) nextTask(pending *[]string, chosen bool) (*statefiles.Task, [
 		*pending = (*pending)[1:]
 		t, err := q.Find(id)
 		if err != nil {
-			skipped = append(skipped, fmt.Sprintf("· %s skipped: no such task", id))
+			skipped = append(skipped, r.Messages().Say("run.skipped_missing", messages.Args{"Task": id}))
 			continue
 		}
 		if t.State != statefiles.Open {
-			skipped = append(skipped, fmt.Sprintf("· %s skipped: it is %s", t.ID, t.State))
+			skipped = append(skipped, r.Messages().Say("run.skipped_state", messages.Args{"Task": t.ID, "State": r.Messages().Say("state." + string(t.State))}))
 			continue
 		}
 		return t, skipped, nil

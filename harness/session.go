@@ -16,6 +16,7 @@ import (
 	"github.com/strom-research/strom/harness/limits"
 	"github.com/strom-research/strom/hooks"
 	"github.com/strom-research/strom/internal/clock"
+	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -172,7 +173,8 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 	if p.Profile.StreamJSON {
 		ev.stream = &streamSignals{}
 	}
-	fmt.Fprintf(ev.out, "▶ session %s on %s %q (%d min, until %s)\n", id, task.ID, task.Title, p.Minutes, deadline.Local().Format("15:04"))
+	fmt.Fprintln(ev.out, r.Messages().Say("run.session_start", messages.Args{"Session": id, "Task": task.ID, "Title": task.Title,
+		"Minutes": p.Minutes, "Until": deadline.Local().Format("15:04")}))
 
 	ints := make(chan struct{}, 4)
 	sess, err := agentpty.Start(ctx, agentpty.Options{
@@ -486,11 +488,13 @@ func (r *Research) RequestSend(session, text string) error {
 }
 
 // commitMessage builds a session commit's message.
-func commitMessage(res sessionResult, title, agent string, records []string, checks []string) gitrepo.Message {
-	subject := fmt.Sprintf("strom: %s %s — %s", res.Task, oneLine(title), res.End.Subject())
+// Its subject and the line for a session that recorded nothing are in the person's
+// language (p); the trailers are machine words.
+func commitMessage(p *messages.Printer, res sessionResult, title, agent string, records []string, checks []string) gitrepo.Message {
+	subject := p.Say("commit.session", messages.Args{"Task": res.Task, "Title": oneLine(title), "End": p.Say("subject." + res.End.String())})
 	body := strings.Join(records, "\n")
 	if body == "" {
-		body = "(the session recorded nothing)"
+		body = p.Say("commit.nothing_recorded")
 	}
 	tr := []gitrepo.Trailer{
 		{Key: TrailerSession, Value: res.ID},

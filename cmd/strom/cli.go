@@ -18,6 +18,7 @@ import (
 
 	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/internal/clock"
+	"github.com/strom-research/strom/messages"
 )
 
 // Exit statuses shared by every command. `strom run` adds its own (see cmd_run.go).
@@ -36,14 +37,27 @@ type sys struct {
 	interrupts <-chan os.Signal
 	dir        string // working directory; "" = the process's
 
-	clk  clock.Clock
-	json bool              // the running command was asked for --json
-	res  *harness.Research // the research repo, once found
+	clk     clock.Clock
+	json    bool              // the running command was asked for --json
+	res     *harness.Research // the research repo, once found
+	printer *messages.Printer // the person's language, once asked for
 
 	// flagsOf names the command whose flag set last spoke (its help or a flag
 	// error): the flag package writes there, strom decides what a person sees.
 	flagsOf string
 	args    []string // the command line, for where a "--" stood
+}
+
+// msg is the printer of the person's language (messages.language, else the locale).
+func (s *sys) msg() *messages.Printer {
+	if s.printer == nil {
+		if s.res != nil {
+			s.printer = s.res.Messages()
+		} else {
+			s.printer = messages.For(harness.Language(s.getenv))
+		}
+	}
+	return s.printer
 }
 
 func (s *sys) clock() clock.Clock {

@@ -63,7 +63,7 @@ the research waits for its agent.`, runExits),
 				return err
 			}
 			if rr.Stop == harness.StopSubscriptionLimit || rr.Stop == harness.StopNotLoggedIn {
-				fmt.Fprintln(s.stdout, rr.Line())
+				fmt.Fprintln(s.stdout, rr.Say(s.msg()))
 			}
 			if code := rr.Stop.ExitCode(); code != 0 {
 				return exitErr{code: code}

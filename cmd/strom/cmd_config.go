@@ -1,14 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -241,13 +242,10 @@ var checkSetting = checkGateSetting
 func (s *sys) confirm(question string) error {
 	tty := s.terminal()
 	if tty == nil {
-		return fmt.Errorf("%s needs a person's yes on a terminal: run the command in a terminal", strings.TrimSuffix(question, "?"))
+		return errors.New(s.msg().Say("confirm.needs_terminal", messages.Args{"Question": strings.TrimSuffix(question, "?")}))
 	}
-	fmt.Fprintf(s.stderr, "%s [y/N] ", question)
-	line, _ := bufio.NewReader(tty).ReadString('\n')
-	switch strings.ToLower(strings.TrimSpace(line)) {
-	case "y", "yes":
+	if s.yes(tty, question) {
 		return nil
 	}
-	return exitErr{code: exitError, err: fmt.Errorf("not confirmed: nothing was changed")}
+	return exitErr{code: exitError, err: errors.New(s.msg().Say("confirm.refused"))}
 }

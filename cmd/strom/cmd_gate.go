@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -230,13 +231,22 @@ func (s *sys) startAnyway(question string) (yes, asked bool) {
 	if tty == nil {
 		return false, false
 	}
-	fmt.Fprintf(s.stderr, "%s [y/N] ", question)
+	return s.yes(tty, question), true
+}
+
+// yes asks a question on the terminal in the person's language ("[y/N]", "[j/N]",
+// "[a/N]") and reads the answer: only a yes of that language (or English) is yes.
+func (s *sys) yes(tty io.Reader, question string) bool {
+	p := s.msg()
+	fmt.Fprintf(s.stderr, "%s %s ", question, p.Say("confirm.suffix"))
 	line, _ := bufio.NewReader(tty).ReadString('\n')
-	switch strings.ToLower(strings.TrimSpace(line)) {
-	case "y", "yes":
-		return true, true
+	answer := strings.ToLower(strings.TrimSpace(line))
+	for _, w := range strings.Fields(p.Say("confirm.yes")) {
+		if answer == w {
+			return true
+		}
 	}
-	return false, true
+	return false
 }
 
 // checkGateSetting holds the rules of run.gate beyond a string: a gate name that is

@@ -151,7 +151,7 @@ Words after -- go to the agent: strom run --agent command -- ./my-agent.sh`, run
 			if err != nil {
 				return err
 			}
-			fmt.Fprintln(s.stdout, rr.Line())
+			fmt.Fprintln(s.stdout, rr.Say(s.msg()))
 			if code := rr.Stop.ExitCode(); code != 0 {
 				return exitErr{code: code}
 			}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -67,13 +68,14 @@ func (g *Runner) Before(ctx context.Context, n int) (*harness.GateStop, error) {
 		if rep.Err != nil {
 			verdict, reason = "error", rep.Err.Error()
 		}
-		fmt.Fprintf(g.Out, "· condition %s: %s — %s (exit %d; %s)\n", g.Asker.Spec.Name, verdict, reason, rep.Exit,
-			statefiles.DirName+"/"+statefiles.GateLogFile)
+		msg := g.Research.Messages()
+		fmt.Fprintln(g.Out, msg.Say("gate.answer", messages.Args{"Gate": g.Asker.Spec.Name, "Verdict": msg.Say("gate.verdict." + verdict),
+			"Reason": reason, "Exit": rep.Exit, "Log": statefiles.DirName + "/" + statefiles.GateLogFile}))
 		log := func(did string) {
 			e := LogEntry{When: g.Research.Now().UTC(), Gate: g.Asker.Spec.Name, Args: g.Asker.Spec.Args, Exit: rep.Exit,
 				Verdict: verdict, Reason: reason, WaitS: rep.RetryAfterS, Hard: rep.Hard, Watch: rep.Watch, Limits: rep.Limits, Did: did}
 			if err := AppendLog(g.Research.Tree, e); err != nil {
-				fmt.Fprintf(g.Out, "· the gate log could not be written: %v\n", err)
+				fmt.Fprintln(g.Out, msg.Say("gate.log_failed", messages.Args{"Error": err.Error()}))
 			}
 		}
 
@@ -81,7 +83,7 @@ func (g *Runner) Before(ctx context.Context, n int) (*harness.GateStop, error) {
 		case rep.Err == nil && rep.Hard && rep.Verdict != Go:
 			// A person's hard limit: no "anyway" goes past it, in any run.
 			log(DidStop)
-			return &harness.GateStop{Stop: harness.StopCap, Reason: fmt.Sprintf("of the condition “%s”: %s", label, reason)}, nil
+			return &harness.GateStop{Stop: harness.StopCap, Gate: label, Reason: reason}, nil
 		case rep.Err == nil && rep.Verdict == Go:
 			log(DidGo)
 			return nil, nil
@@ -90,7 +92,7 @@ func (g *Runner) Before(ctx context.Context, n int) (*harness.GateStop, error) {
 			log(DidAnyway)
 			return nil, nil
 		case chosen && first && g.Confirm != nil:
-			q := fmt.Sprintf("The condition “%s” would not start now — %s. Start anyway?", label, strings.TrimRight(reason, ". "))
+			q := msg.Say("gate.start_anyway", messages.Args{"Gate": label, "Reason": strings.TrimRight(reason, ". ")})
 			if yes, asked := g.Confirm(q); asked {
 				if yes {
 					g.anyway = true
@@ -98,7 +100,7 @@ func (g *Runner) Before(ctx context.Context, n int) (*harness.GateStop, error) {
 					return nil, nil
 				}
 				log(DidStop)
-				return &harness.GateStop{Stop: harness.StopNotStarted, Reason: fmt.Sprintf("— the condition “%s”: %s", label, reason)}, nil
+				return &harness.GateStop{Stop: harness.StopNotStarted, Gate: label, Reason: reason}, nil
 			}
 		}
 		// No one to ask: the run keeps to the gate.
@@ -108,7 +110,7 @@ func (g *Runner) Before(ctx context.Context, n int) (*harness.GateStop, error) {
 			return nil, fmt.Errorf("ask the condition “%s”: %w", label, rep.Err)
 		case rep.Verdict == Stop:
 			log(DidStop)
-			return &harness.GateStop{Stop: harness.StopCondition, Reason: fmt.Sprintf("“%s”: %s", label, reason)}, nil
+			return &harness.GateStop{Stop: harness.StopCondition, Gate: label, Reason: reason}, nil
 		}
 		log(DidWait)
 		if gs := g.wait(ctx, rep.RetryAfter(), reason); gs != nil {
@@ -130,7 +132,7 @@ func (g *Runner) wait(ctx context.Context, d time.Duration, reason string) *harn
 	if atUntil {
 		till = g.Until
 	}
-	fmt.Fprintf(g.Out, "⏸ waiting until %s — %s\n", clockTime(till, now), reason)
+	fmt.Fprintln(g.Out, g.Research.Messages().Say("gate.waiting", messages.Args{"Until": clockTime(till, now), "Reason": reason}))
 	_ = g.pause(till, reason)
 	defer g.pause(time.Time{}, "")
 	select {

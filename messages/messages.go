@@ -1,0 +1,156 @@
+// Package messages holds every sentence strom says to a person or to an agent, in
+// English, German and Czech. The catalogs are embedded, one file per language
+// (catalog/en.toml, de.toml, cs.toml); plurals follow CLDR (Czech: one, few, many,
+// other). A Printer never fails: a message missing in its language falls back to
+// English, and an id missing everywhere is returned as itself, so a mistake shows
+// instead of silence (TestCatalogs keeps both from happening). Machine words —
+// trailers, JSON, state files, exit codes — are never looked up here.
+package messages
+
+import (
+	"embed"
+	"strings"
+	"sync"
+
+	"github.com/BurntSushi/toml"
+	"github.com/nicksnyder/go-i18n/v2/i18n"
+	"golang.org/x/text/language"
+)
+
+//go:embed catalog/*.toml
+var catalogs embed.FS
+
+// Languages strom speaks, English first (the fallback).
+const (
+	English = "en"
+	German  = "de"
+	Czech   = "cs"
+)
+
+// Languages lists the catalogs in the order a menu offers them.
+var Languages = []string{English, German, Czech}
+
+// System is the messages.language value that follows the locale.
+const System = "system"
+
+// Args are a message's placeholders by name: {{.Count}} is Args{"Count": n}. A
+// "Count" also chooses the plural form.
+type Args map[string]any
+
+var (
+	bundleOnce sync.Once
+	bundle     *i18n.Bundle
+	loaded     sync.Map // language → error of loading its catalog (nil when loaded)
+	loadMu     sync.Mutex
+)
+
+// load reads one catalog into the bundle the first time it is asked for: an agent's
+// strom command pays for one language, not three.
+func load(lang string) {
+	bundleOnce.Do(func() {
+		bundle = i18n.NewBundle(language.English)
+		bundle.RegisterUnmarshalFunc("toml", toml.Unmarshal)
+	})
+	if _, ok := loaded.Load(lang); ok {
+		return
+	}
+	loadMu.Lock()
+	defer loadMu.Unlock()
+	if _, ok := loaded.Load(lang); ok {
+		return
+	}
+	_, err := bundle.LoadMessageFileFS(catalogs, "catalog/"+lang+".toml")
+	loaded.Store(lang, err)
+}
+
+// Printer says messages in one language.
+type Printer struct {
+	lang string
+	loc  *i18n.Localizer
+}
+
+// For returns the printer of a language: en, de or cs; anything else is English.
+func For(lang string) *Printer {
+	if !known(lang) {
+		lang = English
+	}
+	load(English)
+	load(lang)
+	return &Printer{lang: lang, loc: i18n.NewLocalizer(bundle, lang)}
+}
+
+func known(lang string) bool {
+	for _, l := range Languages {
+		if l == lang {
+			return true
+		}
+	}
+	return false
+}
+
+// Lang is the printer's language code.
+func (p *Printer) Lang() string {
+	if p == nil {
+		return English
+	}
+	return p.lang
+}
+
+// Say returns the message id in the printer's language with its placeholders filled.
+// A nil printer speaks English.
+func (p *Printer) Say(id string, args ...Args) string {
+	if p == nil {
+		p = For(English)
+	}
+	var data Args
+	if len(args) > 0 {
+		data = args[0]
+	}
+	cfg := &i18n.LocalizeConfig{MessageID: id, TemplateData: map[string]any(data)}
+	if n, ok := data["Count"]; ok {
+		cfg.PluralCount = n
+	}
+	s, err := p.loc.Localize(cfg)
+	if s == "" && err != nil {
+		return id
+	}
+	return s
+}
+
+// Has reports whether the English catalog knows id.
+func Has(id string) bool {
+	load(English)
+	_, err := i18n.NewLocalizer(bundle, English).Localize(&i18n.LocalizeConfig{MessageID: id, PluralCount: 2})
+	return err == nil
+}
+
+// Resolve turns a messages.language setting into a language: en, de or cs as they
+// are; "system" or "" follow the locale — the first of LC_ALL, LC_MESSAGES and LANG
+// that is set, as POSIX orders them — and an unknown locale is English.
+func Resolve(setting string, getenv func(string) string) string {
+	if known(setting) {
+		return setting
+	}
+	if getenv == nil {
+		return English
+	}
+	for _, v := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
+		if loc := getenv(v); loc != "" {
+			return fromLocale(loc)
+		}
+	}
+	return English
+}
+
+// fromLocale reads the language of a POSIX locale name: de_DE.UTF-8, cs_CZ@euro, de.
+func fromLocale(loc string) string {
+	lang := loc
+	if i := strings.IndexAny(lang, "_.@-"); i >= 0 {
+		lang = lang[:i]
+	}
+	lang = strings.ToLower(lang)
+	if known(lang) {
+		return lang
+	}
+	return English
+}

@@ -1,0 +1,251 @@
+package messages
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/BurntSushi/toml"
+)
+
+// forms reads a catalog as id → plural form → text ("" for a message without forms).
+func forms(t *testing.T, lang string) map[string]map[string]string {
+	t.Helper()
+	b, err := catalogs.ReadFile("catalog/" + lang + ".toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]any
+	if err := toml.Unmarshal(b, &raw); err != nil {
+		t.Fatalf("%s.toml: %v", lang, err)
+	}
+	out := map[string]map[string]string{}
+	var walk func(prefix string, m map[string]any)
+	walk = func(prefix string, m map[string]any) {
+		for k, v := range m {
+			id := k
+			if prefix != "" {
+				id = prefix + "." + k
+			}
+			switch x := v.(type) {
+			case string:
+				out[id] = map[string]string{"": x}
+			case map[string]any:
+				if _, ok := x["other"]; ok {
+					f := map[string]string{}
+					for form, text := range x {
+						f[form] = text.(string)
+					}
+					out[id] = f
+					continue
+				}
+				walk(id, x)
+			}
+		}
+	}
+	walk("", raw)
+	return out
+}
+
+var placeholderRE = regexp.MustCompile(`\{\{\s*\.(\w+)\s*\}\}`)
+
+func placeholders(f map[string]string) string {
+	set := map[string]bool{}
+	for _, text := range f {
+		for _, m := range placeholderRE.FindAllStringSubmatch(text, -1) {
+			set[m[1]] = true
+		}
+	}
+	var names []string
+	for n := range set {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ",")
+}
+
+// pluralForms are the CLDR categories each language needs for whole numbers (and
+// Czech's many, for fractions).
+var pluralForms = map[string][]string{
+	English: {"one", "other"},
+	German:  {"one", "other"},
+	Czech:   {"one", "few", "many", "other"},
+}
+
+// TestCatalogs: every message id exists in all three catalogs, with the same
+// placeholders, and a message with plural forms has every form its language needs.
+func TestCatalogs(t *testing.T) {
+	t.Parallel()
+	all := map[string]map[string]map[string]string{}
+	for _, l := range Languages {
+		all[l] = forms(t, l)
+	}
+	for _, l := range Languages {
+		for id := range all[l] {
+			if _, ok := all[English][id]; !ok {
+				t.Errorf("%s.toml has %s, which en.toml lacks", l, id)
+			}
+		}
+	}
+	for id, en := range all[English] {
+		want := placeholders(en)
+		plural := len(en) > 1 || en["other"] != ""
+		for _, l := range Languages {
+			f, ok := all[l][id]
+			if !ok {
+				t.Errorf("%s.toml lacks %s", l, id)
+				continue
+			}
+			if got := placeholders(f); got != want {
+				t.Errorf("%s.toml %s has placeholders {%s}, en.toml {%s}", l, id, got, want)
+			}
+			if !plural {
+				if f[""] == "" {
+					t.Errorf("%s.toml %s has plural forms, en.toml one text", l, id)
+				}
+				continue
+			}
+			for _, form := range pluralForms[l] {
+				if strings.TrimSpace(f[form]) == "" {
+					t.Errorf("%s.toml %s lacks the plural form %s", l, id, form)
+				}
+			}
+			if !strings.Contains(placeholders(f), "Count") {
+				t.Errorf("%s.toml %s has plural forms but no {{.Count}}", l, id)
+			}
+		}
+	}
+}
+
+// TestCatalogsLoad: go-i18n reads each catalog as it is, and every message of each
+// language renders without a missing value.
+func TestCatalogsLoad(t *testing.T) {
+	t.Parallel()
+	en := forms(t, English)
+	for _, l := range Languages {
+		p := For(l)
+		for id, f := range en {
+			args := Args{}
+			for _, n := range strings.Split(placeholders(f), ",") {
+				if n != "" {
+					args[n] = "X"
+				}
+			}
+			if _, ok := args["Count"]; ok {
+				args["Count"] = 2
+			}
+			got := p.Say(id, args)
+			if got == id || strings.Contains(got, "<no value>") {
+				t.Errorf("%s %s: %q", l, id, got)
+			}
+		}
+	}
+}
+
+var sayRE = regexp.MustCompile(`\.Say\(\s*"([a-z0-9_.\-]+)"\s*[,)]`)
+
+// TestUsedIDsExist: every id that strom's code passes to Say as a literal is in the
+// English catalog (and so, by TestCatalogs, in all three).
+func TestUsedIDsExist(t *testing.T) {
+	t.Parallel()
+	en := forms(t, English)
+	root := ".."
+	n := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata" || d.Name() == ".cache") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || d.Name() == "messages_test.go" {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range sayRE.FindAllStringSubmatch(string(b), -1) {
+			n++
+			if _, ok := en[m[1]]; !ok {
+				t.Errorf("%s says %q, which no catalog has", path, m[1])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Fatal("found no Say call: the scan is broken")
+	}
+}
+
+// TestCzechPlurals: 1, 2 and 5 take Czech's one, few and other forms.
+func TestCzechPlurals(t *testing.T) {
+	t.Parallel()
+	p := For(Czech)
+	for _, tt := range []struct {
+		n    int
+		want string
+	}{
+		{1, "(commit abc, 1 záznam)"},
+		{2, "(commit abc, 2 záznamy)"},
+		{4, "(commit abc, 4 záznamy)"},
+		{5, "(commit abc, 5 záznamů)"},
+		{0, "(commit abc, 0 záznamů)"},
+	} {
+		if got := p.Say("run.session_commit", Args{"Commit": "abc", "Count": tt.n}); got != tt.want {
+			t.Errorf("%d: %q, want %q", tt.n, got, tt.want)
+		}
+	}
+	if got := For(English).Say("stop.line", Args{"Count": 1, "Reason": "done"}); got != "1 session · stopped: done" {
+		t.Errorf("English one: %q", got)
+	}
+	if got := For(German).Say("stop.line", Args{"Count": 1, "Reason": "fertig"}); got != "Sitzungen: 1 · Ende: fertig" {
+		t.Errorf("German: %q", got)
+	}
+}
+
+func TestResolve(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		setting string
+		env     map[string]string
+		want    string
+	}{
+		{"", nil, English},
+		{"de", map[string]string{"LANG": "cs_CZ.UTF-8"}, German},
+		{"system", map[string]string{"LANG": "cs_CZ.UTF-8"}, Czech},
+		{"system", map[string]string{"LANG": "cs_CZ.UTF-8", "LC_MESSAGES": "de_AT.UTF-8"}, German},
+		{"system", map[string]string{"LC_ALL": "en_GB.UTF-8", "LC_MESSAGES": "de_DE"}, English},
+		{"", map[string]string{"LANG": "de"}, German},
+		{"", map[string]string{"LANG": "cs_CZ@euro"}, Czech},
+		{"", map[string]string{"LANG": "C.UTF-8"}, English},
+		{"", map[string]string{"LANG": "fr_FR.UTF-8"}, English},
+		{"", map[string]string{"LANG": "POSIX"}, English},
+	} {
+		got := Resolve(tt.setting, func(k string) string { return tt.env[k] })
+		if got != tt.want {
+			t.Errorf("Resolve(%q, %v) = %q, want %q", tt.setting, tt.env, got, tt.want)
+		}
+	}
+}
+
+func TestUnknownLanguageAndID(t *testing.T) {
+	t.Parallel()
+	if got := For("fr").Lang(); got != English {
+		t.Errorf("For(fr) speaks %q", got)
+	}
+	if got := For(German).Say("no.such.id"); got != "no.such.id" {
+		t.Errorf("a missing id says %q", got)
+	}
+	var p *Printer
+	if got := p.Say("stop.done"); got != "done" {
+		t.Errorf("a nil printer says %q", got)
+	}
+}
