@@ -1,6 +1,7 @@
 // Package fakemodel is a scripted model server for end-to-end tests: it speaks
-// enough of Anthropic's Messages API (streamed over SSE) for the real Claude Code
-// client to run against it offline. A scenario is a list of turns; each turn calls
+// enough of Anthropic's Messages API, OpenAI's Responses API and Chat Completions
+// (streamed over SSE, or answered whole) for the real Claude Code, Codex, OpenCode
+// and Grok CLI clients to run against it offline. A scenario is a list of turns; each turn calls
 // tools (the client's Bash, Write, …) one answer at a time and then ends with text,
 // or answers with an error. Every request is recorded, so a test can assert what
 // the client sent, including text typed into its TUI.
@@ -46,6 +47,10 @@ type Error struct {
 	Type    string // rate_limit_error, authentication_error, …
 	Message string
 	Header  map[string]string // extra headers, such as the subscriber's rate-limit ones
+	// Code and Extra are the OpenAI error's code and further fields (plan_type,
+	// resets_at); the Messages API sends neither.
+	Code  string
+	Extra map[string]any
 }
 
 // Turn is the model's answer to one message of the user.
@@ -72,6 +77,8 @@ type Request struct {
 	Main bool
 	// UserText is the text of the last user message, without system reminders.
 	UserText string
+	// API is the API the request spoke: "messages", "responses" or "chat".
+	API string
 }
 
 // RateLimitError returns the subscriber's 429: the limit of claim ("five_hour"
@@ -223,6 +230,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{"input_tokens":12}`)
 		return
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/v1/messages"):
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/responses"):
+		s.serveResponses(w, r, body)
+		return
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/chat/completions"):
+		s.serveChat(w, r, body)
+		return
 	default:
 		s.record(Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
 		http.NotFound(w, r)
@@ -237,7 +250,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for _, t := range req.Tools {
 		main = main || t.Name == "Bash"
 	}
-	rec := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Main: main}
+	rec := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Main: main, API: "messages"}
 	for i := len(req.Messages) - 1; i >= 0; i-- {
 		if req.Messages[i].Role == "user" {
 			rec.UserText, _ = req.Messages[i].userText()
@@ -246,20 +259,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.record(rec)
 
-	s.mu.Lock()
-	turns, header := s.turns, s.header
-	s.mu.Unlock()
-	a := answer{text: "Strom task"}
-	if main {
-		a = s.next(turns, req.Messages)
-	}
+	a := s.answerFor(main, anthropicConv(req.Messages))
 	if a.err != nil {
 		writeError(w, a.err)
 		return
 	}
-	for k, v := range header {
-		w.Header().Set(k, v)
-	}
+	s.setHeader(w)
 	model := req.Model
 	if model == "" {
 		model = "claude-fake"
@@ -269,6 +274,27 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeSSE(w, model, a)
+}
+
+// answerFor is the reply to a request: the script's next step for the main
+// conversation, a title for the client's side requests.
+func (s *Server) answerFor(main bool, conv []convItem) answer {
+	if !main {
+		return answer{text: "Strom task"}
+	}
+	s.mu.Lock()
+	turns := s.turns
+	s.mu.Unlock()
+	return s.next(turns, conv)
+}
+
+// setHeader sets the headers every 200 answer carries.
+func (s *Server) setHeader(w http.ResponseWriter) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k, v := range s.header {
+		w.Header().Set(k, v)
+	}
 }
 
 func (s *Server) record(r Request) {
@@ -285,13 +311,36 @@ type answer struct {
 	err  *Error
 }
 
+// convItem is one thing of the conversation that next reads: a user's own text,
+// or the id of a tool call the model made.
+type convItem struct {
+	user string
+	call string
+}
+
+// anthropicConv reads a Messages API conversation.
+func anthropicConv(msgs []apiMessage) []convItem {
+	var items []convItem
+	for _, m := range msgs {
+		for _, b := range m.blocks() {
+			switch {
+			case m.Role == "user" && b.Type == "text" && ownText(b.Text):
+				items = append(items, convItem{user: b.Text})
+			case m.Role == "assistant" && b.Type == "tool_use":
+				items = append(items, convItem{call: b.ID})
+			}
+		}
+	}
+	return items
+}
+
 // next reads from the conversation which turn the last user message belongs to
-// and which of its steps were answered, and returns the next reply. The client
+// and which of its steps were answered, and returns the next reply. A client
 // merges and reorders messages as it sends them again (consecutive user texts and
 // tool results end up in one message), so only two things are read: the user's
-// own texts, in order, and the ids of the tool calls already answered, which name
+// own texts, in order, and the ids of the tool calls already made, which name
 // their turn and step.
-func (s *Server) next(turns []Turn, msgs []apiMessage) answer {
+func (s *Server) next(turns []Turn, items []convItem) answer {
 	used := make([]bool, len(turns))
 	pick := func(text string) int {
 		for i, t := range turns {
@@ -310,15 +359,12 @@ func (s *Server) next(turns []Turn, msgs []apiMessage) answer {
 	}
 	cur := -1
 	done := map[string]bool{}
-	for _, m := range msgs {
-		for _, b := range m.blocks() {
-			switch {
-			case m.Role == "user" && b.Type == "text" && ownText(b.Text):
-				cur = pick(b.Text)
-			case m.Role == "assistant" && b.Type == "tool_use":
-				done[b.ID] = true
-			}
+	for _, it := range items {
+		if it.call != "" {
+			done[it.call] = true
+			continue
 		}
+		cur = pick(it.user)
 	}
 	if cur < 0 {
 		return answer{text: "Nothing to do."}
@@ -341,11 +387,20 @@ func (s *Server) next(turns []Turn, msgs []apiMessage) answer {
 // stepID names a tool call by its turn and step.
 func stepID(turn, step int) string { return fmt.Sprintf("toolu_fake_%02d_%02d", turn, step) }
 
-// ownText reports whether a user text block is the user's own words, not a
-// system reminder the client added.
+// ownText reports whether a user text block is the user's own words, not what
+// the client added: Claude Code's system reminders, Codex's <environment_context>,
+// <user_instructions> and AGENTS.md blocks.
 func ownText(s string) bool {
 	s = strings.TrimSpace(s)
-	return s != "" && !strings.HasPrefix(s, "<system-reminder>")
+	if s == "" || strings.HasPrefix(s, "# AGENTS.md instructions") {
+		return false
+	}
+	if tag, ok := strings.CutPrefix(s, "<"); ok {
+		if end := strings.IndexByte(tag, '>'); end > 0 && !strings.ContainsAny(tag[:end], "<\n") {
+			return false
+		}
+	}
+	return true
 }
 
 func writeError(w http.ResponseWriter, e *Error) {
