@@ -19,7 +19,7 @@ var gap = strings.Repeat(" ", gapSpaces)
 // Normalize turns raw terminal output into one line of plain text: escape
 // sequences are removed (a cursor-forward move counts as blanks, a vertical or
 // absolute move as a line break), box-drawing, block and spinner glyphs are
-// dropped, ’ becomes ', ∙ and • become ·, and all whitespace, line breaks
+// dropped, ’ becomes ', ∙ and • become ·, OpenCode's ⬝ a blank, and all whitespace, line breaks
 // included, folds to single spaces. The TUI wraps long messages mid-line, so
 // the folded text reads as the agent wrote it.
 func Normalize(s string) string {
@@ -76,6 +76,8 @@ func mapRunes(line string) string {
 			b.WriteByte('"')
 		case r == '∙' || r == '•' || r == '⋅':
 			b.WriteString("·")
+		case r == '⬝': // OpenCode's status bar: spinner dots that stand for blanks
+			b.WriteByte(' ')
 		case r == '\u00a0' || r == '\u202f' || r == '\u3000' || (r >= '\u2000' && r <= '\u200a'):
 			b.WriteByte(' ')
 		case r == '\u200b' || r == '\u200c' || r == '\u200d' || r == '\u2060' || r == '\ufeff':

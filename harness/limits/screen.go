@@ -92,6 +92,42 @@ var (
 	workspaceRE = lazyRE(`^Accessing workspace:\s*(.*)$`)
 )
 
+// codexRules recognise Codex's screens that wait for a person (Codex 0.171.0):
+// the folder trust question and the sign-in menu.
+var codexRules = sync.OnceValue(func() []screenRule {
+	return []screenRule{
+		{ScreenTrust, regexp.MustCompile(`^Trust this folder\? Codex can read, edit, and run files here`)},
+		{ScreenLogin, regexp.MustCompile(`^Welcome to Codex, OpenAI's command-line coding agent|^Finish signing in via your browser`)},
+	}
+})
+
+// CodexScreen reports the Codex screen in text (raw terminal output) that waits
+// for a person, as ClaudeScreen does for Claude Code.
+func CodexScreen(text string) (Screen, bool) {
+	units := matchUnits(text)
+	for i := len(units) - 1; i >= 0; i-- {
+		for _, r := range codexRules() {
+			if !r.re.MatchString(units[i]) {
+				continue
+			}
+			scr := Screen{Kind: r.kind, Text: units[i]}
+			switch r.kind {
+			case ScreenTrust:
+				folder := "this folder"
+				// "Folder access" and the folder stand above the question.
+				if i > 0 && strings.Contains(units[i-1], "/") {
+					folder = units[i-1]
+				}
+				scr.Advice = fmt.Sprintf("Codex asks whether to trust %s: run `codex` once in this folder, answer the trust question, then run strom again.", folder)
+			case ScreenLogin:
+				scr.Advice = "Codex is not logged in and asks how to sign in: run `codex` once by hand, sign in, then run strom again."
+			}
+			return scr, true
+		}
+	}
+	return Screen{}, false
+}
+
 // permissionLookahead is how many cells after the question the choices start.
 const permissionLookahead = 4
 
