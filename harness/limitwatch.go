@@ -19,6 +19,11 @@ const maxStreamLine = 1 << 20
 // Code's rate_limit_event and result lines say "subscription limit" and "not logged
 // in" more reliably than any screen text, so they are read first.
 type streamSignals struct {
+	// messages: the lines are JSON chat messages (Profile.MessageJSON), read with
+	// pats; otherwise Claude Code stream-json.
+	messages bool
+	pats     limits.Patterns
+
 	mu       sync.Mutex
 	line     []byte
 	skipping bool // the current line grew past maxStreamLine
@@ -54,13 +59,21 @@ func (s *streamSignals) write(p []byte) {
 			return
 		}
 		if !s.skipping {
-			if sig, ok := limits.ParseStreamJSON(bytes.TrimRight(s.line, "\r")); ok {
+			if sig, ok := s.parse(bytes.TrimSpace(s.line)); ok {
 				s.sig = &sig // the last signal is the agent's latest word
 			}
 		}
 		s.line, s.skipping = s.line[:0], false
 		p = p[i+1:]
 	}
+}
+
+// parse reads one whole line.
+func (s *streamSignals) parse(line []byte) (limits.Signal, bool) {
+	if s.messages {
+		return s.pats.MatchMessageLine(line)
+	}
+	return limits.ParseStreamJSON(line)
 }
 
 // signal returns the latest structured signal read so far.

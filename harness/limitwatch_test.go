@@ -47,6 +47,40 @@ func TestStreamSignals(t *testing.T) {
 	}
 }
 
+// TestMessageSignals: Grok CLI headless writes one JSON message a line and reports
+// an API error as the assistant's message; only the assistant's messages count.
+func TestMessageSignals(t *testing.T) {
+	t.Parallel()
+	msg := func(role, content string) string {
+		return `{"role":"` + role + `","content":"` + content + `"}` + "\r\n"
+	}
+	tests := []struct {
+		name  string
+		lines []string
+		kind  limits.Kind
+	}{
+		{"a tool turn", []string{msg("user", "do it"), msg("tool", "Command executed successfully"), msg("assistant", "done")}, 0},
+		{"the quota", []string{msg("assistant", "Sorry, I encountered an error: Grok API error: 429 You exceeded your current quota, please check your plan")}, limits.Limit},
+		{"a refused key", []string{msg("assistant", "Sorry, I encountered an error: Grok API error: 401 Incorrect API key provided: sk-test.")}, limits.Login},
+		{"a plain rate limit", []string{msg("assistant", "Sorry, I encountered an error: Grok API error: 429 Rate limit reached for grok-code-fast-1. Please try again in 2s.")}, 0},
+		{"a tool output quoting the quota", []string{msg("tool", "Sorry, I encountered an error: Grok API error: 429 You exceeded your current quota")}, 0},
+		{"Claude Code's stream-json is not read", []string{`{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":1796032800}}` + "\n"}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := &streamSignals{messages: true, pats: limits.Defaults("grok")}
+			for _, l := range tt.lines {
+				s.output()([]byte(l))
+			}
+			sig, ok := s.signal()
+			if ok != (tt.kind != 0) || sig.Kind != tt.kind {
+				t.Errorf("signal = %+v, %v; want kind %v", sig, ok, tt.kind)
+			}
+		})
+	}
+}
+
 func TestAgentSignalPrefersStream(t *testing.T) {
 	t.Parallel()
 	s := &streamSignals{}

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -106,11 +107,14 @@ func readJSON(path string, v any) bool {
 	return err == nil && json.Unmarshal(data, v) == nil
 }
 
-// notLoggedIn is R7.7's check before the first session: only Claude Code with a
-// config folder of its own is checked, and only there can strom tell without
-// starting it. It returns the advice for the person and true when the agent has
-// no login.
-func (r *Research) notLoggedIn(p sessionPlan) (string, bool) {
+// notLoggedIn is R7.7's check before the first session: Claude Code with a
+// config folder of its own, where strom can tell without starting it, and Codex
+// (codexNotLoggedIn). It returns the advice for the person and true when the agent
+// has no login.
+func (r *Research) notLoggedIn(ctx context.Context, p sessionPlan) (string, bool) {
+	if isCodex(p.Profile) {
+		return r.codexNotLoggedIn(ctx, p)
+	}
 	if !isClaude(p.Profile) || !separateClaudeDir(p.ClaudeDir, r.Getenv("HOME")) {
 		return "", false
 	}

@@ -326,7 +326,7 @@ func (r *Research) startAgentWork(ctx context.Context, o RunOptions, check func(
 	if err := r.recoverCrash(ctx, func(s string) { fmt.Fprintln(o.Out, s) }); err != nil {
 		return fail(err)
 	}
-	if advice, ok := r.notLoggedIn(plan); ok {
+	if advice, ok := r.notLoggedIn(ctx, plan); ok {
 		unlock()
 		return plan, &RunResult{Stop: StopNotLoggedIn, Detail: advice}, nil, nil
 	}

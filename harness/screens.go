@@ -1,10 +1,14 @@
 package harness
 
 import (
+	"path/filepath"
+	"slices"
+
+	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/limits"
 )
 
-// A Claude Code screen that waits for a person (login method, trust this folder,
+// A Claude Code or Codex screen that waits for a person (login method, trust this folder,
 // approve an API key, the bypass-mode warning, a permission prompt, first-run
 // setup) ends an unattended session: strom never answers it on the person's
 // behalf, because a blind Enter may trust a folder, accept bypass mode or run a
@@ -14,13 +18,22 @@ import (
 // personScreen reports a screen on the agent's output that needs a person, and
 // how the session ends for it: a login screen means the agent is not logged in,
 // any other screen that the agent failed to get going.
+//
+// Codex's TUI shows two such screens: "Trust this folder?" and its sign-in menu.
 func personScreen(p sessionPlan, tail []byte) (limits.Screen, End, bool) {
 	// A person at the keyboard (strom run --interactive, a chat) answers the
 	// screens; only Claude Code shows them.
-	if p.Interactive || !isClaude(p.Profile) || p.Profile.StreamJSON {
+	if p.Interactive || p.Profile.StreamJSON {
 		return limits.Screen{}, 0, false
 	}
-	scr, ok := limits.ClaudeScreen(string(tail))
+	var scr limits.Screen
+	ok := false
+	switch {
+	case isClaude(p.Profile):
+		scr, ok = limits.ClaudeScreen(string(tail))
+	case isCodexTUI(p.Profile):
+		scr, ok = limits.CodexScreen(string(tail))
+	}
 	if !ok {
 		return limits.Screen{}, 0, false
 	}
@@ -28,4 +41,13 @@ func personScreen(p sessionPlan, tail []byte) (limits.Screen, End, bool) {
 		return scr, EndNotLoggedIn, true
 	}
 	return scr, EndAgentFailed, true
+}
+
+// isCodexTUI reports whether a profile starts Codex's TUI (not codex exec, which
+// shows no screens).
+func isCodexTUI(p agents.Profile) bool {
+	if filepath.Base(p.Binary) != "codex" && p.PatternSet != "codex" && p.Name != "codex" {
+		return false
+	}
+	return !slices.Contains(p.Command, "exec") && !slices.Contains(p.Command, "e")
 }

@@ -124,7 +124,7 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 	}
 
 	// The prompt, in a file too: agents that take it so, and a person reading later.
-	info := agents.TaskInfo{ID: task.ID, Title: task.Title, Body: task.Body, Deadline: deadline, Minutes: p.Minutes}
+	info := agents.TaskInfo{ID: task.ID, Title: task.Title, Body: task.Body, Deadline: deadline, Minutes: p.Minutes, Strom: p.Vars.Strom}
 	for _, q := range task.Questions {
 		info.Answers = append(info.Answers, agents.QA{Question: q.Question, Answer: q.Answer})
 	}
@@ -170,8 +170,8 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 	if p.ClaudeDir != "" && isClaude(p.Profile) {
 		env = append(env, "CLAUDE_CONFIG_DIR="+p.ClaudeDir)
 	}
-	if p.Profile.StreamJSON {
-		ev.stream = &streamSignals{}
+	if p.Profile.StreamJSON || p.Profile.MessageJSON {
+		ev.stream = &streamSignals{messages: p.Profile.MessageJSON, pats: p.Profile.Patterns()}
 	}
 	fmt.Fprintln(ev.out, r.Messages().Say("run.session_start", messages.Args{"Session": id, "Task": task.ID, "Title": task.Title,
 		"Minutes": p.Minutes, "Until": deadline.Local().Format("15:04")}))

@@ -85,7 +85,7 @@ func (w *Words) UnmarshalJSON(b []byte) error {
 // Profile says how to start one agent and how to talk to it. The shipped
 // profiles are in profiles.json; a user override has the same JSON fields.
 type Profile struct {
-	// Name is the profile's name: claude, claude-headless, codex, opencode,
+	// Name is the profile's name: claude, claude-headless, codex, codex-exec, opencode,
 	// grok, command, demo, or a name a user defined.
 	Name string `json:"name,omitempty"`
 	// Command is the argv with placeholders ({prompt}, {prompt_file},
@@ -125,6 +125,10 @@ type Profile struct {
 	// StreamJSON: the output is Claude Code stream-json lines, which carry
 	// structured limit and login signals.
 	StreamJSON bool `json:"stream_json,omitempty"`
+	// MessageJSON: the output is one JSON chat message a line (Grok CLI
+	// headless), and the agent reports an API error as its own message: the
+	// assistant's messages are read with the limit and login patterns.
+	MessageJSON bool `json:"message_json,omitempty"`
 }
 
 //go:embed profiles.json

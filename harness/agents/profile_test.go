@@ -21,12 +21,13 @@ func TestShippedProfiles(t *testing.T) {
 		"claude":          {true, true, false, "claude", PromptArgument},
 		"claude-headless": {false, false, true, "claude", PromptArgument},
 		"codex":           {true, true, false, "codex", PromptArgument},
+		"codex-exec":      {false, false, false, "codex", PromptArgument},
 		"opencode":        {true, true, false, "opencode", PromptArgument},
-		"grok":            {true, true, false, "grok", PromptArgument},
+		"grok":            {false, false, false, "grok", PromptArgument},
 		"command":         {false, false, false, "", PromptArgument},
 		"demo":            {true, true, false, "", PromptFile},
 	}
-	if diff := cmp.Diff([]string{"claude", "claude-headless", "codex", "command", "demo", "grok", "opencode"}, Names(nil)); diff != "" {
+	if diff := cmp.Diff([]string{"claude", "claude-headless", "codex", "codex-exec", "command", "demo", "grok", "opencode"}, Names(nil)); diff != "" {
 		t.Errorf("Names (-want +got):\n%s", diff)
 	}
 	for name, w := range want {
@@ -111,11 +112,17 @@ func TestArgv(t *testing.T) {
 		{name: "claude headless", agent: "claude-headless", vars: with(func(v *Vars) { v.Permissions = PermBypass }),
 			want: []string{"claude", "-p", "--verbose", "--output-format", "stream-json", "--settings", "/tmp/s.json", "--dangerously-skip-permissions", "Work on T-1."}},
 		{name: "codex", agent: "codex", vars: with(func(v *Vars) { v.Permissions = PermBypass }),
-			want: []string{"codex", "--full-auto", "Work on T-1."}},
+			want: []string{"codex", "--no-daemon", "-c", "allow_login_shell=false", "--dangerously-bypass-approvals-and-sandbox", "Work on T-1."}},
+		{name: "codex accept-edits", agent: "codex", vars: with(func(v *Vars) { v.Permissions = PermAcceptEdits }),
+			want: []string{"codex", "--no-daemon", "-c", "allow_login_shell=false", "--sandbox", "workspace-write", "--ask-for-approval", "never", "Work on T-1."}},
+		{name: "codex exec", agent: "codex-exec", vars: with(func(v *Vars) { v.Permissions = PermAcceptEdits }),
+			want: []string{"codex", "exec", "-c", "allow_login_shell=false", "--sandbox", "workspace-write", "Work on T-1."}},
+		{name: "opencode bypass", agent: "opencode", vars: with(func(v *Vars) { v.Permissions = PermBypass }),
+			want: []string{"opencode", "--auto", "--prompt", "Work on T-1."}},
 		{name: "opencode", agent: "opencode", vars: base,
 			want: []string{"opencode", "--prompt", "Work on T-1."}},
 		{name: "grok", agent: "grok", vars: base,
-			want: []string{"grok", "Work on T-1."}},
+			want: []string{"grok", "--prompt", "Work on T-1."}},
 		{name: "demo", agent: "demo", vars: base,
 			want: []string{"/usr/bin/strom", "demo-agent", "--prompt-file", "/tmp/p.md"}},
 		{name: "command after --", agent: "command", vars: with(func(v *Vars) { v.ExtraArgs = []string{"./my-agent.sh", "--fast"} }),
@@ -137,7 +144,7 @@ func TestArgv(t *testing.T) {
 			want: []string{"./agent", "/tmp/p.md"}},
 		{name: "a prompt quoting a placeholder is not expanded again", agent: "grok",
 			vars: with(func(v *Vars) { v.Prompt = "see {settings} and {prompt}" }),
-			want: []string{"grok", "see {settings} and {prompt}"}},
+			want: []string{"grok", "--prompt", "see {settings} and {prompt}"}},
 		{name: "no program", agent: "command", vars: base,
 			wantErr: "the command agent needs a program: set agent.command or give it after --: strom run --agent command -- ./my-agent.sh"},
 		{name: "unclosed quote in the setting", agent: "command", vars: with(func(v *Vars) { v.Command = `./a "b` }),
@@ -233,7 +240,7 @@ func TestLookupOverride(t *testing.T) {
 				}
 			}},
 		{name: "unknown agent", agent: "gpt", overrides: `{"mine": {"command": ["x"]}}`, sentinel: ErrUnknownAgent,
-			wantErr: `unknown agent "gpt": use claude, claude-headless, codex, command, demo, grok, mine, opencode`},
+			wantErr: `unknown agent "gpt": use claude, claude-headless, codex, codex-exec, command, demo, grok, mine, opencode`},
 		{name: "misspelt field", agent: "codex", overrides: `{"codex": {"extratime": false}}`, sentinel: ErrBadProfile,
 			wantErr: `read the settings for agent codex: json: unknown field "extratime"`},
 		{name: "bad prompt word", agent: "codex", overrides: `{"codex": {"prompt": "pipe"}}`, sentinel: ErrBadProfile,

@@ -25,6 +25,9 @@ type TaskInfo struct {
 	Minutes  int      // the session's length
 	Answers  []QA     // questions asked on this task and their answers
 	Records  []string // earlier records on this task, oldest first
+	// Strom is the strom binary's absolute path, for an agent whose shell does not
+	// find strom on PATH (a login shell that resets PATH); "" says nothing.
+	Strom string
 }
 
 // Prompt writes the session prompt: the task's id and deadline, the strom
@@ -48,7 +51,11 @@ func Prompt(t TaskInfo) string {
 	}
 	w("\n\n")
 
-	w("Work with these commands (strom is on your PATH):\n")
+	if t.Strom != "" {
+		w("Work with these commands (strom is on your PATH; where your shell does not find it, run it as %s):\n", t.Strom)
+	} else {
+		w("Work with these commands (strom is on your PATH):\n")
+	}
 	w("- strom task: your task and the time left.\n")
 	w("- strom record \"…\": write down what you found, as you go. A session that records nothing counts against the task.\n")
 	w("- strom task add \"title\" --body \"…\": add a new task for later, for work beyond this task.\n")

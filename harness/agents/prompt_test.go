@@ -22,6 +22,7 @@ var goldenTask = TaskInfo{
 	Minutes:  60,
 	Answers:  []QA{{Question: "Which parish first?", Answer: "St. James, then St. Barbara."}},
 	Records:  []string{"No Anna in the 1852 index of St. James.", "The 1853 register is missing pages 40-48."},
+	Strom:    "/opt/strom/bin/strom",
 }
 
 func TestPromptGolden(t *testing.T) {

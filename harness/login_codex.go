@@ -1,0 +1,96 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/strom-research/strom/harness/agents"
+)
+
+// codexStatusTimeout bounds `codex login status`, which answers at once from the
+// files under CODEX_HOME.
+const codexStatusTimeout = 30 * time.Second
+
+// codexLocalProviders are Codex's built-in providers that need no login.
+var codexLocalProviders = []string{"oss", "ollama", "lmstudio"}
+
+// codexConfig is what strom reads of Codex's config.toml: the model provider and,
+// for a provider of the person's own, where its key comes from.
+type codexConfig struct {
+	ModelProvider  string `toml:"model_provider"`
+	ModelProviders map[string]struct {
+		EnvKey             string `toml:"env_key"`
+		RequiresOpenAIAuth bool   `toml:"requires_openai_auth"`
+	} `toml:"model_providers"`
+}
+
+// isCodex reports whether a profile starts Codex, its TUI or codex exec.
+func isCodex(p agents.Profile) bool {
+	return filepath.Base(p.Binary) == "codex" || p.PatternSet == "codex" || p.Name == "codex"
+}
+
+// codexHome is Codex's own folder: CODEX_HOME, else ~/.codex.
+func (r *Research) codexHome() string {
+	if h := strings.TrimSpace(r.Getenv("CODEX_HOME")); h != "" {
+		return h
+	}
+	return filepath.Join(r.Getenv("HOME"), ".codex")
+}
+
+// codexNotLoggedIn is R7.7's check before the first session for Codex, as cheap as
+// Codex allows: a provider of the person's own that takes its key from the
+// environment needs that variable set; one that needs no key passes; the OpenAI
+// login (the default provider, or one with requires_openai_auth) is asked of
+// `codex login status`, which says "Not logged in" without one. It returns the
+// sentence for the person and true when Codex cannot log in. When strom cannot
+// tell (no codex to ask, an unreadable config) it lets the session find out.
+func (r *Research) codexNotLoggedIn(ctx context.Context, p sessionPlan) (string, bool) {
+	var cfg codexConfig
+	path := filepath.Join(r.codexHome(), "config.toml")
+	if _, err := toml.DecodeFile(path, &cfg); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", false
+	}
+	provider := cfg.ModelProvider
+	if provider == "" {
+		provider = "openai"
+	}
+	if mp, ok := cfg.ModelProviders[provider]; ok && !mp.RequiresOpenAIAuth {
+		if mp.EnvKey != "" && strings.TrimSpace(r.Getenv(mp.EnvKey)) == "" {
+			return fmt.Sprintf("set %s: Codex's model provider %s (%s) reads its API key from it", mp.EnvKey, provider, path), true
+		}
+		return "", false
+	}
+	if slices.Contains(codexLocalProviders, provider) {
+		return "", false
+	}
+	if r.Getenv("CODEX_API_KEY") != "" || r.Getenv("OPENAI_API_KEY") != "" {
+		return "", false
+	}
+	bin := "codex"
+	if len(p.Profile.Command) > 0 {
+		bin = p.Profile.Command[0]
+	}
+	ctx, cancel := context.WithTimeout(ctx, codexStatusTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "login", "status")
+	if r.Tree != nil {
+		cmd.Dir = r.Tree.Root
+	}
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		return "", false
+	}
+	if sig, ok := p.Profile.Patterns().Match(string(out)); ok && sig.Text == "Not logged in" {
+		return r.loginAdvice(p), true
+	}
+	return "", false
+}
