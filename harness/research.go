@@ -111,8 +111,13 @@ func (r *Research) commitPaths(ctx context.Context, msg gitrepo.Message, only []
 	if err != nil {
 		return "", err
 	}
+	var leave []string
+	if len(only) == 0 {
+		leave = r.stromHookFiles(ctx, g)
+	}
 	sha, err := g.Checkpoint(ctx, msg, gitrepo.CheckpointOptions{
 		Only:          only,
+		Leave:         leave,
 		AllowMarkers:  true,
 		AllowEmpty:    true,
 		NoVerify:      true,

@@ -143,6 +143,12 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 	if err := os.WriteFile(v.PromptFile, []byte(prompt), 0o644); err != nil {
 		return res, fmt.Errorf("write prompt: %w", err)
 	}
+	// A prompt of any size reaches the agent: one too long for an argument or the
+	// terminal is passed as a pointer to its file.
+	if len(prompt) > agents.MaxArgPrompt {
+		prompt = agents.PointerPrompt(task.ID, task.Title, v.PromptFile, len(prompt))
+		v.Prompt = prompt
+	}
 	if isClaude(p.Profile) {
 		overlay, err := hooks.ClaudeOverlay(v.Strom, id)
 		if err == nil {

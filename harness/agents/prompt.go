@@ -158,3 +158,21 @@ func clean(s string) string {
 }
 
 func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// MaxArgPrompt is the largest prompt handed to an agent as it is (an argument, its
+// terminal, typed). A larger one would not fit: Linux takes at most 128 KiB in one
+// argument, a terminal line 4 KiB. The agent then gets PointerPrompt instead.
+const MaxArgPrompt = 16 << 10
+
+// PointerPrompt is the short prompt that stands for one too long to pass: it names
+// the task and the file that holds the whole prompt, and asks the agent to read it.
+func PointerPrompt(id, title, file string, size int) string {
+	title = strings.Join(strings.Fields(title), " ")
+	if r := []rune(title); len(r) > 200 {
+		title = string(r[:199]) + "…"
+	}
+	return fmt.Sprintf("You are working alone on one research task, in a session that strom runs. "+
+		"Your task is %s (%q). Its full instructions, the task's text and the records of earlier "+
+		"sessions are too long to pass here (%d KB): read the whole file %s first, then work as it says.",
+		id, title, (size+1023)/1024, file)
+}

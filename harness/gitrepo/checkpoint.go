@@ -31,6 +31,9 @@ type CheckpointOptions struct {
 	// AllowMarkers commits files with conflict markers anyway: the caller has noted
 	// them (a session's work at its time limit is committed whatever its state).
 	AllowMarkers bool
+	// Leave lists paths (relative to the top, or absolute inside it) that stay out of
+	// the commit even when changed or staged: their index entries are reset to HEAD.
+	Leave []string
 }
 
 // Checkpoint stages every change in the work tree as `git add -A` does (respecting
@@ -96,6 +99,16 @@ func (r *Repo) Checkpoint(ctx context.Context, msg Message, opts CheckpointOptio
 	}
 	if len(force) > 0 {
 		args := append([]string{"add", "-f", "--"}, force...)
+		if _, err := r.git(ctx, args, nil, []string{"GIT_LITERAL_PATHSPECS=1"}); err != nil {
+			return "", fmt.Errorf("make checkpoint: %w", err)
+		}
+	}
+	if len(opts.Leave) > 0 {
+		leave, err := r.relPaths(opts.Leave)
+		if err != nil {
+			return "", fmt.Errorf("make checkpoint: %w", err)
+		}
+		args := append([]string{"reset", "-q", "--"}, leave...)
 		if _, err := r.git(ctx, args, nil, []string{"GIT_LITERAL_PATHSPECS=1"}); err != nil {
 			return "", fmt.Errorf("make checkpoint: %w", err)
 		}
