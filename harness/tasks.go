@@ -65,6 +65,16 @@ func (r *Research) ChangeTask(ctx context.Context, id string, fn func(t *statefi
 // EditTask changes a task's title and body. Empty values keep what is there.
 func (r *Research) EditTask(ctx context.Context, id string, title, body *string) (statefiles.Task, error) {
 	return r.ChangeTask(ctx, id, func(t *statefiles.Task) error {
+		var ti, bo string
+		if title != nil {
+			ti = *title
+		}
+		if body != nil {
+			bo = *body
+		}
+		if err := statefiles.CheckText(ti, bo); err != nil {
+			return err
+		}
 		if title != nil {
 			if strings.TrimSpace(*title) == "" {
 				return fmt.Errorf("a task needs a title: task %s keeps %q", t.ID, t.Title)
@@ -94,6 +104,9 @@ func (r *Research) RewordTask(ctx context.Context, id string, was statefiles.Tas
 		}
 		if strings.TrimSpace(title) == "" {
 			return fmt.Errorf("a task needs a title: task %s keeps %q", t.ID, t.Title)
+		}
+		if err := statefiles.CheckText(title, body); err != nil {
+			return err
 		}
 		t.Title, t.Body = strings.TrimSpace(title), body
 		return r.rewordInSnapshots(t.ID, t.Title, t.Body)

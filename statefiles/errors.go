@@ -35,3 +35,7 @@ func (e *SchemaError) Error() string {
 	}
 	return fmt.Sprintf("%s is invalid at %s: %s — mend it by hand (git diff %s shows what changed) and run strom again", where, ptr, e.Rule, e.File)
 }
+
+// ErrNotUTF8 means a task's title or text is not UTF-8: JSON would silently turn
+// its bytes into replacement characters.
+var ErrNotUTF8 = errors.New("not UTF-8 text")

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/strom-research/strom/schemas"
 )
@@ -148,10 +149,24 @@ func (q *Queue) Add(title, body string, now time.Time) (*Task, error) {
 	if title == "" {
 		return nil, fmt.Errorf("a task needs a title: give one, e.g. strom task add \"Find the baptism of Anna Novak\"")
 	}
+	if err := CheckText(title, body); err != nil {
+		return nil, err
+	}
 	id := "T-" + strconv.Itoa(q.NextID)
 	q.NextID++
 	q.Tasks = append(q.Tasks, Task{ID: id, Title: title, Body: body, State: Open, Created: now.UTC(), Updated: now.UTC()})
 	return &q.Tasks[len(q.Tasks)-1], nil
+}
+
+// CheckText refuses a task title or text that is not UTF-8.
+func CheckText(title, body string) error {
+	if !utf8.ValidString(title) {
+		return fmt.Errorf("the task's title is %w: write it in UTF-8 (iconv -t UTF-8 converts other encodings)", ErrNotUTF8)
+	}
+	if !utf8.ValidString(body) {
+		return fmt.Errorf("the task's text is %w: write it in UTF-8 (iconv -t UTF-8 converts other encodings)", ErrNotUTF8)
+	}
+	return nil
 }
 
 // Find returns the task with id, or ErrUnknownTask.

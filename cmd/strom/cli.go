@@ -18,6 +18,7 @@ import (
 
 	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/internal/clock"
+	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 )
 
@@ -46,6 +47,10 @@ type sys struct {
 	// error): the flag package writes there, strom decides what a person sees.
 	flagsOf string
 	args    []string // the command line, for where a "--" stood
+
+	// rawStdout and rawStderr are the streams before termsafe: for programs strom
+	// starts on the person's terminal (the editor).
+	rawStdout, rawStderr io.Writer
 }
 
 // msg is the printer of the person's language (messages.language, else the locale).
@@ -133,6 +138,13 @@ func buildVersion() string {
 // run parses args, runs the command and returns the exit status.
 func run(ctx context.Context, args []string, s *sys) int {
 	s.args = args
+	// Titles, texts and records may come from an agent: nothing a command prints
+	// drives the terminal, except what is the agent's own screen or meant for a
+	// program (rawOutput).
+	s.rawStdout, s.rawStderr = s.stdout, s.stderr
+	if !rawOutput(args) {
+		s.stdout, s.stderr = termsafe.Writer(s.stdout), termsafe.Writer(s.stderr)
+	}
 	root := rootCommand(s, args)
 	err := root.Parse(args)
 	if err == nil {
@@ -148,6 +160,23 @@ func run(ctx context.Context, args []string, s *sys) int {
 		}
 	}
 	return code
+}
+
+// rawOutput reports the commands whose output is not for a person to read as text:
+// the demo agent's own screen, a transcript (strom session log), the answers to
+// Claude Code's hooks and statusLine.
+func rawOutput(args []string) bool {
+	var words []string
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			words = append(words, a)
+		}
+		if len(words) == 2 {
+			break
+		}
+	}
+	cmd := strings.Join(words, " ")
+	return cmd == "demo-agent" || strings.HasPrefix(cmd, "hooks ") || cmd == "session log" || cmd == "usage report"
 }
 
 // finish prints an error the way the command was asked to (text or JSON) and turns

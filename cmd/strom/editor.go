@@ -86,7 +86,10 @@ func editTask(ctx context.Context, s *sys, r *harness.Research, id string) error
 	// As git runs it: the editor setting is shell text, the file its argument.
 	cmd := exec.CommandContext(ctx, "sh", "-c", editor+` "$@"`, editor, path)
 	cmd.Dir = r.Tree.Root
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.stdin, s.stdout, s.stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.stdin, s.rawStdout, s.rawStderr
+	if s.rawStdout == nil {
+		cmd.Stdout, cmd.Stderr = s.stdout, s.stderr
+	}
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("the editor (%s) failed: %v, so %s is unchanged; %s", editor, err, was.ID, kept)
 	}
