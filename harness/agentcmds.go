@@ -21,6 +21,11 @@ func (r *Research) Record(ctx context.Context, ref SessionRef, text string) (sta
 		return statefiles.Record{}, fmt.Errorf("the record is empty: say what was found, e.g. strom record \"no baptism of Anna in the 1850 register\"")
 	}
 	rec := statefiles.Record{Time: r.Now(), Session: ref.Session, Task: statefiles.NormalizeID(ref.Task), Text: text}
+	if ref.Session != "" {
+		if err := r.liveSession(ref.Session); err != nil {
+			return statefiles.Record{}, err
+		}
+	}
 	err := r.Tree.Locked(ctx, func() error {
 		q, err := r.Tree.LoadQueue()
 		if err != nil {
@@ -32,6 +37,17 @@ func (r *Research) Record(ctx context.Context, ref SessionRef, text string) (sta
 		return r.Tree.AppendProgressLocked(rec)
 	})
 	return rec, err
+}
+
+// liveSession refuses a session id that is not the session of the live run: a
+// record must never be credited to a session that ended (an agent's process left
+// behind, a STROM_SESSION left in a shell) or never was.
+func (r *Research) liveSession(id string) error {
+	ri, _ := r.LoadRun()
+	if ri != nil && ri.Session == id && r.RunAlive() {
+		return nil
+	}
+	return fmt.Errorf("%w: STROM_SESSION is %s, which is not the session working now — a record outside a session needs STROM_SESSION unset and strom record --task T-N \"…\"", ErrNotLiveSession, id)
 }
 
 // ownTask checks that a session acts on its own task.

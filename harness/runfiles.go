@@ -17,15 +17,15 @@ import (
 type RunInfo struct {
 	PID        int       `json:"pid"`
 	Host       string    `json:"host"`
-	Started    time.Time `json:"started"`
+	Started    time.Time `json:"started,omitzero"`
 	Session    string    `json:"session,omitempty"`
 	Task       string    `json:"task,omitempty"`
 	Agent      string    `json:"agent,omitempty"`
 	AgentPGID  int       `json:"agent_pgid,omitempty"`
-	SessionAt  time.Time `json:"session_started,omitempty"`
-	Deadline   time.Time `json:"deadline,omitempty"`
+	SessionAt  time.Time `json:"session_started,omitzero"`
+	Deadline   time.Time `json:"deadline,omitzero"`
 	Minutes    int       `json:"minutes,omitempty"`
-	PausedTill time.Time `json:"paused_until,omitempty"`
+	PausedTill time.Time `json:"paused_until,omitzero"`
 	PauseWhy   string    `json:"pause_reason,omitempty"`
 }
 

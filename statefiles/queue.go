@@ -213,7 +213,7 @@ func (q *Queue) Move(id, before string) error {
 		return err
 	}
 	if from.ID == to.ID {
-		return nil
+		return fmt.Errorf("%s cannot move before itself: name another task with --before (strom task list shows the order)", from.ID)
 	}
 	moved := *from
 	var rest []Task

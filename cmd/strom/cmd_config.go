@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -61,13 +62,19 @@ Alone, strom config lists every setting with its value and where it came from.`,
 
 type resolvedJSON struct {
 	Key    string `json:"key"`
-	Value  string `json:"value"`
+	Value  any    `json:"value"` // a number for a whole-number setting, else a string
 	Source string `json:"source"`
 	Where  string `json:"where"`
 }
 
 func toJSON(r statefiles.Resolved) resolvedJSON {
-	return resolvedJSON{Key: r.Key.Name, Value: r.Value, Source: string(r.Source), Where: r.Where}
+	var v any = r.Value
+	if r.Key.Kind == statefiles.KindInt {
+		if n, err := strconv.Atoi(r.Value); err == nil {
+			v = n
+		}
+	}
+	return resolvedJSON{Key: r.Key.Name, Value: v, Source: string(r.Source), Where: r.Where}
 }
 
 // settings reads the user's settings and, inside a research repo, the tree's.

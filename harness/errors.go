@@ -1,0 +1,7 @@
+package harness
+
+import "errors"
+
+// ErrNotLiveSession means a command named a session (STROM_SESSION) that is not the
+// session of the live run.
+var ErrNotLiveSession = errors.New("no such session is running")
