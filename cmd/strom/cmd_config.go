@@ -53,7 +53,7 @@ Alone, strom config lists every setting with its value and where it came from.`,
 				if v == "" {
 					v = "(not set)"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Key, v, r.Source)
+				fmt.Fprintf(tw, "%s\t%v\t%s\n", r.Key, v, r.Source)
 			}
 			return tw.Flush()
 		},
