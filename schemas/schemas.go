@@ -18,10 +18,12 @@ const (
 	Park     = "park.schema.json"
 	Mode     = "mode.schema.json"
 	Hold     = "hold.schema.json"
+	// Allowed is the user config's allowed.json, not a file of the research.
+	Allowed = "allowed.schema.json"
 )
 
 // All lists every schema name.
-var All = []string{Config, Queue, Progress, Park, Mode, Hold}
+var All = []string{Config, Queue, Progress, Park, Mode, Hold, Allowed}
 
 // URL is the identifier a schema is registered under.
 func URL(name string) string { return "https://strom.invalid/schemas/" + name }
