@@ -35,7 +35,7 @@ func (r *Research) Chat(ctx context.Context, o ChatOptions) (RunResult, error) {
 	if o.Out == nil {
 		o.Out = io.Discard
 	}
-	ro := RunOptions{Agent: o.Agent, Minutes: o.Minutes, AgentArgs: o.AgentArgs, Interactive: true, Out: o.Out}
+	ro := RunOptions{Agent: o.Agent, Minutes: o.Minutes, AgentArgs: o.AgentArgs, Interactive: true, Out: o.Out, Terminal: o.Terminal}
 	plan, stopped, done, err := r.startAgentWork(ctx, ro, func() error {
 		if o.Terminal == nil {
 			return fmt.Errorf("%w — run it in one, or let the agent work alone with strom run", ErrNoTerminal)

@@ -59,7 +59,8 @@ func (r *Research) closeSession(ctx context.Context, res sessionResult, task sta
 		if err := r.Tree.SaveQueue(q); err != nil {
 			return err
 		}
-		checks = append(checks, r.cleanState(ctx)...)
+		checks = append(checks, r.cleanState(ctx, p.Check)...)
+		res.NotAllowed = r.notAllowedNow(ctx)
 		msg := commitMessage(r.Messages(), res, task.Title, p.Profile.Name, texts, checks)
 		r.marked("commit-start")
 		res.Commit, err = r.CommitLocked(ctx, msg)
@@ -153,8 +154,9 @@ func (r *Research) countForParking(t *statefiles.Task, res sessionResult) error 
 
 // cleanState is the exit check of DESIGN.md before a session's commit: conflict
 // markers in changed files and the tree's own check command. Each failure is a
-// Strom-Check note; the work is committed anyway.
-func (r *Research) cleanState(ctx context.Context) []string {
+// Strom-Check note; the work is committed anyway. check is the check command to
+// run, "" for none.
+func (r *Research) cleanState(ctx context.Context, check string) []string {
 	var notes []string
 	g, err := r.Git(ctx)
 	if err != nil {
@@ -169,14 +171,15 @@ func (r *Research) cleanState(ctx context.Context) []string {
 			notes = append(notes, "failed: conflict markers in "+strings.Join(marked, ", "))
 		}
 	}
-	if why := r.runCheck(ctx); why != "" {
+	if why := r.runCheck(ctx, check); why != "" {
 		notes = append(notes, "failed: "+why)
 	}
 	return notes
 }
 
 // CheckNow is the clean-state check an agent meets when it asks to close: the reason
-// the session may not close yet, or "".
+// the session may not close yet, or "". A check.command of the tree that is not
+// allowed on this computer is not run (allowedCheck).
 func (r *Research) CheckNow(ctx context.Context) string {
 	if _, err := r.Tree.LoadQueue(); err != nil {
 		return err.Error()
@@ -191,25 +194,20 @@ func (r *Research) CheckNow(ctx context.Context) string {
 	if op, err := g.InProgress(ctx); err == nil && op != "" {
 		return fmt.Sprintf("a %s is in progress: finish or abort it first", op)
 	}
-	for _, n := range r.cleanState(ctx) {
+	for _, n := range r.cleanState(ctx, r.allowedCheck(ctx)) {
 		return strings.TrimPrefix(n, "failed: ")
 	}
 	return ""
 }
 
-// runCheck runs check.command, returning why it failed or "".
-func (r *Research) runCheck(ctx context.Context) string {
-	s, err := r.Settings()
-	if err != nil {
-		return ""
-	}
-	c, err := s.Resolve("check.command", "")
-	if err != nil || c.Value == "" {
+// runCheck runs the check command (check.command), returning why it failed or "".
+func (r *Research) runCheck(ctx context.Context, check string) string {
+	if check == "" {
 		return ""
 	}
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", "-c", c.Value)
+	cmd := exec.CommandContext(ctx, "sh", "-c", check)
 	cmd.Dir = r.Tree.Root
 	out, err := cmd.CombinedOutput()
 	if err == nil {
@@ -222,7 +220,7 @@ func (r *Research) runCheck(ctx context.Context) string {
 	if len(last) > 120 {
 		last = last[:120]
 	}
-	why := fmt.Sprintf("check.command %q: %v", c.Value, err)
+	why := fmt.Sprintf("check.command %q: %v", check, err)
 	if last != "" {
 		why += " (" + last + ")"
 	}

@@ -200,7 +200,7 @@ func (r *Research) SwitchMode(ctx context.Context, to string, confirm func(quest
 	if out == nil {
 		out = func(string) {}
 	}
-	if err := r.recoverCrash(ctx, out); err != nil {
+	if err := r.recoverCrash(ctx, out, r.allowedCheck(ctx)); err != nil {
 		return ms, err
 	}
 	err = r.Tree.Locked(ctx, func() error {

@@ -19,8 +19,9 @@ import (
 // recoverCrash commits what a crashed run left: the agent's processes are stopped,
 // everything in the work tree is committed with Strom-End: crashed, and the task
 // returns to the queue. Tasks left started by sessions that are gone return too.
-// The caller holds the run lock, so no live run is touched.
-func (r *Research) recoverCrash(ctx context.Context, out func(string)) error {
+// The caller holds the run lock, so no live run is touched. check is the run's
+// check command, allowed before anything started.
+func (r *Research) recoverCrash(ctx context.Context, out func(string), check string) error {
 	ri, err := r.LoadRun()
 	if err != nil {
 		return err
@@ -47,7 +48,7 @@ func (r *Research) recoverCrash(ctx context.Context, out func(string)) error {
 			}
 			task := statefiles.Task{ID: ri.Task, Title: title}
 			res := sessionResult{ID: ri.Session, Task: ri.Task, End: EndCrashed}
-			if _, err := r.closeSession(ctx, res, task, sessionPlan{Profile: agents.Profile{Name: ri.Agent}}); err != nil {
+			if _, err := r.closeSession(ctx, res, task, sessionPlan{Profile: agents.Profile{Name: ri.Agent}, Check: check}); err != nil {
 				return err
 			}
 		}

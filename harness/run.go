@@ -290,7 +290,8 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 
 // startAgentWork is what a run and a chat do before their first session, in this
 // order: hold the run lock; refuse while a merge or rebase is in progress (the
-// session's commit would fail), in an archive and without the agent's program
+// session's commit would fail), while a tree setting that starts a program is not
+// allowed on this computer, in an archive and without the agent's program
 // (R7.8, R7.8.1); check (a chat's own refusals; may be nil); commit a crashed
 // session; stop before any session when Claude Code with a folder of its own is not
 // logged in there (R7.7: a result, not an error); record the run in run.json. done
@@ -312,7 +313,21 @@ func (r *Research) startAgentWork(ctx context.Context, o RunOptions, check func(
 			return fail(err)
 		}
 	}
-	if plan, err = r.planAgent(o); err != nil {
+	// Tree settings that start programs, allowed by a person on this computer
+	// (harness/consent): checked on the same settings the plan is made of, before
+	// anything is started, the crashed session's check among it.
+	s, err := r.Settings()
+	if err != nil {
+		return fail(err)
+	}
+	rv, err := r.consentOf(ctx, s)
+	if err != nil {
+		return fail(err)
+	}
+	if err := rv.Err(o.Terminal != nil); err != nil {
+		return fail(err)
+	}
+	if plan, err = r.planAgent(o, s); err != nil {
 		return fail(err)
 	}
 	if err := r.refuseAgentWork(plan.Profile); err != nil {
@@ -323,7 +338,7 @@ func (r *Research) startAgentWork(ctx context.Context, o RunOptions, check func(
 			return fail(err)
 		}
 	}
-	if err := r.recoverCrash(ctx, func(s string) { fmt.Fprintln(o.Out, s) }); err != nil {
+	if err := r.recoverCrash(ctx, func(s string) { fmt.Fprintln(o.Out, s) }, plan.Check); err != nil {
 		return fail(err)
 	}
 	if advice, ok := r.notLoggedIn(ctx, plan); ok {
@@ -359,6 +374,9 @@ func (r *Research) printEnd(out io.Writer, res sessionResult) {
 		line += " " + p.Say("run.session_commit", messages.Args{"Commit": res.Commit[:7], "Count": res.Records})
 	}
 	fmt.Fprintln(out, line)
+	if len(res.NotAllowed) > 0 {
+		fmt.Fprintln(out, p.Say("run.consent_changed", messages.Args{"Settings": strings.Join(res.NotAllowed, ", ")}))
+	}
 	if res.Parked {
 		fmt.Fprintln(out, p.Say("run.parked", messages.Args{"Task": res.Task, "Count": ParkAfter}))
 	}
@@ -392,13 +410,11 @@ func (r *Research) nextTask(pending *[]string, chosen bool) (*statefiles.Task, [
 	return nil, skipped, nil
 }
 
-// planAgent resolves the agent profile, the session length and the idle limit.
-func (r *Research) planAgent(o RunOptions) (sessionPlan, error) {
+// planAgent resolves the agent profile, the session length, the idle limit and the
+// check command from the settings s. A run keeps them: a value changed while it
+// works takes effect at the next run.
+func (r *Research) planAgent(o RunOptions, s statefiles.Settings) (sessionPlan, error) {
 	var p sessionPlan
-	s, err := r.Settings()
-	if err != nil {
-		return p, err
-	}
 	prof, err := r.agentProfile(s, o.Agent)
 	if err != nil {
 		return p, err
@@ -414,6 +430,8 @@ func (r *Research) planAgent(o RunOptions) (sessionPlan, error) {
 	}
 	perm, _ := s.Resolve("agent.permissions", "")
 	cmdline, _ := s.Resolve("agent.command", "")
+	check, _ := s.Resolve("check.command", "")
+	p.Check = check.Value
 	strom, _ := os.Executable()
 	p.Profile, p.Minutes, p.Idle, p.Interactive = prof, mins, time.Duration(idle)*time.Minute, o.Interactive
 	p.Vars = agents.Vars{Strom: strom, Permissions: perm.Value, ExtraArgs: o.AgentArgs, Command: cmdline.Value}

@@ -43,6 +43,7 @@ type sessionPlan struct {
 	Idle        time.Duration
 	Interactive bool
 	ClaudeDir   string // Claude Code's own config folder, "" for ~/.claude
+	Check       string // check.command as the run started with it (allowed), "" = none
 	Chat        bool   // a person attends: strom chat
 }
 
@@ -57,6 +58,9 @@ type sessionResult struct {
 	Commit  string
 	Records int
 	Parked  bool
+	// NotAllowed names the tree settings that start programs and were not
+	// allowed when the session ended: changed while it worked.
+	NotAllowed []string
 }
 
 // events are what the run loop's surroundings can tell a running session.
@@ -510,6 +514,9 @@ func commitMessage(p *messages.Printer, res sessionResult, title, agent string, 
 	}
 	for _, c := range checks {
 		tr = append(tr, gitrepo.Trailer{Key: TrailerCheck, Value: c})
+	}
+	if len(res.NotAllowed) > 0 {
+		tr = append(tr, gitrepo.Trailer{Key: TrailerConsent, Value: "not allowed on this computer: " + strings.Join(res.NotAllowed, ", ") + " (strom allow)"})
 	}
 	return gitrepo.Message{Subject: subject, Body: body, Trailers: tr}
 }

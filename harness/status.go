@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 
+	"github.com/strom-research/strom/harness/consent"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -13,7 +14,16 @@ type Status struct {
 	Counts   map[statefiles.State]int
 	Last     *SessionEntry
 	Running  *RunInfo
+	// NotAllowed are the tree settings that start programs which no person on
+	// this computer allowed: a run and a chat refuse until strom allow.
+	NotAllowed []consent.Value
+	// consent is the review NotAllowed comes from, for ConsentError.
+	consent consent.Review
 }
+
+// ConsentError is the sentence a run would refuse with, nil when nothing is
+// refused. terminal: a person is at a terminal.
+func (st Status) ConsentError(terminal bool) error { return st.consent.Err(terminal) }
 
 // Status reads the research's state: no work-tree scan, one history lookup.
 func (r *Research) Status(ctx context.Context) (Status, error) {
@@ -37,6 +47,11 @@ func (r *Research) Status(ctx context.Context) (Status, error) {
 	st.Counts = q.Count()
 	if st.Last, err = r.LastSession(ctx); err != nil {
 		return st, err
+	}
+	// Broken settings are reported by the commands that use them; status still shows
+	// the rest.
+	if rv, err := r.Consent(ctx); err == nil {
+		st.consent, st.NotAllowed = rv, rv.NotAllowed
 	}
 	return st, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/strom-research/strom/harness/consent"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -183,6 +184,9 @@ func configSetCommand(s *sys) *ffcli.Command {
 				return err
 			}
 			fmt.Fprintf(s.stdout, "%s = %s (%s)\n", k.Name, args[1], f.Shown)
+			if *forTree && consent.Guarded(k.Name) {
+				return s.allowSet(ctx, k.Name)
+			}
 			return nil
 		}),
 	}
@@ -255,4 +259,22 @@ func (s *sys) confirm(question string) error {
 		return nil
 	}
 	return exitErr{code: exitError, err: errors.New(s.msg().Say("confirm.refused"))}
+}
+
+// allowSet allows a tree setting that starts a program which a person just set on a
+// terminal; without one it says how the value gets allowed.
+func (s *sys) allowSet(ctx context.Context, name string) error {
+	if s.terminal() == nil {
+		fmt.Fprintf(s.stdout, "%s starts a program: strom run and strom chat refuse it until a person allows it with strom allow in a terminal\n", name)
+		return nil
+	}
+	r, err := s.research()
+	if err != nil {
+		return err
+	}
+	if _, err := r.AllowSetting(ctx, name); err != nil {
+		return err
+	}
+	fmt.Fprintf(s.stdout, "%s is allowed for this research on this computer\n", name)
+	return nil
 }

@@ -46,6 +46,7 @@ func commands(s *sys, args []string) []*ffcli.Command {
 		{"status", statusCommand}, {"log", logCommand}, {"hooks", hooksCommand},
 		{"run", runCommand}, {"session", sessionCommand}, {"mode", modeCommand},
 		{"chat", chatCommand}, {"gate", gateCommand}, {"usage", usageCommand},
+		{"allow", allowCommand},
 		{"demo-agent", demoAgentCommand},
 	}
 	if len(args) > 0 {

@@ -8,6 +8,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/harness/consent"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -16,6 +17,8 @@ type statusJSON struct {
 	Tasks   map[statefiles.State]int `json:"tasks"`
 	Last    *harness.SessionEntry    `json:"last_session"`
 	Running *harness.RunInfo         `json:"running"`
+	// NotAllowed: tree settings that start programs, not allowed on this computer.
+	NotAllowed []consent.Value `json:"not_allowed"`
 }
 
 func statusCommand(s *sys) *ffcli.Command {
@@ -40,7 +43,10 @@ func statusCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			out := statusJSON{Mode: st.Mode, Tasks: st.Counts, Last: st.Last, Running: st.Running}
+			out := statusJSON{Mode: st.Mode, Tasks: st.Counts, Last: st.Last, Running: st.Running, NotAllowed: st.NotAllowed}
+			if out.NotAllowed == nil {
+				out.NotAllowed = []consent.Value{}
+			}
 			if *asJSON {
 				return s.printJSON(out)
 			}
@@ -65,6 +71,9 @@ func statusCommand(s *sys) *ffcli.Command {
 				fmt.Fprintf(s.stdout, "last session: %s on %s, %s, ended %s\n", st.Last.Session, st.Last.Task, st.Last.When.Local().Format("2006-01-02 15:04"), st.Last.End)
 			} else {
 				fmt.Fprintln(s.stdout, "last session: none yet")
+			}
+			if err := st.ConsentError(s.terminal() != nil); err != nil {
+				fmt.Fprintf(s.stdout, "not allowed: %v\n", err)
 			}
 			return nil
 		}),

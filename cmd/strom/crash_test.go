@@ -61,7 +61,7 @@ func TestCrashResume(t *testing.T) {
 	}
 	gitOut := func(args ...string) string { t.Helper(); return h.git(t, args...) }
 	must("init", "--agent", "command")
-	must("config", "set", "agent.command", "sh "+filepath.Join(dir, "agent.sh"), "--for-tree")
+	h.onTerminal(t, "", "config", "set", "agent.command", "sh "+filepath.Join(dir, "agent.sh"), "--for-tree")
 	added := 0
 	addTasks := func(n int) {
 		for i := 0; i < n; i++ {

@@ -48,6 +48,7 @@ func TestScripts(t *testing.T) {
 			return os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"terminal": terminalCmd,
 			"sleepms": func(ts *testscript.TestScript, neg bool, args []string) {
 				d, err := time.ParseDuration(args[0] + "ms")
 				ts.Check(err)

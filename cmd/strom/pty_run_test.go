@@ -167,6 +167,22 @@ func (r *ttyRun) wait(t *testing.T) int {
 	}
 }
 
+// onTerminal runs strom as a person at a terminal (an outer pty), typing typed into
+// it, and returns the screen; the command must succeed.
+func (h *cliHarness) onTerminal(t *testing.T, typed string, args ...string) string {
+	t.Helper()
+	r := startTTYRun(t, h, args...)
+	if typed != "" {
+		if _, err := io.WriteString(r.master, typed); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code := r.wait(t); code != 0 {
+		t.Fatalf("strom %s: exit %d\n%s", strings.Join(args, " "), code, r.text())
+	}
+	return r.text()
+}
+
 // withAgent is a research repo whose command agent is script, with the given tasks.
 func withAgent(t *testing.T, script string, tasks ...string) *cliHarness {
 	t.Helper()
@@ -175,7 +191,8 @@ func withAgent(t *testing.T, script string, tasks ...string) *cliHarness {
 		t.Fatal(err)
 	}
 	h.must(t, "init", "--agent", "command")
-	h.must(t, "config", "set", "agent.command", "sh "+filepath.Join(h.dir, "agent.sh"), "--for-tree")
+	// Set by a person on a terminal: allowed on this computer at once.
+	h.onTerminal(t, "", "config", "set", "agent.command", "sh "+filepath.Join(h.dir, "agent.sh"), "--for-tree")
 	for _, title := range tasks {
 		h.must(t, "task", "add", title)
 	}

@@ -29,6 +29,7 @@ var Rules = []Rule{
 	{Path: "settings/agent.claudeMode", Why: "picks between the two shipped Claude Code profiles"},
 	{Path: "settings/run.minutes", Why: "a number of minutes"},
 	{Path: "settings/run.idleMinutes", Why: "a number of minutes"},
+	{Path: "settings/messages.language", Why: "the language strom speaks"},
 	{Path: "settings/run.gate", Why: "read from the user's settings only, where a person confirms it on a terminal"},
 
 	{Path: "consent/*", Why: "a person's confirmation, read from the user's settings only"},

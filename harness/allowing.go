@@ -1,0 +1,117 @@
+package harness
+
+import (
+	"context"
+
+	"github.com/strom-research/strom/harness/consent"
+	"github.com/strom-research/strom/statefiles"
+)
+
+// TrailerConsent on a session's commit names the tree settings that start programs
+// and were not allowed on this computer when the session ended: the session (or
+// someone during it) changed them, and the next run refuses until a person allows.
+const TrailerConsent = "Strom-Consent"
+
+// Consent reviews the tree settings that start programs: their values and which of
+// them no person on this computer allowed for this research. strom status, strom
+// allow and the menu show it; a run and a chat refuse while anything is not allowed.
+func (r *Research) Consent(ctx context.Context) (consent.Review, error) {
+	s, err := r.Settings()
+	if err != nil {
+		return consent.Review{}, err
+	}
+	return r.consentOf(ctx, s)
+}
+
+func (r *Research) consentOf(ctx context.Context, s statefiles.Settings) (consent.Review, error) {
+	return consent.Check(ctx, consent.NewStore(r.Getenv), s.Tree, s.TreeFile.Shown, r.Git)
+}
+
+// ConsentOrigins says where each value of rv came from: the commit that last
+// changed it, or the work tree.
+func (r *Research) ConsentOrigins(ctx context.Context, rv consent.Review) (map[string]consent.Origin, error) {
+	g, err := r.Git(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return consent.Origins(ctx, g, statefiles.DirName+"/"+statefiles.ConfigFile, rv.Values)
+}
+
+// Allow records the values of rv that were not allowed as allowed for this
+// research: a person said yes on a terminal.
+func (r *Research) Allow(ctx context.Context, rv consent.Review) error {
+	if len(rv.NotAllowed) == 0 {
+		return nil
+	}
+	return consent.NewStore(r.Getenv).Allow(ctx, rv.Research, rv.NotAllowed, r.Now())
+}
+
+// AllowSetting allows the tree's value of one setting, as a person just set it on a
+// terminal (strom config set … --for-tree). It reports whether there was one to allow.
+func (r *Research) AllowSetting(ctx context.Context, name string) (bool, error) {
+	rv, err := r.Consent(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, v := range rv.NotAllowed {
+		if v.Setting == name {
+			return true, consent.NewStore(r.Getenv).Allow(ctx, rv.Research, []consent.Value{v}, r.Now())
+		}
+	}
+	return false, nil
+}
+
+// Revoke forgets what a person allowed for this research: the settings named, or
+// all when none is.
+func (r *Research) Revoke(ctx context.Context, settings []string) ([]statefiles.AllowedEntry, error) {
+	g, err := r.Git(ctx)
+	if err != nil {
+		return nil, err
+	}
+	id, err := consent.Identify(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	return consent.NewStore(r.Getenv).Revoke(ctx, id, settings)
+}
+
+// allowedCheck is the check command an agent's `strom session close` may run: the
+// resolved check.command, unless it comes from the tree and is not allowed. Then
+// no check runs now; the session's commit runs the one the run started with.
+func (r *Research) allowedCheck(ctx context.Context) string {
+	s, err := r.Settings()
+	if err != nil {
+		return ""
+	}
+	c, err := s.Resolve("check.command", "")
+	if err != nil || c.Value == "" {
+		return ""
+	}
+	if c.Source == statefiles.FromTree {
+		rv, err := r.consentOf(ctx, s)
+		if err != nil {
+			return ""
+		}
+		for _, v := range rv.NotAllowed {
+			if v.Setting == "check.command" {
+				return ""
+			}
+		}
+	}
+	return c.Value
+}
+
+// notAllowedNow names the tree settings that start programs and are not allowed at
+// the end of a session. The run started with all of them allowed, so these changed
+// while the session worked.
+func (r *Research) notAllowedNow(ctx context.Context) []string {
+	rv, err := r.Consent(ctx)
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, v := range rv.NotAllowed {
+		names = append(names, v.Setting)
+	}
+	return names
+}
