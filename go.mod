@@ -31,5 +31,3 @@ require (
 	golang.org/x/tools v0.51.0 // indirect
 	gopkg.in/warnings.v0 v0.1.2 // indirect
 )
-
-replace github.com/santhosh-tekuri/jsonschema/v5 => ./internal/jsonschema

@@ -18,7 +18,18 @@ import (
 var (
 	compileMu sync.Mutex
 	compiled  = map[string]*jsonschema.Schema{}
+	order     []string // names in compiled, in the order they were compiled
 )
+
+// Compiled names the schemas this process has compiled so far, in that order. A
+// command whose files the memo of validated contents knows compiles none: nothing
+// compiles a schema at package initialisation, and a read or write only compiles
+// the schema of a content it has to validate.
+func Compiled() []string {
+	compileMu.Lock()
+	defer compileMu.Unlock()
+	return append([]string(nil), order...)
+}
 
 // schema compiles one embedded schema the first time it is needed. Only the schemas
 // a command touches are compiled: every strom command an agent runs pays for them.
@@ -46,6 +57,7 @@ func schema(name string) (*jsonschema.Schema, error) {
 		return nil, fmt.Errorf("compile schema %s: %w", name, err)
 	}
 	compiled[name] = s
+	order = append(order, name)
 	return s, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/strom-research/strom/internal/testenv"
+	"github.com/strom-research/strom/statefiles"
 )
 
 func TestMain(m *testing.M) {
@@ -20,7 +21,21 @@ func TestMain(m *testing.M) {
 		testenv.CacheHome()
 	}
 	testscript.Main(m, map[string]func(){
-		"strom": func() { os.Exit(Main()) },
+		"strom": func() {
+			code := Main()
+			// STROM_TEST_COMPILED=FILE: the schemas this strom compiled, appended to
+			// FILE one a line (state_memo.txtar).
+			if p := os.Getenv("STROM_TEST_COMPILED"); p != "" && len(statefiles.Compiled()) > 0 {
+				f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+				if err == nil {
+					for _, name := range statefiles.Compiled() {
+						fmt.Fprintln(f, name)
+					}
+					f.Close()
+				}
+			}
+			os.Exit(code)
+		},
 	})
 }
 
