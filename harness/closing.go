@@ -38,7 +38,8 @@ func (r *Research) closeSession(ctx context.Context, res sessionResult, task sta
 		if t.State == statefiles.Started && t.Session == res.ID {
 			t.State, t.Session, t.Updated = statefiles.Open, "", r.Now().UTC()
 		}
-		recs, err := r.Tree.LoadProgress()
+		// A session records only on its own task (strom record refuses another).
+		recs, err := r.Tree.TaskRecordsLocked(task.ID)
 		if err != nil {
 			return err
 		}
@@ -184,7 +185,7 @@ func (r *Research) CheckNow(ctx context.Context) string {
 	if _, err := r.Tree.LoadQueue(); err != nil {
 		return err.Error()
 	}
-	if _, err := r.Tree.LoadProgress(); err != nil {
+	if err := r.Tree.CheckProgress(ctx); err != nil {
 		return err.Error()
 	}
 	g, err := r.Git(ctx)

@@ -13,7 +13,7 @@ func (r *Research) readyForSession(ctx context.Context) error {
 	if _, err := r.Tree.LoadQueue(); err != nil {
 		return err
 	}
-	if _, err := r.Tree.LoadProgress(); err != nil {
+	if err := r.Tree.CheckProgress(ctx); err != nil {
 		return err
 	}
 	if _, err := r.Tree.LoadPark(); err != nil {

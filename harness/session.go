@@ -103,7 +103,7 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 		if t.State != statefiles.Open {
 			return fmt.Errorf("task %s is %s now, not open", t.ID, t.State)
 		}
-		if recs, err = r.Tree.LoadProgress(); err != nil {
+		if recs, err = r.Tree.TaskRecordsLocked(t.ID); err != nil {
 			return err
 		}
 		t.State, t.Session, t.Updated = statefiles.Started, id, now.UTC()
@@ -133,9 +133,7 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 		info.Answers = append(info.Answers, agents.QA{Question: q.Question, Answer: q.Answer})
 	}
 	for _, rec := range recs {
-		if rec.Task == task.ID {
-			info.Records = append(info.Records, rec.Text)
-		}
+		info.Records = append(info.Records, rec.Text)
 	}
 	if n := len(info.Records); n > agents.MaxPromptRecords {
 		info.Records = info.Records[n-agents.MaxPromptRecords:]

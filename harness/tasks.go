@@ -195,18 +195,8 @@ func (r *Research) MoveTask(ctx context.Context, id, before string) error {
 	return r.Tree.UpdateQueue(ctx, func(q *statefiles.Queue) error { return q.Move(id, before) })
 }
 
-// Records returns the records of one task ("" = all), oldest first.
-func (r *Research) Records(task string) ([]statefiles.Record, error) {
-	recs, err := r.Tree.LoadProgress()
-	if err != nil || task == "" {
-		return recs, err
-	}
-	task = statefiles.NormalizeID(task)
-	var out []statefiles.Record
-	for _, rec := range recs {
-		if rec.Task == task {
-			out = append(out, rec)
-		}
-	}
-	return out, nil
+// Records returns the records of one task, oldest first, through the index of
+// progress.jsonl: the cost is the task's, not the file's.
+func (r *Research) Records(ctx context.Context, task string) ([]statefiles.Record, error) {
+	return r.Tree.TaskRecords(ctx, statefiles.NormalizeID(task))
 }

@@ -92,7 +92,9 @@ func (t *Tree) AppendProgress(ctx context.Context, r Record) error {
 	return t.Locked(ctx, func() error { return t.AppendProgressLocked(r) })
 }
 
-// AppendProgressLocked is AppendProgress for a caller that holds the lock.
+// AppendProgressLocked is AppendProgress for a caller that holds the lock. It
+// validates the new line and, through the index (progressindex.go), only what
+// changed in the file since strom last saw it; the index learns the new line.
 func (t *Tree) AppendProgressLocked(r Record) error {
 	r.Version = 1
 	r.Time = r.Time.UTC()
@@ -104,11 +106,8 @@ func (t *Tree) AppendProgressLocked(r Record) error {
 	if err := validate(t.rel(ProgressFile), 0, schemas.Progress, line); err != nil {
 		return fmt.Errorf("refuse to write an invalid record: %w", err)
 	}
-	old, err := readOptional(t.Path(ProgressFile))
+	st, err := t.progressIndexLocked()
 	if err != nil {
-		return fmt.Errorf("read %s: %w", t.rel(ProgressFile), err)
-	}
-	if err := checkProgress(t.rel(ProgressFile), old); err != nil {
 		return err
 	}
 	f, err := os.OpenFile(t.Path(ProgressFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
@@ -126,10 +125,17 @@ func (t *Tree) AppendProgressLocked(r Record) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", t.rel(ProgressFile), err)
 	}
-	// Valid lines after valid lines: the file as this append left it is valid. If
-	// someone else changed it meanwhile, its bytes differ and are validated on read.
-	s, _ := validated.known(schemas.Progress, append(append(old, line...), '\n'))
-	validated.remember(s)
+	// The index learns the line; if this stops half-way, or the file holds more
+	// than this append (someone wrote past the lock), the next use extends it.
+	cur, err := stampOf(t.Path(ProgressFile))
+	if err != nil || cur.Size != st.Stamp.Size+int64(len(line))+1 {
+		return nil
+	}
+	if err := appendTo(t.progressIndexPath(r.Task), entryLine(st.Stamp.Size, len(line))); err != nil {
+		return nil
+	}
+	st.Stamp, st.Lines = cur, st.Lines+1
+	_ = t.writeProgressState(t.progressIndexPath(progressIndexState), st)
 	return nil
 }
 

@@ -313,8 +313,7 @@ func Validate(rel string, data []byte) error {
 		_, err := ParseQueue(shown, data)
 		return err
 	case rel == ProgressFile:
-		_, err := parseProgress(shown, data)
-		return err
+		return checkProgress(shown, data)
 	case rel == ConfigFile:
 		err := check(shown, schemas.Config, data)
 		return err

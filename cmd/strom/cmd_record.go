@@ -139,7 +139,7 @@ func showSessionTask(ctx context.Context, s *sys) error {
 	if err != nil {
 		return err
 	}
-	recs, err := r.Records(t.ID)
+	recs, err := r.Records(ctx, t.ID)
 	if err != nil {
 		return err
 	}

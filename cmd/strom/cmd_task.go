@@ -214,7 +214,7 @@ func taskShowCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			recs, err := r.Records(t.ID)
+			recs, err := r.Records(ctx, t.ID)
 			if err != nil {
 				return err
 			}
