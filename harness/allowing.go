@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"slices"
 
 	"github.com/strom-research/strom/harness/consent"
 	"github.com/strom-research/strom/statefiles"
@@ -73,6 +74,25 @@ func (r *Research) Revoke(ctx context.Context, settings []string) ([]statefiles.
 		return nil, err
 	}
 	return consent.NewStore(r.Getenv).Revoke(ctx, id, settings)
+}
+
+// RequireAllowed refuses, in the sentence of a run, while any of the named tree
+// settings has a value no person on this computer allowed: for commands that start
+// a program one of them names outside a run, such as strom gate test asking Claude
+// Code in agent.claudeConfigDir. terminal: a person is at a terminal.
+func (r *Research) RequireAllowed(ctx context.Context, terminal bool, settings ...string) error {
+	rv, err := r.Consent(ctx)
+	if err != nil {
+		return err
+	}
+	var named []consent.Value
+	for _, v := range rv.NotAllowed {
+		if slices.Contains(settings, v.Setting) {
+			named = append(named, v)
+		}
+	}
+	rv.NotAllowed = named
+	return rv.Err(terminal)
 }
 
 // allowedCheck is the check command an agent's `strom session close` may run: the

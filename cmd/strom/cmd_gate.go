@@ -93,6 +93,11 @@ and STROM_GATE_NOW.
 			if err != nil {
 				return usageError{msg: err.Error()}
 			}
+			// Asking Claude Code in the tree's folder of its own starts what that
+			// folder's settings name: only once a person allowed it.
+			if err := r.RequireAllowed(ctx, s.terminal() != nil, "agent.claudeConfigDir"); err != nil {
+				return err
+			}
 			a := s.asker(r, settings, spec, "")
 			a.DryRun, a.UsageFile = true, *usageFile
 			if *nowFlag != "" {

@@ -64,6 +64,9 @@ where the figures came from and how old they are: the agent's own report (at mos
 					p, _ = claudeusage.ParseArgs(sp.Args)
 				}
 			}
+			if err := r.RequireAllowed(ctx, s.terminal() != nil, "agent.claudeConfigDir"); err != nil {
+				return err
+			}
 			a := s.asker(r, settings, spec, "claude")
 			rd := a.ReadUsage(ctx)
 			if rd.Err != nil {
