@@ -54,12 +54,43 @@ func TestTimeNote(t *testing.T) {
 		{6 * time.Minute, 20 * time.Minute, ""},
 		{5 * time.Minute, 20 * time.Minute, "⏱ 5 minutes left in this session"},
 		{150 * time.Second, 20 * time.Minute, "write what you found now"},
+		// Rounded down: never more time than is left.
+		{69 * time.Second, hour, "⏱ 1 minute left (ends 10:00 UTC)"},
+		{119 * time.Second, hour, "⏱ 1 minute left"},
+		{9*time.Minute + 59*time.Second, hour, "⏱ 9 minutes left in this session"},
+		{59*time.Second + 900*time.Millisecond, hour, "⏱ 59 seconds left"},
+		{1500 * time.Millisecond, hour, "⏱ 1 second left"},
+		{300 * time.Millisecond, hour, "⏱ less than a second left"},
 	}
 	for _, c := range cases {
 		got := TimeNote(dl.Add(-c.left), dl, c.length)
 		if c.want == "" && got != "" || c.want != "" && !strings.Contains(got, c.want) {
 			t.Errorf("%s left of %s: %q, want %q", c.left, c.length, got, c.want)
 		}
+	}
+}
+
+// TestTimeLeftAndClock: every view says the time left the same way, rounded down,
+// and shows a deadline off the whole minute to the second.
+func TestTimeLeftAndClock(t *testing.T) {
+	t.Parallel()
+	dl := time.Date(2026, 11, 30, 10, 0, 30, 0, time.UTC)
+	for left, want := range map[time.Duration]string{
+		69 * time.Second:                "1 minute left",
+		59*time.Minute + 59*time.Second: "59 minutes left",
+		45 * time.Second:                "45 seconds left",
+		0:                               "time is up",
+		-time.Second:                    "time is up",
+	} {
+		if got := TimeLeft(dl.Add(-left), dl); got != want {
+			t.Errorf("%s left: %q, want %q", left, got, want)
+		}
+	}
+	if got := ClockAt(dl); got != "10:00:30" {
+		t.Errorf("ClockAt(%s) = %q", dl, got)
+	}
+	if got := ClockAt(dl.Truncate(time.Minute)); got != "10:00" {
+		t.Errorf("ClockAt on the minute = %q", got)
 	}
 }
 

@@ -205,14 +205,16 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 	}
 	byHand := false
 	for {
+		// A finish asked for or a stop by hand ends the run as "by hand", also when
+		// it was the run's only session (R7.3).
+		if byHand || r.RunFinishRequested() {
+			return stopNow(StopByHand, "")
+		}
 		if !o.Loop && rr.Sessions >= max {
 			return stopNow(StopDone, "")
 		}
 		if !o.Until.IsZero() && !r.Now().Before(o.Until) {
 			return stopNow(StopTimeLimit, "--until "+o.Until.Local().Format("15:04"))
-		}
-		if byHand {
-			return stopNow(StopByHand, "")
 		}
 		select {
 		case <-ctx.Done():
@@ -285,6 +287,16 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 		case EndStoppedByHand, EndFinishRequested:
 			byHand = true
 		}
+		// A finish asked during the session ends the run after it, however the
+		// session ended: closed, done, waiting, the time limit (R7.3). A watching
+		// condition's finish ends it with the condition's cap (R7.4.2).
+		if f := res.Finish; f != nil {
+			if !f.Person() {
+				rr.Gate = f.Gate
+				return stopNow(StopCap, f.Reason)
+			}
+			byHand = true
+		}
 	}
 }
 
@@ -346,10 +358,11 @@ func (r *Research) startAgentWork(ctx context.Context, o RunOptions, check func(
 		return plan, &RunResult{Stop: StopNotLoggedIn, Detail: advice}, nil, nil
 	}
 	host, _ := os.Hostname()
+	r.clearRunRequests() // a request left by an earlier run is not for this one
 	if err := r.SaveRun(&RunInfo{PID: os.Getpid(), Host: host, Started: r.Now()}); err != nil {
 		return fail(err)
 	}
-	return plan, nil, func() { r.ClearRun(); unlock() }, nil
+	return plan, nil, func() { r.clearRunRequests(); r.ClearRun(); unlock() }, nil
 }
 
 // stopForAgent is the stop a session's ending asks of a run or a chat: the

@@ -80,7 +80,8 @@ func (r *Research) LiveRun() (*RunInfo, error) {
 	return ri, nil
 }
 
-// requestFile names a request file for a session: close-<id> or finish-<id>.
+// requestFile names a request file for a session: close-<id>, finish-<id>,
+// stop-<id> or active-<id>.
 func (r *Research) requestFile(kind, session string) string {
 	return r.Tree.Path(statefiles.RunDir, kind+"-"+session)
 }
@@ -88,11 +89,6 @@ func (r *Research) requestFile(kind, session string) string {
 // RequestClose tells the harness that the session's agent asked to close it.
 func (r *Research) RequestClose(session, why string) error {
 	return r.writeRequest("close", session, why)
-}
-
-// RequestFinish asks a running session to finish (R7.3).
-func (r *Research) RequestFinish(session, why string) error {
-	return r.writeRequest("finish", session, why)
 }
 
 // writeRequest leaves a request for the running harness: atomic, so the harness
@@ -116,7 +112,7 @@ func (r *Research) Requested(kind, session string) (string, bool) {
 
 // ClearRequests removes a session's request files once the session is committed.
 func (r *Research) ClearRequests(session string) {
-	for _, k := range []string{"close", "finish"} {
+	for _, k := range []string{"close", "finish", "stop", "active"} {
 		os.Remove(r.requestFile(k, session))
 	}
 }

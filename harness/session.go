@@ -61,6 +61,7 @@ type sessionResult struct {
 	// NotAllowed names the tree settings that start programs and were not
 	// allowed when the session ended: changed while it worked.
 	NotAllowed []string
+	Finish     *FinishRequest // a finish asked while the session ran, however it ended
 }
 
 // events are what the run loop's surroundings can tell a running session.
@@ -182,7 +183,7 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 		ev.stream = &streamSignals{messages: p.Profile.MessageJSON, pats: p.Profile.Patterns()}
 	}
 	fmt.Fprintln(ev.out, r.Messages().Say("run.session_start", messages.Args{"Session": id, "Task": task.ID, "Title": task.Title,
-		"Minutes": p.Minutes, "Until": deadline.Local().Format("15:04")}))
+		"Minutes": p.Minutes, "Until": ClockAt(deadline.Local())}))
 
 	ints := make(chan struct{}, 4)
 	sess, err := agentpty.Start(ctx, agentpty.Options{
@@ -243,11 +244,12 @@ type sessionStats struct {
 	reset      string
 	detail     string
 	finishSeen bool
-	screen     string // advice of a screen that waits for a person
+	finish     *FinishRequest // the finish request seen last, whoever asked
+	screen     string         // advice of a screen that waits for a person
 }
 
 func (st sessionStats) result(res sessionResult) sessionResult {
-	res.End, res.Reset, res.Detail, res.Screen = st.end, st.reset, st.detail, st.screen
+	res.End, res.Reset, res.Detail, res.Screen, res.Finish = st.end, st.reset, st.detail, st.screen, st.finish
 	return res
 }
 
@@ -307,14 +309,19 @@ func (r *Research) watch(ctx context.Context, sess *agentpty.Session, p sessionP
 				continue
 			}
 		}
-		// A person's request to finish: the agent sees it at its next strom command;
-		// an agent we can type into is also told.
-		if _, ok := r.Requested("finish", id); ok {
-			st.finishSeen = true
+		// A request to finish, a person's or a watching condition's: the agent sees
+		// it at its next strom command; an agent we can type into is also told.
+		if f, ok := r.FinishRequested(id); ok {
+			st.finishSeen, st.finish = true, &f
 			if !finishTyped && p.Profile.Interactive && p.Profile.Finish != "" {
-				_ = sess.Type(p.Profile.Finish)
+				_ = sess.Type(f.typed(p.Profile.Finish))
 			}
 			finishTyped = true
+		}
+		// strom session stop: at once, the task back in the queue.
+		if _, ok := r.Requested("stop", id); ok {
+			stop(EndStoppedByHand, "stopped by hand (strom session stop)")
+			continue
 		}
 		// Typed text from strom session send.
 		r.deliverSends(id, sess)
@@ -342,10 +349,17 @@ func (r *Research) watch(ctx context.Context, sess *agentpty.Session, p sessionP
 			continue
 		}
 		// An agent that sits idle is nudged once, then given up on.
+		// A strom command the agent ran counts as activity as its output does.
 		if p.Idle > 0 {
-			idle := now.Sub(sess.LastOutput())
+			last := sess.LastOutput()
+			if !nudgedAt.IsZero() || now.Sub(last) >= p.Idle {
+				if a := r.lastActivity(id); a.After(last) {
+					last = a
+				}
+			}
+			idle := now.Sub(last)
 			switch {
-			case !nudgedAt.IsZero() && sess.LastOutput().After(nudgedAt):
+			case !nudgedAt.IsZero() && last.After(nudgedAt):
 				nudgedAt = time.Time{}
 			case nudgedAt.IsZero() && idle >= p.Idle:
 				nudgedAt = now
@@ -359,6 +373,11 @@ func (r *Research) watch(ctx context.Context, sess *agentpty.Session, p sessionP
 	}
 exited:
 	status, err := sess.Wait()
+	// A finish asked at any time ends the run after this session, however the
+	// session ends (R7.3).
+	if f, ok := r.FinishRequested(id); ok {
+		st.finish, st.finishSeen = &f, true
+	}
 	if st.ended {
 		return st
 	}
@@ -371,7 +390,7 @@ exited:
 		st.end, st.reset, st.detail, st.screen = a.end, a.reset, a.detail, a.screen
 		return st
 	}
-	if _, ok := r.Requested("finish", id); ok {
+	if st.finish != nil {
 		st.end = EndFinishRequested
 		return st
 	}

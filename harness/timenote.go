@@ -2,7 +2,6 @@ package harness
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"time"
 )
@@ -30,7 +29,7 @@ func TimeNote(now, deadline time.Time, length time.Duration) string {
 	}
 	left := deadline.Sub(now)
 	warn, wrap := Windows(length)
-	ends := deadline.UTC().Format("15:04 UTC")
+	ends := ClockAt(deadline.UTC()) + " UTC"
 	switch {
 	case left <= 0:
 		return "⏱ The session's time is up: record what you found now (strom record \"…\") and close the session (strom session close)."
@@ -45,13 +44,38 @@ func TimeNote(now, deadline time.Time, length time.Duration) string {
 // FinishNote is the line shown while a person's request to finish is pending (R7.3).
 const FinishNote = "⏹ A person asked this session to finish: start nothing new, record what you found (strom record \"…\"), then close the session (strom session close)."
 
+// humanMinutes says d rounded down, so that it never says more time than is left:
+// whole minutes from a minute on (1 min 59 s is "1 minute"), seconds under a minute.
 func humanMinutes(d time.Duration) string {
-	m := int(math.Ceil(d.Minutes()))
-	if m <= 1 {
-		if s := int(math.Ceil(d.Seconds())); s < 60 {
-			return strconv.Itoa(s) + " seconds"
-		}
+	switch m, sec := int(d/time.Minute), int(d/time.Second); {
+	case m >= 2:
+		return strconv.Itoa(m) + " minutes"
+	case m == 1:
 		return "1 minute"
+	case sec >= 2:
+		return strconv.Itoa(sec) + " seconds"
+	case sec == 1:
+		return "1 second"
 	}
-	return strconv.Itoa(m) + " minutes"
+	return "less than a second"
+}
+
+// TimeLeft is the time left until deadline as every view says it (the agent's
+// notes, strom status, strom session list): rounded down, "time is up" at the end.
+func TimeLeft(now, deadline time.Time) string {
+	left := deadline.Sub(now)
+	if left <= 0 {
+		return "time is up"
+	}
+	return humanMinutes(left) + " left"
+}
+
+// ClockAt is a moment as HH:MM, or HH:MM:SS when it does not fall on a whole
+// minute: a deadline is shown to the second (cut, never later than it is). The
+// caller picks the zone.
+func ClockAt(t time.Time) string {
+	if t.Second() == 0 {
+		return t.Format("15:04")
+	}
+	return t.Format("15:04:05")
 }

@@ -154,8 +154,9 @@ func run(ctx context.Context, args []string, s *sys) int {
 	code := s.finish(err)
 	// Inside a session every strom command carries the time left and a pending
 	// finish request (R7.2, R7.3), so the agent learns of them at its next command.
+	notes := sessionNotes(s, args)
 	if !s.json {
-		for _, n := range sessionNotes(s) {
+		for _, n := range notes {
 			fmt.Fprintln(s.stdout, n)
 		}
 	}

@@ -152,17 +152,25 @@ func showSessionTask(ctx context.Context, s *sys) error {
 	}
 	printTask(s, *t, recs)
 	if dl, err := time.Parse(time.RFC3339, s.getenv("STROM_DEADLINE")); err == nil {
-		fmt.Fprintf(s.stdout, "\nsession %s ends at %s: %s left.\n", ref.Session, dl.UTC().Format("15:04 UTC"), dl.Sub(r.Now()).Round(time.Second))
+		fmt.Fprintf(s.stdout, "\nsession %s ends at %s UTC: %s.\n", ref.Session, harness.ClockAt(dl.UTC()), harness.TimeLeft(r.Now(), dl))
 	}
 	return nil
 }
 
 // sessionNotes are the lines every strom command inside a session adds: the time
-// left (R7.2) and a pending finish request (R7.3).
-func sessionNotes(s *sys) []string {
+// left (R7.2) and a pending finish request (R7.3). The command itself is the
+// agent's activity: an agent that only runs strom commands is not idle.
+func sessionNotes(s *sys, args []string) []string {
 	ref := s.sessionRef()
-	if ref.Session == "" {
+	if ref.Session == "" || !validSessionID(ref.Session) {
 		return nil
+	}
+	// The statusLine Claude Code runs by itself is no act of the agent.
+	if len(args) > 0 && args[0] == "usage" {
+		return nil
+	}
+	if r, err := s.research(); err == nil {
+		r.NoteActivity(ref.Session)
 	}
 	var notes []string
 	dl, err := time.Parse(time.RFC3339, s.getenv("STROM_DEADLINE"))
@@ -176,8 +184,8 @@ func sessionNotes(s *sys) []string {
 		}
 	}
 	if r, err := s.research(); err == nil {
-		if _, ok := r.Requested("finish", ref.Session); ok {
-			notes = append(notes, harness.FinishNote)
+		if f, ok := r.FinishRequested(ref.Session); ok {
+			notes = append(notes, f.Note())
 		}
 	}
 	return notes

@@ -6,13 +6,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/agents"
+	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -31,13 +34,24 @@ func sessionCommand(s *sys) *ffcli.Command {
 
 type liveSession struct {
 	N        int       `json:"n"`
+	Name     string    `json:"name"` // derived: the agent and the task
 	Session  string    `json:"session"`
 	Task     string    `json:"task"`
 	Agent    string    `json:"agent"`
 	Started  time.Time `json:"started"`
 	Deadline time.Time `json:"deadline"`
 	PID      int       `json:"pid"`
+	// LeftSeconds is the time left, rounded down.
+	LeftSeconds     int64                  `json:"leftSeconds"`
+	FinishRequested bool                   `json:"finishRequested"`
+	Finish          *harness.FinishRequest `json:"finish,omitempty"`
+	// WaitingForInput: the agent has been quiet longer than the input-wait
+	// threshold (15 s, STROM_INPUT_WAIT_IDLE_MS).
+	WaitingForInput bool `json:"waitingForInput"`
 }
+
+// inputWaitIdle is how long an agent must be quiet to be shown waiting for input.
+const inputWaitIdle = 15 * time.Second
 
 // liveSessions finds the research and the sessions running in it.
 func (s *sys) liveSessions() (*harness.Research, []liveSession, error) {
@@ -49,7 +63,62 @@ func (s *sys) liveSessions() (*harness.Research, []liveSession, error) {
 	if err != nil || ri == nil || ri.Session == "" {
 		return r, nil, err
 	}
-	return r, []liveSession{{N: 1, Session: ri.Session, Task: ri.Task, Agent: ri.Agent, Started: ri.SessionAt, Deadline: ri.Deadline, PID: ri.PID}}, nil
+	l := liveSession{N: 1, Session: ri.Session, Task: ri.Task, Agent: ri.Agent, Started: ri.SessionAt, Deadline: ri.Deadline, PID: ri.PID}
+	l.Name = ri.Agent + " · " + ri.Task
+	if q, err := r.Tree.LoadQueue(); err == nil {
+		if t, err := q.Find(ri.Task); err == nil {
+			l.Name += " " + shortTitle(t.Title)
+		}
+	}
+	l.LeftSeconds = max(0, int64(ri.Deadline.Sub(r.Now())/time.Second))
+	if f, ok := r.FinishRequested(ri.Session); ok {
+		l.FinishRequested, l.Finish = true, &f
+	}
+	// The transcript's change and the agent's strom commands are stamped by the
+	// file system, on the real clock.
+	if last := r.LastActivity(ri.Session); !last.IsZero() {
+		l.WaitingForInput = clock.Real{}.Now().Sub(last) > s.inputWaitIdle()
+	}
+	return r, []liveSession{l}, nil
+}
+
+// inputWaitIdle reads STROM_INPUT_WAIT_IDLE_MS; the default is 15 s.
+func (s *sys) inputWaitIdle() time.Duration {
+	if ms, err := strconv.Atoi(s.getenv("STROM_INPUT_WAIT_IDLE_MS")); err == nil && ms >= 0 {
+		return time.Duration(ms) * time.Millisecond
+	}
+	return inputWaitIdle
+}
+
+// shortTitle is a task title on one line of at most 40 characters, with no
+// control characters.
+func shortTitle(title string) string {
+	title = strings.Join(strings.Fields(strings.Map(func(c rune) rune {
+		if unicode.IsControl(c) {
+			return ' '
+		}
+		return c
+	}, title)), " ")
+	if r := []rune(title); len(r) > 40 {
+		title = string(r[:39]) + "…"
+	}
+	return title
+}
+
+// line is how strom session list shows a live session.
+func (l liveSession) line(now time.Time) string {
+	out := fmt.Sprintf("%d  %s  %s  %s (until %s)", l.N, l.Name, l.Session, harness.TimeLeft(now, l.Deadline), harness.ClockAt(l.Deadline.Local()))
+	if l.Finish != nil {
+		if l.Finish.Person() {
+			out += "  finish requested"
+		} else {
+			out += "  finish requested: the cap of the condition “" + l.Finish.Gate + "”"
+		}
+	}
+	if l.WaitingForInput {
+		out += "  waiting for input"
+	}
+	return out
 }
 
 // pickSession resolves "N" or an id among the live sessions; "" = the only one.
@@ -79,7 +148,11 @@ func sessionListCommand(s *sys) *ffcli.Command {
 		ShortUsage: "strom session list [--json]",
 		ShortHelp:  "the running sessions",
 		FlagSet:    fs,
-		LongHelp:   withHelp("One line per running session: number, id, task, time left.", ""),
+		LongHelp: withHelp(`One line per running session: its number, its name (the agent and the task),
+its id, the time left and the deadline, "finish requested" while a request to
+finish is pending, and "waiting for input" once the agent has been quiet longer
+than 15 s (STROM_INPUT_WAIT_IDLE_MS sets it in milliseconds). --json has the same,
+with waitingForInput and finishRequested.`, ""),
 		Exec: func(ctx context.Context, args []string) error {
 			s.json = *asJSON
 			r, live, err := s.liveSessions()
@@ -97,7 +170,7 @@ func sessionListCommand(s *sys) *ffcli.Command {
 				return nil
 			}
 			for _, l := range live {
-				fmt.Fprintf(s.stdout, "%d  %s  %s  %s  %s left\n", l.N, l.Session, l.Task, l.Agent, l.Deadline.Sub(r.Now()).Round(time.Second))
+				fmt.Fprintln(s.stdout, l.line(r.Now()))
 			}
 			return nil
 		},
@@ -122,6 +195,16 @@ func sessionFinishCommand(s *sys) *ffcli.Command {
 			}
 			if len(args) == 0 {
 				args = []string{""}
+			}
+			// A run waiting for its condition has no session: the request ends the wait.
+			if len(live) == 0 && len(args) == 1 && args[0] == "" {
+				if ri, _ := r.LiveRun(); ri != nil {
+					if err := r.RequestRunFinish("strom session finish"); err != nil {
+						return err
+					}
+					fmt.Fprintf(s.stdout, "Asked the run (pid %d) to end: no session is at work, so it ends now.\n", ri.PID)
+					return nil
+				}
 			}
 			for _, a := range args {
 				l, err := pickSession(live, a)

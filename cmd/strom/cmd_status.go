@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
@@ -19,6 +18,8 @@ type statusJSON struct {
 	Running *harness.RunInfo         `json:"running"`
 	// NotAllowed: tree settings that start programs, not allowed on this computer.
 	NotAllowed []consent.Value `json:"not_allowed"`
+	// Finish is a finish request pending in the running run (R7.3).
+	Finish *harness.FinishRequest `json:"finish_requested,omitempty"`
 }
 
 func statusCommand(s *sys) *ffcli.Command {
@@ -47,6 +48,10 @@ func statusCommand(s *sys) *ffcli.Command {
 			if out.NotAllowed == nil {
 				out.NotAllowed = []consent.Value{}
 			}
+			finish, asked := r.PendingFinish(st.Running)
+			if asked {
+				out.Finish = &finish
+			}
 			if *asJSON {
 				return s.printJSON(out)
 			}
@@ -55,14 +60,21 @@ func statusCommand(s *sys) *ffcli.Command {
 				st.Counts[statefiles.Open], st.Counts[statefiles.Started], st.Counts[statefiles.Waiting], st.Counts[statefiles.Parked], st.Counts[statefiles.Done])
 			if st.Running != nil {
 				ri := st.Running
+				pending := ""
+				if asked {
+					pending = ", finish requested"
+					if !finish.Person() {
+						pending += " by the cap of the condition “" + finish.Gate + "”"
+					}
+				}
 				switch {
 				case !ri.PausedTill.IsZero() && ri.Session == "":
-					fmt.Fprintf(s.stdout, "running: paused until %s — %s (pid %d)\n", ri.PausedTill.Local().Format("15:04"), ri.PauseWhy, ri.PID)
+					fmt.Fprintf(s.stdout, "running: paused until %s — %s%s (pid %d)\n", ri.PausedTill.Local().Format("15:04"), ri.PauseWhy, pending, ri.PID)
 				case ri.Session != "":
-					left := ri.Deadline.Sub(r.Now()).Round(time.Minute)
-					fmt.Fprintf(s.stdout, "running: session %s on %s, %s left (pid %d)\n", ri.Session, ri.Task, left, ri.PID)
+					fmt.Fprintf(s.stdout, "running: session %s on %s, %s (until %s)%s (pid %d)\n", ri.Session, ri.Task,
+						harness.TimeLeft(r.Now(), ri.Deadline), harness.ClockAt(ri.Deadline.Local()), pending, ri.PID)
 				default:
-					fmt.Fprintf(s.stdout, "running: between sessions (pid %d)\n", ri.PID)
+					fmt.Fprintf(s.stdout, "running: between sessions%s (pid %d)\n", pending, ri.PID)
 				}
 			} else {
 				fmt.Fprintln(s.stdout, "running: no")

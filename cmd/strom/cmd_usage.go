@@ -188,9 +188,9 @@ func (s *sys) reportUsage(session string, data []byte) string {
 		_ = gates.SaveReport(r.Tree, session, u)
 		status = append(status, "week "+pctText(u.WeekUsed), "5h "+pctText(u.FiveHourUsed))
 		if w, found := gates.LoadWatch(r.Tree); found && ri != nil && ri.Session == session && w.PID == ri.PID && u.WeekUsed >= w.WeekFinishAt {
-			if _, asked := r.Requested("finish", session); !asked {
-				_ = r.RequestFinish(session, fmt.Sprintf("the week's usage reached %s, the limit the condition “%s” watches (%s)",
-					pctText(u.WeekUsed), w.Gate, pctText(w.WeekFinishAt)))
+			if f, asked := r.FinishRequested(session); !asked || f.Person() {
+				_ = r.RequestCapFinish(session, w.Gate, fmt.Sprintf("the week's usage reached %s, at the limit it watches (%s)",
+					pctText(u.WeekUsed), pctText(w.WeekFinishAt)))
 			}
 			status = append(status, "finishing: week at the limit")
 		}

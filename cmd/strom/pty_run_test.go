@@ -228,6 +228,30 @@ func TestCtrlCOnceAsksToFinish(t *testing.T) {
 	}
 }
 
+// TestCtrlCOnceEndsASingleSessionByHand: a run of one session that the first
+// Ctrl-C asked to finish ends "by hand", not "done", also when the agent then
+// marks its task done.
+func TestCtrlCOnceEndsASingleSessionByHand(t *testing.T) {
+	t.Parallel()
+	agent := strings.Replace(politeAgent, "strom session close >/dev/null", "strom done >/dev/null", 1)
+	h := withAgent(t, agent, "First", "Second")
+	r := startTTYRun(t, h, "run")
+	r.waitFor(t, "▶ session")
+	time.Sleep(200 * time.Millisecond)
+	if _, err := r.master.Write([]byte{3}); err != nil {
+		t.Fatal(err)
+	}
+	if code := r.wait(t); code != 0 {
+		t.Fatalf("exit %d, want 0:\n%s", code, r.text())
+	}
+	screen := r.text()
+	for _, want := range []string{"Asked the session to finish", "ended: done", "1 session · stopped: by hand"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("screen lacks %q:\n%s", want, screen)
+		}
+	}
+}
+
 // TestCtrlCTwiceStopsNow: the second Ctrl-C stops the agent at once; its task returns
 // to the queue and the commit says stopped-by-hand.
 func TestCtrlCTwiceStopsNow(t *testing.T) {

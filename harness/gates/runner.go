@@ -17,6 +17,8 @@ import (
 const (
 	DefaultRetry = 15 * time.Minute
 	MinRetry     = time.Minute
+	// finishPoll is how often, in real time, a wait looks for strom session finish.
+	finishPoll = 500 * time.Millisecond
 )
 
 // Runner is a run's condition: it asks the gate before sessions, prints and logs
@@ -135,12 +137,25 @@ func (g *Runner) wait(ctx context.Context, d time.Duration, reason string) *harn
 	fmt.Fprintln(g.Out, g.Research.Messages().Say("gate.waiting", messages.Args{"Until": clockTime(till, now), "Reason": reason}))
 	_ = g.pause(till, reason)
 	defer g.pause(time.Time{}, "")
-	select {
-	case <-g.Research.Clock.After(till.Sub(now)):
-	case <-g.Interrupts:
-		return &harness.GateStop{Stop: harness.StopByHand}
-	case <-ctx.Done():
-		return &harness.GateStop{Stop: harness.StopByHand}
+	// strom session finish ends the wait as Ctrl-C does: it looks for the run's
+	// request twice a second.
+	poll := time.NewTicker(finishPoll)
+	defer poll.Stop()
+	timer := g.Research.Clock.After(till.Sub(now))
+wait:
+	for {
+		select {
+		case <-timer:
+			break wait
+		case <-poll.C:
+			if g.Research.RunFinishRequested() {
+				return &harness.GateStop{Stop: harness.StopByHand}
+			}
+		case <-g.Interrupts:
+			return &harness.GateStop{Stop: harness.StopByHand}
+		case <-ctx.Done():
+			return &harness.GateStop{Stop: harness.StopByHand}
+		}
 	}
 	if atUntil {
 		return &harness.GateStop{Stop: harness.StopTimeLimit, Reason: "--until " + g.Until.Local().Format("15:04")}

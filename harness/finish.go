@@ -1,0 +1,160 @@
+package harness
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/strom-research/strom/statefiles"
+)
+
+// Who asked a run to finish (R7.3, R7.4.2).
+const (
+	FinishByPerson    = "person"    // strom session finish, Ctrl-C
+	FinishByCondition = "condition" // a watching condition: the week's cap
+)
+
+// runRequest names the finish request of a run with no session at work (waiting
+// for its condition, or between sessions).
+const runRequest = "run"
+
+// FinishRequest is a pending request to finish: who asked, and why. A condition's
+// request names the condition, so the run ends with its cap.
+type FinishRequest struct {
+	By     string `json:"by"`
+	Gate   string `json:"gate,omitempty"`
+	Reason string `json:"reason"`
+}
+
+// Person reports whether a person asked (not a condition).
+func (f FinishRequest) Person() bool { return f.By != FinishByCondition }
+
+// Note is the line every strom command in the session adds while the request is
+// pending: the agent learns who asked and what to do.
+func (f FinishRequest) Note() string {
+	if f.Person() {
+		return FinishNote
+	}
+	return fmt.Sprintf("⏹ The week's usage cap of the condition “%s” is reached (%s): start nothing new, record what you found (strom record \"…\"), then close the session (strom session close).", f.Gate, f.Reason)
+}
+
+// typed is what an agent that takes typed text is told.
+func (f FinishRequest) typed(profileText string) string {
+	if f.Person() {
+		return profileText
+	}
+	return fmt.Sprintf("The week's usage cap of the condition “%s” is reached (%s). Start nothing new: record what you found now with strom record \"…\" and then run strom session close.", f.Gate, f.Reason)
+}
+
+// RequestFinish asks a running session to finish for a person (R7.3).
+func (r *Research) RequestFinish(session, why string) error {
+	return r.writeFinish(session, FinishRequest{By: FinishByPerson, Reason: why})
+}
+
+// RequestCapFinish asks a running session to finish because the condition gate,
+// which watches the week's usage, found it at its cap (R7.4.2, R7.5.4).
+func (r *Research) RequestCapFinish(session, gate, reason string) error {
+	return r.writeFinish(session, FinishRequest{By: FinishByCondition, Gate: gate, Reason: reason})
+}
+
+// RequestRunFinish asks a run that has no session at work — it waits for its
+// condition — to end now (R7.3): the wait ends by hand.
+func (r *Research) RequestRunFinish(why string) error {
+	return r.writeFinish(runRequest, FinishRequest{By: FinishByPerson, Reason: why})
+}
+
+func (r *Research) writeFinish(session string, f FinishRequest) error {
+	data, err := json.Marshal(f)
+	if err != nil {
+		return fmt.Errorf("request finish: %w", err)
+	}
+	return r.writeRequest("finish", session, string(data))
+}
+
+// FinishRequested returns a session's pending finish request.
+func (r *Research) FinishRequested(session string) (FinishRequest, bool) {
+	raw, ok := r.Requested("finish", session)
+	if !ok {
+		return FinishRequest{}, false
+	}
+	var f FinishRequest
+	if json.Unmarshal([]byte(raw), &f) != nil || f.By == "" {
+		f = FinishRequest{By: FinishByPerson, Reason: raw}
+	}
+	return f, true
+}
+
+// RunFinishRequested reports a pending finish request of the run itself.
+func (r *Research) RunFinishRequested() bool {
+	_, ok := r.Requested("finish", runRequest)
+	return ok
+}
+
+// clearRunRequests removes the run's own requests, at its start and its end.
+func (r *Research) clearRunRequests() {
+	os.Remove(r.requestFile("finish", runRequest))
+}
+
+// PendingFinish is the finish request pending in the live run ri: its session's,
+// or the run's own while no session works. False when none is pending.
+func (r *Research) PendingFinish(ri *RunInfo) (FinishRequest, bool) {
+	if ri == nil {
+		return FinishRequest{}, false
+	}
+	if ri.Session != "" {
+		if f, ok := r.FinishRequested(ri.Session); ok {
+			return f, true
+		}
+	}
+	if r.RunFinishRequested() {
+		return FinishRequest{By: FinishByPerson, Reason: "strom session finish"}, true
+	}
+	return FinishRequest{}, false
+}
+
+// RequestStop asks the harness to stop a running session at once: the agent is
+// stopped, the session committed, its task back in the queue, and the run ends.
+func (r *Research) RequestStop(session, why string) error {
+	return r.writeRequest("stop", session, why)
+}
+
+// activityFile holds the moment of the last strom command the session's agent ran.
+func (r *Research) activityFile(session string) string {
+	return r.requestFile("active", session)
+}
+
+// NoteActivity records that the session's agent ran a strom command now (R7.2): an
+// agent that only calls strom commands is at work, not idle.
+func (r *Research) NoteActivity(session string) {
+	if session == "" || strings.ContainsAny(session, `/\`) {
+		return
+	}
+	_ = statefiles.WriteTransient(r.activityFile(session), []byte(r.Now().UTC().Format(time.RFC3339Nano)))
+}
+
+// lastActivity is when the session's agent last ran a strom command; zero when it
+// did not.
+func (r *Research) lastActivity(session string) time.Time {
+	data, err := os.ReadFile(r.activityFile(session))
+	if err != nil {
+		return time.Time{}
+	}
+	t, _ := time.Parse(time.RFC3339Nano, strings.TrimSpace(string(data)))
+	return t
+}
+
+// LastActivity is the latest of the agent's last output (the transcript's change,
+// on the real clock) and its last strom command, for a session another process
+// runs: what strom session list reads to tell that the agent waits for input.
+func (r *Research) LastActivity(session string) time.Time {
+	var last time.Time
+	if fi, err := os.Stat(r.Tree.Path(statefiles.SessionsDir, session+".log")); err == nil {
+		last = fi.ModTime()
+	}
+	if fi, err := os.Stat(r.activityFile(session)); err == nil && fi.ModTime().After(last) {
+		last = fi.ModTime()
+	}
+	return last
+}
