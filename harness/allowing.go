@@ -25,7 +25,25 @@ func (r *Research) Consent(ctx context.Context) (consent.Review, error) {
 }
 
 func (r *Research) consentOf(ctx context.Context, s statefiles.Settings) (consent.Review, error) {
-	return consent.Check(ctx, consent.NewStore(r.Getenv), s.Tree, s.TreeFile.Shown, r.Git)
+	return consent.Check(ctx, consent.NewStore(r.Getenv), s.Tree, s.TreeFile.Shown, r.identity)
+}
+
+// identity is the research's consent identity, found once per process: a run asks
+// for it at its start and again at every session's commit.
+func (r *Research) identity(ctx context.Context) (consent.Research, error) {
+	if r.id != nil {
+		return *r.id, nil
+	}
+	g, err := r.Git(ctx)
+	if err != nil {
+		return consent.Research{}, err
+	}
+	id, err := consent.Identify(ctx, g)
+	if err != nil {
+		return id, err
+	}
+	r.id = &id
+	return id, nil
 }
 
 // ConsentOrigins says where each value of rv came from: the commit that last
@@ -65,11 +83,7 @@ func (r *Research) AllowSetting(ctx context.Context, name string) (bool, error) 
 // Revoke forgets what a person allowed for this research: the settings named, or
 // all when none is.
 func (r *Research) Revoke(ctx context.Context, settings []string) ([]statefiles.AllowedEntry, error) {
-	g, err := r.Git(ctx)
-	if err != nil {
-		return nil, err
-	}
-	id, err := consent.Identify(ctx, g)
+	id, err := r.identity(ctx)
 	if err != nil {
 		return nil, err
 	}

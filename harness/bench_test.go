@@ -38,6 +38,14 @@ func BenchmarkBetweenSessions(b *testing.B) {
 	if err := r.Tree.TreeConfig().Save(cfg); err != nil {
 		b.Fatal(err)
 	}
+	// The tree's agent.command starts a program: allowed, as a person would.
+	rv, err := r.Consent(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := r.Allow(context.Background(), rv); err != nil {
+		b.Fatal(err)
+	}
 	var mu sync.Mutex
 	var last time.Time
 	var harnessTime, sessions time.Duration

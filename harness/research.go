@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/strom-research/strom/harness/consent"
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/statefiles"
@@ -29,6 +30,7 @@ type Research struct {
 	Getenv func(string) string
 
 	git *gitrepo.Repo
+	id  *consent.Research // the consent identity, once found (allowing.go)
 	// mark, when set, is told of the moments a session passes (agent started,
 	// agent ended, commit made); benchmarks measure the harness's own time with it.
 	mark func(event string)

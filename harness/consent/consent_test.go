@@ -193,7 +193,7 @@ func TestCheckAllowRevoke(t *testing.T) {
 		}
 		return c
 	}
-	gitFn := func(context.Context) (*gitrepo.Repo, error) { return g, nil }
+	gitFn := func(ctx context.Context) (Research, error) { return Identify(ctx, g) }
 	rv, err := Check(ctx, store, load(), ".strom/config.json", gitFn)
 	if err != nil {
 		t.Fatal(err)

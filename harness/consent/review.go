@@ -41,20 +41,17 @@ func (rv Review) Err(terminal bool) error {
 }
 
 // Check reviews the tree's settings tree (as loaded, the values a run would use)
-// against the store. The git repo is asked for the research's identity only when
-// the tree sets something that starts a program: most researches never pay for it.
-func Check(ctx context.Context, store Store, tree *statefiles.Config, file string, git func(context.Context) (*gitrepo.Repo, error)) (Review, error) {
+// against the store. identify (Identify, or a caller's memory of it) is asked for
+// the research's identity only when the tree sets something that starts a program:
+// most researches never pay for it.
+func Check(ctx context.Context, store Store, tree *statefiles.Config, file string, identify func(context.Context) (Research, error)) (Review, error) {
 	rv := Review{File: file}
 	vs, err := Values(tree)
 	if err != nil || len(vs) == 0 {
 		return rv, err
 	}
 	rv.Values = vs
-	g, err := git(ctx)
-	if err != nil {
-		return rv, err
-	}
-	if rv.Research, err = Identify(ctx, g); err != nil {
+	if rv.Research, err = identify(ctx); err != nil {
 		return rv, err
 	}
 	a, err := store.Load()
