@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"time"
@@ -73,9 +74,10 @@ func (g *Runner) Before(ctx context.Context, n int) (*harness.GateStop, error) {
 		msg := g.Research.Messages()
 		fmt.Fprintln(g.Out, msg.Say("gate.answer", messages.Args{"Gate": g.Asker.Spec.Name, "Verdict": msg.Say("gate.verdict." + verdict),
 			"Reason": reason, "Exit": rep.Exit, "Log": statefiles.DirName + "/" + statefiles.GateLogFile}))
+		waitS := rep.RetryAfterS
 		log := func(did string) {
 			e := LogEntry{When: g.Research.Now().UTC(), Gate: g.Asker.Spec.Name, Args: g.Asker.Spec.Args, Exit: rep.Exit,
-				Verdict: verdict, Reason: reason, WaitS: rep.RetryAfterS, Hard: rep.Hard, Watch: rep.Watch, Limits: rep.Limits, Did: did}
+				Verdict: verdict, Reason: reason, WaitS: waitS, Hard: rep.Hard, Watch: rep.Watch, Limits: rep.Limits, Did: did}
 			if err := AppendLog(g.Research.Tree, e); err != nil {
 				fmt.Fprintln(g.Out, msg.Say("gate.log_failed", messages.Args{"Error": err.Error()}))
 			}
@@ -114,6 +116,11 @@ func (g *Runner) Before(ctx context.Context, n int) (*harness.GateStop, error) {
 			log(DidStop)
 			return &harness.GateStop{Stop: harness.StopCondition, Gate: label, Reason: reason}, nil
 		}
+		// The log says the wait the run makes: the 15-minute default, the minute at
+		// least, or up to --until.
+		now := g.Research.Now()
+		till, _ := g.waitTill(rep.RetryAfter(), now)
+		waitS = math.Round(till.Sub(now).Seconds())
 		log(DidWait)
 		if gs := g.wait(ctx, rep.RetryAfter(), reason); gs != nil {
 			return gs, nil
@@ -124,16 +131,8 @@ func (g *Runner) Before(ctx context.Context, n int) (*harness.GateStop, error) {
 // wait pauses the run until the gate should be asked again; it returns a stop when
 // the wait ended by hand or at the --until time.
 func (g *Runner) wait(ctx context.Context, d time.Duration, reason string) *harness.GateStop {
-	if d == 0 {
-		d = DefaultRetry
-	}
-	d = max(d, MinRetry)
 	now := g.Research.Now()
-	till := now.Add(d)
-	atUntil := !g.Until.IsZero() && !till.Before(g.Until)
-	if atUntil {
-		till = g.Until
-	}
+	till, atUntil := g.waitTill(d, now)
 	fmt.Fprintln(g.Out, g.Research.Messages().Say("gate.waiting", messages.Args{"Until": clockTime(till, now), "Reason": reason}))
 	_ = g.pause(till, reason)
 	defer g.pause(time.Time{}, "")
@@ -161,6 +160,21 @@ wait:
 		return &harness.GateStop{Stop: harness.StopTimeLimit, Reason: "--until " + g.Until.Local().Format("15:04")}
 	}
 	return nil
+}
+
+// waitTill is the end of a wait the gate asked for (d; 0 = not said): the
+// 15-minute default, at least a minute, and never past --until (atUntil).
+func (g *Runner) waitTill(d time.Duration, now time.Time) (till time.Time, atUntil bool) {
+	if d == 0 {
+		d = DefaultRetry
+	}
+	d = max(d, MinRetry)
+	till = now.Add(d)
+	atUntil = !g.Until.IsZero() && !till.Before(g.Until)
+	if atUntil {
+		till = g.Until
+	}
+	return till, atUntil
 }
 
 // pause shows the waiting in .strom/run/run.json, so strom status prints it.

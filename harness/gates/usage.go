@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/strom-research/strom/harness/gates/claudeusage"
@@ -24,9 +25,33 @@ const (
 	// readTries attempts, readPause apart, before the gate waits.
 	readTries = 3
 	readPause = 30 * time.Second
-	// claudeCallTimeout bounds one call of Claude Code, in real time.
-	claudeCallTimeout = 150 * time.Second
+	// claudeCallTimeout bounds one call of Claude Code on the research's clock. A
+	// try makes at most 3 calls (claude -p /usage, get_usage, claude auth status),
+	// so the 3 tries and the 2 pauses between them take at most 3·3·60 s + 2·30 s =
+	// 600 s: within the 660 s of BuiltinTimeout, whatever hangs.
+	claudeCallTimeout = 60 * time.Second
 )
+
+// withCallLimit is ctx ended after claudeCallTimeout on the research's clock.
+func (a *Asker) withCallLimit(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-a.Clock.After(claudeCallTimeout):
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
+}
+
+// killGroup makes cmd start in a process group of its own and end with all of it:
+// a child of Claude Code left holding the output would keep the call from ending.
+func killGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 2 * time.Second
+}
 
 // ReportFile and WatchFile live in .strom/run/: the agent's last usage report in
 // this run, and the watched limit of the run's gate.
@@ -146,13 +171,13 @@ func (a *Asker) askClaude(ctx context.Context, now time.Time) (Reading, bool) {
 
 // claude runs Claude Code once and returns what it printed.
 func (a *Asker) claude(ctx context.Context, stdin io.Reader, args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, claudeCallTimeout)
+	ctx, cancel := a.withCallLimit(ctx)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "claude", args...)
 	cmd.Dir = a.Tree.Root
 	cmd.Env = a.claudeEnv()
 	cmd.Stdin = stdin
-	cmd.WaitDelay = 2 * time.Second
+	killGroup(cmd)
 	out, err := cmd.CombinedOutput()
 	if err != nil && errors.Is(err, exec.ErrNotFound) {
 		return "", err
@@ -171,13 +196,13 @@ func (a *Asker) claudeEnv() []string {
 // getUsage sends the get_usage control request over stream-json and returns the
 // control_response line; key is true when system/init shows an API key.
 func (a *Asker) getUsage(ctx context.Context) (line []byte, key bool, err error) {
-	ctx, cancel := context.WithTimeout(ctx, claudeCallTimeout)
+	ctx, cancel := a.withCallLimit(ctx)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "claude", "-p", "--verbose", "--input-format", "stream-json",
 		"--output-format", "stream-json", "--no-session-persistence", "--tools", "", "--strict-mcp-config")
 	cmd.Dir = a.Tree.Root
 	cmd.Env = a.claudeEnv()
-	cmd.WaitDelay = 2 * time.Second
+	killGroup(cmd)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, false, fmt.Errorf("ask get_usage: %w", err)
