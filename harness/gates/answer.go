@@ -96,6 +96,9 @@ type Answer struct {
 	// Limits are the plan's limits the answer was based on, kept in gate.log; a gate
 	// program may send its own.
 	Limits json.RawMessage `json:"limits,omitempty"`
+	// LoginAdvice is set by claude-usage when Claude Code is not logged in: what a
+	// person runs to log in. Not on the wire.
+	LoginAdvice string `json:"-"`
 }
 
 // RetryAfter is when the gate wants to be asked again; 0 when it did not say.
@@ -150,7 +153,7 @@ func clip(b []byte) string {
 
 // fromDecision turns the built-in judgement into a wire answer.
 func fromDecision(a claudeusage.Answer, u *claudeusage.Usage) Answer {
-	out := Answer{Verdict: a.Verdict, Reason: a.Reason, RetryAfterS: a.RetryAfter.Seconds(), Hard: a.Hard}
+	out := Answer{Verdict: a.Verdict, Reason: a.Reason, RetryAfterS: a.RetryAfter.Seconds(), Hard: a.Hard, LoginAdvice: a.Login}
 	out.Watch = a.Watch
 	if u != nil {
 		out.Limits, _ = json.Marshal(*u)

@@ -84,6 +84,11 @@ func (g *Runner) Before(ctx context.Context, n int) (*harness.GateStop, error) {
 		}
 
 		switch {
+		case rep.Err == nil && rep.LoginAdvice != "" && rep.Verdict != Go:
+			// Not logged in (R7.7): a person must log the agent in; no "anyway" helps,
+			// and the run ends as it does when the pre-check or a session finds it.
+			log(DidStop)
+			return &harness.GateStop{Stop: harness.StopNotLoggedIn, Reason: rep.LoginAdvice}, nil
 		case rep.Err == nil && rep.Hard && rep.Verdict != Go:
 			// A person's hard limit: no "anyway" goes past it, in any run.
 			log(DidStop)

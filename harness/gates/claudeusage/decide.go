@@ -80,6 +80,9 @@ type Answer struct {
 	RetryAfter time.Duration // with VerdictWait: when to ask again, whole seconds
 	Hard       bool          // a person's limit: no "Start anyway?" goes past it
 	Watch      *Watch        // nil: nothing to watch during a session
+	// Login, when Claude Code is not logged in, is what a person runs to log it in
+	// (LoginAdvice): the run then ends as "needs a person" (exit 3).
+	Login string
 }
 
 // InvalidParams answers gate words that ParseArgs refused: stop, every run, until a
@@ -104,7 +107,7 @@ func NotClaude() Answer {
 // NotLoggedIn answers for Claude Code that is not logged in (R7.7): stop. configDir is
 // its separate config folder, or "" for the default ~/.claude.
 func NotLoggedIn(configDir string) Answer {
-	return Answer{Verdict: VerdictStop, Reason: "the agent is not logged in — " + LoginAdvice(configDir)}
+	return Answer{Verdict: VerdictStop, Reason: "the agent is not logged in — " + LoginAdvice(configDir), Login: LoginAdvice(configDir)}
 }
 
 // LoginAdvice says what a person runs to log Claude Code in: configDir is its
