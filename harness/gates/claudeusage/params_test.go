@@ -95,11 +95,13 @@ func TestHelpers(t *testing.T) {
 		want Answer
 	}{
 		{"not claude", NotClaude(), Answer{Verdict: VerdictGo, Reason: "the agent has no Claude subscription week to pace"}},
-		{"not logged in", NotLoggedIn(""), Answer{Verdict: VerdictStop, Reason: "the agent is not logged in — run claude once and log in"}},
+		{"not logged in", NotLoggedIn(""), Answer{Verdict: VerdictStop, Reason: "the agent is not logged in — run claude once and log in", Login: "run claude once and log in"}},
 		{"not logged in, own folder", NotLoggedIn("/home/a/.claude-work"), Answer{Verdict: VerdictStop,
-			Reason: "the agent is not logged in — run CLAUDE_CONFIG_DIR=/home/a/.claude-work claude once and log in"}},
+			Reason: "the agent is not logged in — run CLAUDE_CONFIG_DIR=/home/a/.claude-work claude once and log in",
+			Login:  "run CLAUDE_CONFIG_DIR=/home/a/.claude-work claude once and log in"}},
 		{"not logged in, folder with a space", NotLoggedIn("/home/a/my claude"), Answer{Verdict: VerdictStop,
-			Reason: "the agent is not logged in — run CLAUDE_CONFIG_DIR='/home/a/my claude' claude once and log in"}},
+			Reason: "the agent is not logged in — run CLAUDE_CONFIG_DIR='/home/a/my claude' claude once and log in",
+			Login:  "run CLAUDE_CONFIG_DIR='/home/a/my claude' claude once and log in"}},
 		{"unreadable", Unreadable(), Answer{Verdict: VerdictWait, RetryAfter: defaultWait,
 			Reason: "the week's usage could not be read; asking again in 15 minutes"}},
 	}
