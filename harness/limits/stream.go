@@ -57,7 +57,7 @@ func ParseStreamJSON(line []byte) (Signal, bool) {
 		if ev.RateLimitInfo == nil || ev.RateLimitInfo.Status != "rejected" {
 			return Signal{}, false
 		}
-		s := Signal{Kind: Limit, Text: string(line), Agent: "claude"}
+		s := Signal{Kind: Limit, Text: limitSentence(ev.RateLimitInfo.RateLimitType), Agent: "claude"}
 		if ev.RateLimitInfo.ResetsAt != nil && *ev.RateLimitInfo.ResetsAt > 0 {
 			s.Reset = strconv.FormatInt(int64(*ev.RateLimitInfo.ResetsAt), 10)
 		}
@@ -95,17 +95,49 @@ func claudeResult(ev streamEvent, line []byte) (Signal, bool) {
 	if s, ok := Defaults("claude").Match(text); ok && failed {
 		return s, true
 	}
-	msg := text
-	if msg == "" {
-		msg = string(line)
-	}
 	switch {
 	case ev.TerminalReason == "blocking_limit":
-		return Signal{Kind: Limit, Text: msg, Agent: "claude"}, true
+		return Signal{Kind: Limit, Text: orSentence(text, "Claude Code stopped at a usage limit of the subscription"), Agent: "claude"}, true
+	case status == 429 && !apiKeyRateLimit(text) && !billing(text):
+		// A 429 on a subscription is its limit, whatever words come with it.
+		return Signal{Kind: Limit, Text: orSentence(text, "Claude Code got API error 429: a usage limit of the subscription is reached"), Agent: "claude"}, true
 	case status == 401:
-		return Signal{Kind: Login, Text: msg, Agent: "claude"}, true
+		return Signal{Kind: Login, Text: orSentence(text, "Claude Code got API error 401: its login is not valid"), Agent: "claude"}, true
 	}
 	return Signal{}, false
+}
+
+// orSentence is the agent's own one-line text, or a sentence of strom's when it
+// gave none: a raw JSON line is never shown to a person.
+func orSentence(text, sentence string) string {
+	if t := strings.Join(strings.Fields(text), " "); t != "" {
+		return t
+	}
+	return sentence
+}
+
+// limitSentence says which limit a rejected rate_limit_event names.
+func limitSentence(kind string) string {
+	name := map[string]string{
+		"five_hour":        "five-hour",
+		"seven_day":        "weekly",
+		"seven_day_opus":   "weekly Opus",
+		"seven_day_sonnet": "weekly Sonnet",
+	}[kind]
+	if name == "" && kind != "" {
+		name = strings.ReplaceAll(kind, "_", " ")
+	}
+	if name == "" {
+		return "Claude Code reports a usage limit of the subscription reached"
+	}
+	return "Claude Code reports its " + name + " limit reached"
+}
+
+// billing reports Claude Code's messages for an account without credit: no limit
+// that resets.
+func billing(text string) bool {
+	n := strings.ToLower(Normalize(text))
+	return strings.Contains(n, "credit balance") || strings.Contains(n, "billing")
 }
 
 func claudeAssistant(ev streamEvent, line []byte) (Signal, bool) {
@@ -127,10 +159,6 @@ func claudeAssistant(ev streamEvent, line []byte) (Signal, bool) {
 		}
 	}
 	text := strings.Join(parts, "\n")
-	msg := text
-	if msg == "" {
-		msg = string(line)
-	}
 	switch code {
 	case "rate_limit":
 		if s, ok := Defaults("claude").Match(text); ok {
@@ -139,9 +167,9 @@ func claudeAssistant(ev streamEvent, line []byte) (Signal, bool) {
 		if apiKeyRateLimit(text) {
 			return Signal{}, false
 		}
-		return Signal{Kind: Limit, Text: msg, Agent: "claude"}, true
+		return Signal{Kind: Limit, Text: orSentence(text, "Claude Code reports a usage limit of the subscription reached"), Agent: "claude"}, true
 	case "authentication_failed":
-		return Signal{Kind: Login, Text: msg, Agent: "claude"}, true
+		return Signal{Kind: Login, Text: orSentence(text, "Claude Code could not authenticate: its login is not valid"), Agent: "claude"}, true
 	}
 	return Signal{}, false
 }
