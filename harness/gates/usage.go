@@ -27,9 +27,9 @@ const (
 	readPause = 30 * time.Second
 	// claudeCallTimeout bounds one call of Claude Code on the research's clock. A
 	// try makes at most 3 calls (claude -p /usage, get_usage, claude auth status),
-	// so the 3 tries and the 2 pauses between them take at most 3·3·60 s + 2·30 s =
-	// 600 s: within the 660 s of BuiltinTimeout, whatever hangs.
-	claudeCallTimeout = 60 * time.Second
+	// so the 3 tries and the 2 pauses between them take at most 3·3·45 s + 2·30 s =
+	// 465 s: well within the 660 s of BuiltinTimeout, whatever hangs.
+	claudeCallTimeout = 45 * time.Second
 )
 
 // withCallLimit is ctx ended after claudeCallTimeout on the research's clock.
