@@ -38,6 +38,10 @@ type sys struct {
 	interrupts <-chan os.Signal
 	dir        string // working directory; "" = the process's
 
+	// relayed is the run's Ctrl-C while relayInterrupts hands the process's
+	// SIGINTs to it: a question asked meanwhile listens there.
+	relayed <-chan struct{}
+
 	clk     clock.Clock
 	json    bool              // the running command was asked for --json
 	res     *harness.Research // the research repo, once found
@@ -426,5 +430,27 @@ func (s *sys) relayInterrupts() (<-chan struct{}, func()) {
 			}
 		}
 	}()
-	return ints, func() { close(done) }
+	s.relayed = ints
+	return ints, func() { s.relayed = nil; close(done) }
+}
+
+// interrupted is a channel that yields at the person's next Ctrl-C until stop is
+// closed: the run's while one relays them, else the process's own. Nil (never)
+// when there is neither.
+func (s *sys) interrupted(stop <-chan struct{}) <-chan struct{} {
+	if s.relayed != nil {
+		return s.relayed
+	}
+	if s.interrupts == nil {
+		return nil
+	}
+	c := make(chan struct{})
+	go func() {
+		select {
+		case <-s.interrupts:
+			close(c)
+		case <-stop:
+		}
+	}()
+	return c
 }

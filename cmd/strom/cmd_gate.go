@@ -241,10 +241,24 @@ func (s *sys) startAnyway(question string) (yes, asked bool) {
 
 // yes asks a question on the terminal in the person's language ("[y/N]", "[j/N]",
 // "[a/N]") and reads the answer: only a yes of that language (or English) is yes.
+// Ctrl-C answers no at once.
 func (s *sys) yes(tty io.Reader, question string) bool {
 	p := s.msg()
 	fmt.Fprintf(s.stderr, "%s %s ", question, p.Say("confirm.suffix"))
-	line, _ := bufio.NewReader(tty).ReadString('\n')
+	lines := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(tty).ReadString('\n')
+		lines <- line
+	}()
+	answered := make(chan struct{})
+	defer close(answered)
+	var line string
+	select {
+	case line = <-lines:
+	case <-s.interrupted(answered):
+		fmt.Fprintln(s.stderr)
+		return false
+	}
 	answer := strings.ToLower(strings.TrimSpace(line))
 	for _, w := range strings.Fields(p.Say("confirm.yes")) {
 		if answer == w {
