@@ -23,10 +23,11 @@ test:
 	$(GO) test -race -short -count=1 ./...
 	$(GO) test -count=1 -run 'TestCrashResume' ./cmd/strom/
 
-# The real Claude Code client (pinned, installed by npm into .cache/ on first use)
-# under strom, against a scripted model server; `make test` runs them too.
+# The real clients — Claude Code, Codex, OpenCode, Grok CLI (pinned, installed by npm
+# into .cache/ on first use) — under strom, against a scripted model server; `make
+# test` runs them too.
 e2e:
-	$(GO) test -count=1 -timeout 5m -run 'TestClaude' ./cmd/strom/
+	$(GO) test -count=1 -timeout 15m -run 'TestClaude|TestCodex|TestOpenCode|TestGrok' ./cmd/strom/
 	$(GO) test -count=1 ./internal/fakemodel/
 
 lint:

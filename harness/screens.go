@@ -33,6 +33,10 @@ func personScreen(p sessionPlan, tail []byte) (limits.Screen, End, bool) {
 		scr, ok = limits.ClaudeScreen(string(tail))
 	case isCodexTUI(p.Profile):
 		scr, ok = limits.CodexScreen(string(tail))
+		// Codex redraws the folder's name cell by cell: the session knows it.
+		if ok && scr.Kind == limits.ScreenTrust && p.Root != "" {
+			scr.Advice = limits.CodexTrustAdvice(p.Root)
+		}
 	}
 	if !ok {
 		return limits.Screen{}, 0, false

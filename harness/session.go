@@ -45,6 +45,7 @@ type sessionPlan struct {
 	ClaudeDir   string // Claude Code's own config folder, "" for ~/.claude
 	Check       string // check.command as the run started with it (allowed), "" = none
 	Chat        bool   // a person attends: strom chat
+	Root        string // the work tree the agent starts in
 }
 
 // sessionResult is how a session ended.
@@ -79,6 +80,7 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 	now := r.Now()
 	id := NewSessionID(now)
 	res := sessionResult{ID: id, Task: p.Task.ID}
+	p.Root = r.Tree.Root
 	deadline := now.Add(time.Duration(p.Minutes) * time.Minute)
 
 	// Everything the session's commit needs is checked before its task is taken.

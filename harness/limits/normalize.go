@@ -106,19 +106,21 @@ const maxForward = gapSpaces
 // leave the line (cursor up/down, absolute positioning, carriage return) become
 // line breaks; cursor-forward becomes blanks, because a TUI may draw the space
 // between two words as ESC[1C, or as a move to a column further right on the
-// same line (ESC[12G, as Claude Code 2.1.197 draws its trust dialog).
+// same line (ESC[12G, as Claude Code 2.1.197 draws its trust dialog, or
+// ESC[5;14H after an ESC[5;9H, as Codex 0.171.0 draws each word of a line).
 func StripVT(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
-	col := 0 // the column written to on the current line, roughly: one per rune
+	col := 0  // the column written to on the current line, roughly: one per rune
+	row := -1 // the row of the last absolute move, -1 when unknown
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
 		case c == 0x1b:
-			i = escape(&b, s, i, &col)
+			i = escape(&b, s, i, &col, &row)
 		case c == '\n' || c == '\r' || c == '\v' || c == '\f':
 			b.WriteByte('\n')
-			col = 0
+			col, row = 0, -1
 			i++
 		case c == '\t':
 			b.WriteByte(' ')
@@ -148,13 +150,13 @@ func StripVT(s string) string {
 
 // escape consumes the escape sequence at s[i] (an ESC) and writes what it
 // means for the text layout; it returns the index after the sequence.
-func escape(b *strings.Builder, s string, i int, col *int) int {
+func escape(b *strings.Builder, s string, i int, col, row *int) int {
 	if i+1 >= len(s) {
 		return len(s)
 	}
 	switch s[i+1] {
 	case '[':
-		return csi(b, s, i+2, col)
+		return csi(b, s, i+2, col, row)
 	case ']', 'P', 'X', '^', '_':
 		// OSC, DCS, SOS, PM, APC: a string ended by BEL or ESC \.
 		for j := i + 2; j < len(s); j++ {
@@ -172,7 +174,7 @@ func escape(b *strings.Builder, s string, i int, col *int) int {
 	case 'E', 'D', 'M':
 		// NEL, IND, RI: the cursor leaves the line.
 		b.WriteByte('\n')
-		*col = 0
+		*col, *row = 0, -1
 		return i + 2
 	default:
 		return i + 2
@@ -180,7 +182,7 @@ func escape(b *strings.Builder, s string, i int, col *int) int {
 }
 
 // csi consumes a control sequence whose parameters start at s[j].
-func csi(b *strings.Builder, s string, j int, col *int) int {
+func csi(b *strings.Builder, s string, j int, col, row *int) int {
 	start := j
 	for j < len(s) && s[j] >= 0x30 && s[j] <= 0x3f {
 		j++
@@ -211,10 +213,31 @@ func csi(b *strings.Builder, s string, j int, col *int) int {
 			b.WriteByte('\n')
 			*col = to
 		}
-	case 'A', 'B', 'E', 'F', 'H', 'd', 'e', 'f':
-		// Vertical and absolute moves start drawing somewhere else.
+	case 'H', 'f':
+		// An absolute move: to the right on the same row, the cells it skips
+		// read as blanks; anywhere else, drawing starts over.
+		r, c := 1, 1
+		if rs, cs, ok := strings.Cut(params, ";"); ok {
+			if v, err := strconv.Atoi(rs); err == nil && v > 0 {
+				r = v
+			}
+			if v, err := strconv.Atoi(cs); err == nil && v > 0 {
+				c = v
+			}
+		} else if v, err := strconv.Atoi(params); err == nil && v > 0 {
+			r = v
+		}
+		if to := c - 1; r == *row && to >= *col {
+			b.WriteString(strings.Repeat(" ", min(to-*col, maxForward)))
+			*col = to
+			break
+		}
 		b.WriteByte('\n')
-		*col = 0
+		*col, *row = c-1, r
+	case 'A', 'B', 'E', 'F', 'd', 'e':
+		// Vertical moves start drawing somewhere else.
+		b.WriteByte('\n')
+		*col, *row = 0, -1
 	}
 	return j + 1
 }

@@ -23,6 +23,8 @@ func TestNormalize(t *testing.T) {
 		{"dcs string", "\x1bP+q544e\x1b\\after", "after"},
 		{"private modes and erase", "\x1b[?2026h\x1b[2K\x1b[1A\x1b[2K\x1b[Gline\x1b[?2026l", "line"},
 		{"absolute move breaks the line", "one\x1b[5;1Htwo", "one two"},
+		{"words placed on one row, as Codex draws them", "\x1b[5;3HTrust\x1b[5;9Hthis\x1b[5;14Hfolder?", "Trust this folder?"},
+		{"a move back on the row starts over", "\x1b[5;3Habc\x1b[5;4Hx", "abc x"},
 		{"charset designation", "\x1b(Bplain", "plain"},
 		{"keypad mode", "\x1b=\x1b>x", "x"},
 		{"truncated escape", "text\x1b[", "text"},

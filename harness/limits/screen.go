@@ -118,7 +118,7 @@ func CodexScreen(text string) (Screen, bool) {
 				if i > 0 && strings.Contains(units[i-1], "/") {
 					folder = units[i-1]
 				}
-				scr.Advice = fmt.Sprintf("Codex asks whether to trust %s: run `codex` once in this folder, answer the trust question, then run strom again.", folder)
+				scr.Advice = CodexTrustAdvice(folder)
 			case ScreenLogin:
 				scr.Advice = "Codex is not logged in and asks how to sign in: run `codex` once by hand, sign in, then run strom again."
 			}
@@ -126,6 +126,11 @@ func CodexScreen(text string) (Screen, bool) {
 		}
 	}
 	return Screen{}, false
+}
+
+// CodexTrustAdvice is the sentence for Codex's trust question about folder.
+func CodexTrustAdvice(folder string) string {
+	return fmt.Sprintf("Codex asks whether to trust %s: run `codex` once in this folder, answer the trust question, then run strom again.", folder)
 }
 
 // permissionLookahead is how many cells after the question the choices start.

@@ -63,8 +63,11 @@ type Turn struct {
 	Steps []Step
 	// Text closes the turn (stop_reason end_turn); "" = "Done.".
 	Text string
-	// Error answers the turn's first request instead.
-	Error *Error
+	// Error answers the turn's requests instead: all of them, or the first
+	// ErrorTimes (a limit that passes, such as a rate limit the client waits out
+	// and tries again).
+	Error      *Error
+	ErrorTimes int
 }
 
 // Request is one request the client sent.
@@ -117,6 +120,7 @@ type Server struct {
 	URL string
 
 	mu     sync.Mutex
+	errors map[int]int // errors answered per turn
 	turns  []Turn
 	header map[string]string
 	reqs   []Request
@@ -144,7 +148,7 @@ func (s *Server) Close() error { return s.srv.Close() }
 func (s *Server) SetTurns(turns []Turn) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.turns = turns
+	s.turns, s.errors = turns, nil
 }
 
 // Requests returns every request so far.
@@ -371,7 +375,17 @@ func (s *Server) next(turns []Turn, items []convItem) answer {
 	}
 	t := turns[cur]
 	if t.Error != nil {
-		return answer{err: t.Error}
+		s.mu.Lock()
+		n := s.errors[cur]
+		if t.ErrorTimes == 0 || n < t.ErrorTimes {
+			if s.errors == nil {
+				s.errors = map[int]int{}
+			}
+			s.errors[cur]++
+			s.mu.Unlock()
+			return answer{err: t.Error}
+		}
+		s.mu.Unlock()
 	}
 	for i := range t.Steps {
 		if id := stepID(cur, i); !done[id] {

@@ -210,3 +210,24 @@ func TestOpenAIErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestErrorTimes: a turn's error answers only its first requests; then the turn
+// goes on, as after a rate limit the client waited out.
+func TestErrorTimes(t *testing.T) {
+	t.Parallel()
+	s, err := Start([]Turn{{Error: RateLimitExceededError("m", 1), ErrorTimes: 2, Steps: Bash("strom task")}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	req := map[string]any{"stream": false, "input": []any{inputText("user", "go")}, "tools": codexTools}
+	for i, want := range []int{429, 429, 200, 200} {
+		code, _, body := postTo(t, s, "/v1/responses", req)
+		if code != want {
+			t.Errorf("request %d: status %d, want %d: %s", i, code, want, body)
+		}
+		if code == 200 && !strings.Contains(body, "strom task") {
+			t.Errorf("request %d: %s", i, body)
+		}
+	}
+}
