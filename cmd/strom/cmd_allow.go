@@ -82,7 +82,7 @@ func (s *sys) allow(ctx context.Context) error {
 		if rv.Allowed(v) {
 			state = "allowed"
 		}
-		fmt.Fprintf(s.stdout, "  %s = %q\n", v.Setting, v.Text)
+		fmt.Fprintf(s.stdout, "  %s = %s\n", v.Setting, v.Shown())
 		fmt.Fprintf(s.stdout, "    %s · %s · %s\n", state, originText(origins[v.Setting]), v.Why)
 	}
 	if rv.OK() {

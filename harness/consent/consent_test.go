@@ -118,6 +118,12 @@ func TestValues(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("values:\n got %q\nwant %q", got, want)
 	}
+	if got := vs[0].Shown(); got != `"touch x"` {
+		t.Errorf("a string is shown quoted: %s", got)
+	}
+	if got := vs[1].Shown(); got != `["sh","-c","echo <hi>"]` {
+		t.Errorf("JSON is shown as JSON: %s", got)
+	}
 	// The same value, written differently, hashes the same.
 	c2 := statefiles.NewConfig()
 	c2.Agents = map[string]json.RawMessage{"claude": json.RawMessage(`{"permissions":{"ask":[],   "bypass":["--x"]}}`)}

@@ -25,15 +25,25 @@ type Value struct {
 	Why string `json:"why"`
 
 	path []string // the key's place in the file
+	json bool     // Text is JSON, not a string
 }
 
-// Quoted is the value for a sentence: quoted, and cut after 100 characters.
+// Shown is the value as a person reads it: a string quoted, anything else as its
+// JSON.
+func (v Value) Shown() string {
+	if v.json {
+		return v.Text
+	}
+	return fmt.Sprintf("%q", v.Text)
+}
+
+// Quoted is the value for a sentence: Shown, cut after 100 characters.
 func (v Value) Quoted() string {
-	t := v.Text
+	t := v.Shown()
 	if r := []rune(t); len(r) > 100 {
 		t = string(r[:99]) + "…"
 	}
-	return fmt.Sprintf("%q", t)
+	return t
 }
 
 // Values lists the settings in c that start a program, in the order of Rules and,
@@ -66,8 +76,9 @@ func valuesOf(data []byte) ([]Value, error) {
 			if err != nil {
 				return nil, err
 			}
+			_, isString := v.(string)
 			sum := sha256.Sum256([]byte(text))
-			out = append(out, Value{Setting: settingName(p), Text: text, SHA256: hex.EncodeToString(sum[:]), Why: r.Why, path: p})
+			out = append(out, Value{Setting: settingName(p), Text: text, SHA256: hex.EncodeToString(sum[:]), Why: r.Why, path: p, json: !isString})
 		}
 	}
 	return out, nil
