@@ -64,6 +64,11 @@ type Options struct {
 	// is not forwarded then. It runs on its own goroutine and may call Stop. When
 	// nil, 0x03 is an ordinary key.
 	OnInterrupt func()
+	// OnKeys, when set, sees each chunk of the person's keys (Ctrl-C taken out when
+	// OnInterrupt is set) before it is forwarded; returning true keeps the chunk from
+	// the program. It runs on the goroutine that reads the keys and must return
+	// quickly. It lets the caller ask the person a question while the program runs.
+	OnKeys func([]byte) bool
 	// Size is the window size when there is no terminal to take it from; nil is
 	// 50 rows by 200 columns.
 	Size *pty.Winsize
@@ -274,6 +279,10 @@ func fdOf(f *os.File) int {
 	}
 	return fd
 }
+
+// OnTerminal reports whether the session relays a real terminal: a person can be
+// asked there.
+func (s *Session) OnTerminal() bool { return s.isTTY }
 
 // Pid is the program's process id, which is also its process group id.
 func (s *Session) Pid() int { return s.cmd.Process.Pid }

@@ -138,6 +138,9 @@ func (s *Session) keys(p []byte) bool {
 		if i >= 0 {
 			chunk = p[:i]
 		}
+		if len(chunk) > 0 && s.o.OnKeys != nil && s.o.OnKeys(chunk) {
+			chunk = nil
+		}
 		if s.o.ForwardKeys && len(chunk) > 0 {
 			if err := s.Write(chunk); err != nil {
 				return false

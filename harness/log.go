@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -30,6 +32,7 @@ type SessionEntry struct {
 	When    time.Time `json:"when"`
 	Subject string    `json:"subject"`
 	Commit  string    `json:"commit"`
+	Records int       `json:"records"` // records the session made: its commit's body lines
 }
 
 // Sessions lists sessions from the history's trailers, newest first; max 0 = all.
@@ -128,7 +131,7 @@ func (r *Research) keepLastSession(head string, e *SessionEntry) {
 
 // sessionEntry reads a session commit's trailers.
 func sessionEntry(c gitrepo.Commit) SessionEntry {
-	e := SessionEntry{When: c.When, Subject: c.Subject, Commit: c.Hash}
+	e := SessionEntry{When: c.When, Subject: c.Subject, Commit: c.Hash, Records: bodyRecords(c.Message.Body)}
 	for _, t := range c.Message.Trailers {
 		switch t.Key {
 		case TrailerSession:
@@ -144,4 +147,25 @@ func sessionEntry(c gitrepo.Commit) SessionEntry {
 		}
 	}
 	return e
+}
+
+// bodyRecords counts the records in a session commit's body: one a line; the line
+// that says the session recorded nothing, in any language, is none.
+func bodyRecords(body string) int {
+	n := 0
+	for _, l := range strings.Split(body, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !nothingRecorded(l) {
+			n++
+		}
+	}
+	return n
+}
+
+func nothingRecorded(line string) bool {
+	for _, lang := range messages.Languages {
+		if line == messages.For(lang).Say("commit.nothing_recorded") {
+			return true
+		}
+	}
+	return false
 }

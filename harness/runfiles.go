@@ -112,7 +112,7 @@ func (r *Research) Requested(kind, session string) (string, bool) {
 
 // ClearRequests removes a session's request files once the session is committed.
 func (r *Research) ClearRequests(session string) {
-	for _, k := range []string{"close", "finish", "stop", "active"} {
+	for _, k := range []string{"close", "finish", "stop", "active", appFinishRequest} {
 		os.Remove(r.requestFile(k, session))
 	}
 }

@@ -188,6 +188,7 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 		"Minutes": p.Minutes, "Until": ClockAt(deadline.Local())}))
 
 	ints := make(chan struct{}, 4)
+	ask := newAppAsk()
 	sess, err := agentpty.Start(ctx, agentpty.Options{
 		Argv:        argv,
 		Dir:         r.Tree.Root,
@@ -196,6 +197,7 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 		Transcript:  transcript,
 		ForwardKeys: p.Interactive,
 		OnInterrupt: func() { ints <- struct{}{} },
+		OnKeys:      ask.onKeys,
 		Output:      ev.stream.output(),
 		Clock:       r.Clock,
 		TypingClock: clock.Real{},
@@ -214,7 +216,7 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 		_ = sess.Type(prompt)
 	}
 
-	st := r.watch(ctx, sess, p, ev, ints, id, deadline)
+	st := r.watch(ctx, sess, p, ev, ints, ask, id, deadline)
 	r.marked("agent-ended")
 	if p.Chat {
 		st = st.forChat()
@@ -256,7 +258,7 @@ func (st sessionStats) result(res sessionResult) sessionResult {
 }
 
 // watch follows a running agent until it exits, and decides why the session ends.
-func (r *Research) watch(ctx context.Context, sess *agentpty.Session, p sessionPlan, ev events, ints chan struct{}, id string, deadline time.Time) sessionStats {
+func (r *Research) watch(ctx context.Context, sess *agentpty.Session, p sessionPlan, ev events, ints chan struct{}, ask *appAsk, id string, deadline time.Time) sessionStats {
 	var st sessionStats
 	pats := p.Profile.Patterns()
 	extraGiven, nudgedAt := false, time.Time{}
@@ -274,6 +276,7 @@ func (r *Research) watch(ctx context.Context, sess *agentpty.Session, p sessionP
 	// with --interactive the first stops at once.
 	ctrlC := func() {
 		hand++
+		r.appFinishDropped(ask, id)
 		if hand > 1 || p.Interactive {
 			stop(EndStoppedByHand, "stopped by hand (Ctrl-C)")
 			return
@@ -291,6 +294,8 @@ func (r *Research) watch(ctx context.Context, sess *agentpty.Session, p sessionP
 			ctrlC()
 		case <-ev.interrupts: // SIGINT, when no terminal is raw
 			ctrlC()
+		case k := <-ask.keys: // the answer to the app's request to finish
+			r.appFinishKey(ask, id, k, ev.out)
 		case <-time.After(pollEvery):
 		}
 		if st.ended {
@@ -311,6 +316,8 @@ func (r *Research) watch(ctx context.Context, sess *agentpty.Session, p sessionP
 				continue
 			}
 		}
+		// The app's request to finish, confirmed in this terminal first.
+		r.appFinishSeen(ask, id, sess.OnTerminal(), ev.out)
 		// A request to finish, a person's or a watching condition's: the agent sees
 		// it at its next strom command; an agent we can type into is also told.
 		if f, ok := r.FinishRequested(id); ok {

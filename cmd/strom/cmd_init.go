@@ -55,6 +55,7 @@ repo it runs git init first. Run twice, it says so and changes nothing.`, ""),
 			if err != nil {
 				return err
 			}
+			_ = r.Remember(ctx)
 			settings, err := r.Settings()
 			if err != nil {
 				return err

@@ -46,7 +46,7 @@ func commands(s *sys, args []string) []*ffcli.Command {
 		{"status", statusCommand}, {"log", logCommand}, {"hooks", hooksCommand},
 		{"run", runCommand}, {"session", sessionCommand}, {"mode", modeCommand},
 		{"chat", chatCommand}, {"gate", gateCommand}, {"usage", usageCommand},
-		{"allow", allowCommand},
+		{"allow", allowCommand}, {"app", appCommand},
 		{"demo-agent", demoAgentCommand},
 	}
 	if len(args) > 0 {

@@ -22,6 +22,9 @@ func (s *sys) research() (*harness.Research, error) {
 			return nil, err
 		}
 		s.res = r
+		// The first strom command in a research puts it on this computer's list
+		// (strom app); a list that cannot be written does not stop the command.
+		_ = r.Remember(context.Background())
 	}
 	return s.res, nil
 }

@@ -97,3 +97,35 @@ func Prune(data []byte, now time.Time) []byte {
 	}
 	return out
 }
+
+// LastAnswers returns the newest n entries of .strom/gate.log, newest first; lines
+// strom cannot read are left out. Only the log's tail is read.
+func LastAnswers(tree *statefiles.Tree, n int) []LogEntry {
+	f, err := os.Open(tree.Path(statefiles.GateLogFile))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	const tail = 64 << 10
+	var off int64
+	if fi, err := f.Stat(); err == nil && fi.Size() > tail {
+		off = fi.Size() - tail
+	}
+	data := make([]byte, tail)
+	k, _ := f.ReadAt(data, off)
+	data = data[:k]
+	if off > 0 { // the first line is likely cut
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			data = data[i+1:]
+		}
+	}
+	lines := bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n"))
+	var out []LogEntry
+	for i := len(lines) - 1; i >= 0 && len(out) < n; i-- {
+		var e LogEntry
+		if json.Unmarshal(lines[i], &e) == nil && !e.When.IsZero() {
+			out = append(out, e)
+		}
+	}
+	return out
+}

@@ -1,0 +1,240 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"html/template"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/harness/gates"
+	"github.com/strom-research/strom/harness/gates/claudeusage"
+	"github.com/strom-research/strom/statefiles"
+)
+
+// How much of each research the overview shows.
+const (
+	showSessions = 8
+	showAnswers  = 5
+)
+
+// pageData is everything one page shows.
+type pageData struct {
+	Lang       string
+	CSRF       string
+	Researches []researchView
+	Notes      []string // researches that dropped out, and why
+}
+
+// researchView is one research on the page.
+type researchView struct {
+	ID       string
+	Name     string
+	Root     string
+	Mode     string // research, archive, waiting
+	ModeNote string // why a research shows as an archive: the agent it waits for
+	Run      *harness.RunView
+	Tasks    []statefiles.Task
+	Sessions []harness.SessionEntry
+	Answers  []gates.LogEntry
+	Usage    *claudeusage.Usage
+	Err      string
+	Now      time.Time
+}
+
+// researchID names a research in the page's forms: stable for its path, and no
+// path in a URL.
+func researchID(root string) string {
+	sum := sha256.Sum256([]byte(root))
+	return hex.EncodeToString(sum[:6])
+}
+
+// collect reads every research. A research that is gone drops out with a note.
+func (s *Server) collect(ctx context.Context) pageData {
+	d := pageData{Lang: s.w.lang, CSRF: s.csrf}
+	roots, err := s.o.Roots()
+	if err != nil {
+		d.Notes = append(d.Notes, err.Error())
+		return d
+	}
+	for _, root := range roots {
+		if !isResearch(root) {
+			d.Notes = append(d.Notes, s.w.say("app.gone", root))
+			if s.o.Forget != nil {
+				s.o.Forget(root)
+			}
+			continue
+		}
+		d.Researches = append(d.Researches, s.research(ctx, root))
+	}
+	return d
+}
+
+// isResearch reports whether root still holds a research repo.
+func isResearch(root string) bool {
+	fi, err := os.Stat(filepath.Join(root, statefiles.DirName, statefiles.QueueFile))
+	return err == nil && fi.Mode().IsRegular()
+}
+
+func (s *Server) research(ctx context.Context, root string) researchView {
+	v := researchView{ID: researchID(root), Name: filepath.Base(root), Root: root}
+	r, err := harness.Open(root, s.o.Env)
+	if err != nil {
+		v.Err = err.Error()
+		return v
+	}
+	v.Now = r.Now()
+	o, err := r.Overview(ctx, showSessions)
+	v.Mode = o.Mode.Shown
+	if o.Mode.Shown == harness.ModeWaiting {
+		v.ModeNote = o.Mode.Text()
+	}
+	v.Run, v.Tasks, v.Sessions = o.Run, o.Tasks, o.Sessions
+	if err != nil {
+		v.Err = err.Error()
+	}
+	v.Answers = gates.LastAnswers(r.Tree, showAnswers)
+	if u, ok := gates.LoadReport(r.Tree); ok {
+		v.Usage = &u
+	}
+	return v
+}
+
+// find returns the research of an id from the page.
+func (s *Server) find(id string) (string, bool) {
+	roots, err := s.o.Roots()
+	if err != nil {
+		return "", false
+	}
+	for _, root := range roots {
+		if researchID(root) == id {
+			return root, true
+		}
+	}
+	return "", false
+}
+
+func (s *Server) parse() (*template.Template, error) {
+	return template.New("").Funcs(template.FuncMap{
+		"t":      s.w.say,
+		"state":  func(st statefiles.State) string { return s.w.say("app.state." + string(st)) },
+		"ending": func(e string) string { return s.w.end(e) },
+		"clock": func(t time.Time) string {
+			if t.IsZero() {
+				return ""
+			}
+			return t.Local().Format("15:04")
+		},
+		"day":   func(t time.Time) string { return t.Local().Format("2006-01-02 15:04") },
+		"left":  s.w.left,
+		"short": func(h string) string { return h[:min(len(h), 7)] },
+		"pct":   func(f float64) string { return fmt.Sprintf("%.0f %%", f) },
+		"lastq": func(t statefiles.Task) string {
+			if n := len(t.Questions); n > 0 {
+				return t.Questions[n-1].Question
+			}
+			return ""
+		},
+	}).ParseFS(assets, "assets/*.html")
+}
+
+// page is the whole overview.
+func (s *Server) page(w http.ResponseWriter, r *http.Request) {
+	s.render(w, "page", s.collect(r.Context()))
+}
+
+// fragment is the overview without the page around it, for the page's script.
+func (s *Server) fragment(w http.ResponseWriter, r *http.Request) {
+	s.render(w, "overview", s.collect(r.Context()))
+}
+
+func (s *Server) render(w http.ResponseWriter, name string, d pageData) {
+	var b bytes.Buffer
+	if err := s.tmpl.ExecuteTemplate(&b, name, d); err != nil {
+		http.Error(w, "render the overview: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = w.Write(b.Bytes())
+}
+
+// events tells the page when the overview changed (server-sent events): the page
+// then fetches it again. Without a script the page refreshes itself instead.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "streaming is not supported here", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	last := ""
+	tick := time.NewTicker(s.o.Poll)
+	defer tick.Stop()
+	quiet := 0
+	for {
+		var b bytes.Buffer
+		_ = s.tmpl.ExecuteTemplate(&b, "overview", s.collect(r.Context()))
+		sum := sha256.Sum256(b.Bytes())
+		if cur := hex.EncodeToString(sum[:8]); cur != last {
+			last = cur
+			fmt.Fprintf(w, "event: update\ndata: %s\n\n", cur)
+			fl.Flush()
+			quiet = 0
+		} else if quiet++; quiet*int(s.o.Poll/time.Millisecond) >= 15000 {
+			fmt.Fprint(w, ": still here\n\n")
+			fl.Flush()
+			quiet = 0
+		}
+		select {
+		case <-r.Context().Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// finish is "Finish and stop": it asks the run to finish the working session, which
+// the run's terminal confirms (R7.3).
+func (s *Server) finish(w http.ResponseWriter, r *http.Request) {
+	if o := r.Header.Get("Origin"); o != "" && o != "http://"+r.Host {
+		http.Error(w, "This request did not come from the overview.", http.StatusForbidden)
+		return
+	}
+	if err := r.ParseForm(); err != nil || !hmacEqual(r.PostForm.Get("csrf"), s.csrf) {
+		http.Error(w, "This request did not come from the overview: reload it and press the button again.", http.StatusForbidden)
+		return
+	}
+	root, ok := s.find(r.PostForm.Get("research"))
+	if !ok {
+		http.Error(w, "This research is not on the overview any more: reload it.", http.StatusNotFound)
+		return
+	}
+	res, err := harness.Open(root, s.o.Env)
+	if err == nil {
+		err = res.AskFinishFromApp(strings.TrimSpace(r.PostForm.Get("session")))
+	}
+	if errors.Is(err, harness.ErrNoSessionWorking) {
+		http.Error(w, err.Error(), http.StatusConflict)
+		return
+	}
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	http.Redirect(w, r, "/#"+researchID(root), http.StatusSeeOther)
+}
+
+func hmacEqual(a, b string) bool {
+	return a != "" && subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
+}
