@@ -1,0 +1,432 @@
+package app
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/internal/clock"
+	"github.com/strom-research/strom/internal/testenv"
+	"github.com/strom-research/strom/statefiles"
+)
+
+func TestMain(m *testing.M) {
+	testenv.CacheHome()
+	os.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	os.Exit(m.Run())
+}
+
+var testNow = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+
+// newResearch makes a research repo with the demo agent and the given tasks.
+func newResearch(t *testing.T, titles ...string) *harness.Research {
+	t.Helper()
+	dir := t.TempDir()
+	env := harness.Env{Clock: clock.NewFake(testNow), Getenv: func(k string) string {
+		switch k {
+		case "HOME", "XDG_CONFIG_HOME":
+			return dir + "/.home"
+		}
+		return ""
+	}}
+	root := filepath.Join(dir, "research")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r, err := harness.Init(context.Background(), root, harness.InitOptions{Agent: "demo"}, env,
+		func(context.Context, *gitrepo.Repo) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, title := range titles {
+		if _, err := r.AddTask(context.Background(), title, "", ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return r
+}
+
+// working makes r look as a live run with a session at work on T-1: run.json, and
+// the run lock held by this process.
+func working(t *testing.T, r *harness.Research, session string) {
+	t.Helper()
+	unlock, held, err := statefiles.TryLockFile(r.Tree.Path(statefiles.RunDir, "run.lock"))
+	if err != nil || held {
+		t.Fatalf("take the run lock: held %v, %v", held, err)
+	}
+	t.Cleanup(unlock)
+	ri := &harness.RunInfo{PID: os.Getpid(), Host: "test", Started: testNow, Session: session, Task: "T-1", Agent: "demo",
+		SessionAt: testNow, Deadline: testNow.Add(69 * time.Second), Minutes: 60}
+	if err := r.SaveRun(ri); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func newServer(t *testing.T, roots ...string) (*Server, http.Handler) {
+	t.Helper()
+	s, err := New("127.0.0.1:8123", Options{
+		Roots: func() ([]string, error) { return roots, nil },
+		Env:   harness.Env{Clock: clock.NewFake(testNow), Getenv: func(string) string { return "" }},
+		Lang:  "en",
+		Token: "secret-token",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, s.Handler()
+}
+
+// do sends a request with the server's Host; cookie "" sends none.
+func do(h http.Handler, method, target, cookie string, form url.Values, header map[string]string) *httptest.ResponseRecorder {
+	var body *strings.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	} else {
+		body = strings.NewReader("")
+	}
+	req := httptest.NewRequest(method, target, body)
+	req.Host = "127.0.0.1:8123"
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	if cookie != "" {
+		req.AddCookie(&http.Cookie{Name: cookieName, Value: cookie})
+	}
+	for k, v := range header {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+func TestGuard(t *testing.T) {
+	t.Parallel()
+	r := newResearch(t, "Find Anna")
+	_, h := newServer(t, r.Tree.Root)
+	cases := []struct {
+		name   string
+		target string
+		cookie string
+		host   string
+		want   int
+	}{
+		{"no token", "/", "", "", http.StatusForbidden},
+		{"wrong token", "/?token=guess", "", "", http.StatusForbidden},
+		{"wrong cookie", "/", "guess", "", http.StatusForbidden},
+		{"token in cookie", "/", "secret-token", "", http.StatusOK},
+		{"token in query", "/?token=secret-token", "", "", http.StatusSeeOther},
+		{"rebinding host", "/", "secret-token", "attacker.example:8123", http.StatusForbidden},
+		{"other port", "/", "secret-token", "127.0.0.1:9999", http.StatusForbidden},
+		{"no port", "/", "secret-token", "127.0.0.1", http.StatusForbidden},
+		{"localhost", "/", "secret-token", "localhost:8123", http.StatusOK},
+		{"static without token", "/static/app.css", "", "", http.StatusForbidden},
+		{"static", "/static/app.css", "secret-token", "", http.StatusOK},
+		{"dot-dot is cleaned away", "/static/../server.go", "secret-token", "", http.StatusTemporaryRedirect},
+		{"no source", "/server.go", "secret-token", "", http.StatusNotFound},
+		{"no asset outside static", "/static/../assets/page.html", "secret-token", "", http.StatusTemporaryRedirect},
+		{"no template", "/static/page.html", "secret-token", "", http.StatusNotFound},
+		{"no other file", "/page.html", "secret-token", "", http.StatusNotFound},
+		{"events without token", "/events", "", "", http.StatusForbidden},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			hdr := map[string]string{}
+			if c.host != "" {
+				hdr["Host"] = c.host
+			}
+			rec := do(h, "GET", c.target, c.cookie, nil, hdr)
+			if rec.Code != c.want {
+				t.Fatalf("GET %s: %d, want %d: %s", c.target, rec.Code, c.want, rec.Body)
+			}
+		})
+	}
+}
+
+func TestTokenBecomesCookie(t *testing.T) {
+	t.Parallel()
+	r := newResearch(t)
+	_, h := newServer(t, r.Tree.Root)
+	rec := do(h, "GET", "/?token=secret-token", "", nil, nil)
+	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/" {
+		t.Fatalf("first visit: %d to %q, want 303 to /", rec.Code, rec.Header().Get("Location"))
+	}
+	cs := rec.Result().Cookies()
+	if len(cs) != 1 || cs[0].Name != cookieName || cs[0].Value != "secret-token" || !cs[0].HttpOnly || cs[0].SameSite != http.SameSiteStrictMode {
+		t.Fatalf("cookie: %+v, want HttpOnly SameSite=Strict %s", cs, cookieName)
+	}
+}
+
+func TestPageEscapesTexts(t *testing.T) {
+	t.Parallel()
+	r := newResearch(t, "<script>alert(1)</script>", `"><img src=x onerror=alert(2)>`)
+	_, h := newServer(t, r.Tree.Root)
+	rec := do(h, "GET", "/", "secret-token", nil, nil)
+	body := rec.Body.String()
+	for _, raw := range []string{"<script>alert(1)</script>", "<img src=x"} {
+		if strings.Contains(body, raw) {
+			t.Errorf("the page carries %q unescaped", raw)
+		}
+	}
+	if !strings.Contains(body, "&lt;script&gt;alert(1)&lt;/script&gt;") {
+		t.Errorf("the title is not shown as text:\n%s", body)
+	}
+}
+
+func TestPageStates(t *testing.T) {
+	t.Parallel()
+	t.Run("no run", func(t *testing.T) {
+		t.Parallel()
+		r := newResearch(t, "Find Anna")
+		_, h := newServer(t, r.Tree.Root)
+		body := do(h, "GET", "/", "secret-token", nil, nil).Body.String()
+		for _, want := range []string{`data-state="none"`, "No run.", `data-mode="research"`, "Find Anna"} {
+			if !strings.Contains(body, want) {
+				t.Errorf("page lacks %q", want)
+			}
+		}
+		if strings.Contains(body, `action="/finish"`) {
+			t.Error("Finish and stop is offered without a working session")
+		}
+	})
+	t.Run("working", func(t *testing.T) {
+		t.Parallel()
+		r := newResearch(t, "Find Anna")
+		working(t, r, "20261130T090000Z-abcd")
+		_, h := newServer(t, r.Tree.Root)
+		body := do(h, "GET", "/", "secret-token", nil, nil).Body.String()
+		for _, want := range []string{`data-state="working"`, "20261130T090000Z-abcd", `action="/finish"`, "Finish and stop", "1 min"} {
+			if !strings.Contains(body, want) {
+				t.Errorf("page lacks %q:\n%s", want, body)
+			}
+		}
+	})
+	t.Run("paused", func(t *testing.T) {
+		t.Parallel()
+		r := newResearch(t, "Find Anna")
+		working(t, r, "")
+		if err := r.UpdateRun(func(ri *harness.RunInfo) {
+			ri.Session, ri.Task = "", ""
+			ri.PausedTill, ri.PauseWhy = testNow.Add(90*time.Minute), "lead 3.0 < 10 needed"
+		}); err != nil {
+			t.Fatal(err)
+		}
+		_, h := newServer(t, r.Tree.Root)
+		body := do(h, "GET", "/", "secret-token", nil, nil).Body.String()
+		want := "Paused, resumes at " + testNow.Add(90*time.Minute).Local().Format("15:04")
+		if !strings.Contains(body, want) || !strings.Contains(body, "lead 3.0 &lt; 10 needed") {
+			t.Errorf("page lacks %q and the reason:\n%s", want, body)
+		}
+		if strings.Contains(body, `action="/finish"`) {
+			t.Error("Finish and stop is offered while the run waits for the condition")
+		}
+	})
+	t.Run("archive", func(t *testing.T) {
+		t.Parallel()
+		r := newResearch(t, "Find Anna")
+		if _, err := r.SwitchMode(context.Background(), statefiles.ModeArchive, func(string) error { return nil }, func(string) {}); err != nil {
+			t.Fatal(err)
+		}
+		_, h := newServer(t, r.Tree.Root)
+		body := do(h, "GET", "/", "secret-token", nil, nil).Body.String()
+		if !strings.Contains(body, `data-mode="archive"`) || !strings.Contains(body, ">Archive<") {
+			t.Errorf("an archive is not shown as Archive:\n%s", body)
+		}
+	})
+	t.Run("gone", func(t *testing.T) {
+		t.Parallel()
+		r := newResearch(t)
+		gone := filepath.Join(t.TempDir(), "moved-away")
+		forgot := ""
+		s, err := New("127.0.0.1:8123", Options{
+			Roots:  func() ([]string, error) { return []string{gone, r.Tree.Root}, nil },
+			Forget: func(root string) { forgot = root },
+			Env:    harness.Env{Clock: clock.NewFake(testNow)},
+			Token:  "secret-token",
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := do(s.Handler(), "GET", "/", "secret-token", nil, nil).Body.String()
+		if !strings.Contains(body, gone+" is no longer a research") || forgot != gone {
+			t.Errorf("a moved research does not drop out with a note (forgot %q):\n%s", forgot, body)
+		}
+	})
+}
+
+func TestFinish(t *testing.T) {
+	t.Parallel()
+	const session = "20261130T090000Z-abcd"
+	setup := func(t *testing.T) (*harness.Research, *Server, http.Handler) {
+		r := newResearch(t, "Find Anna")
+		working(t, r, session)
+		s, h := newServer(t, r.Tree.Root)
+		return r, s, h
+	}
+	asked := func(r *harness.Research) bool {
+		_, err := os.Stat(r.Tree.Path(statefiles.RunDir, "app-finish-"+session))
+		return err == nil
+	}
+	t.Run("get is refused", func(t *testing.T) {
+		t.Parallel()
+		r, _, h := setup(t)
+		if rec := do(h, "GET", "/finish", "secret-token", nil, nil); rec.Code != http.StatusMethodNotAllowed {
+			t.Errorf("GET /finish: %d, want 405", rec.Code)
+		}
+		if asked(r) {
+			t.Error("a GET asked the run to finish")
+		}
+	})
+	t.Run("no csrf", func(t *testing.T) {
+		t.Parallel()
+		r, s, h := setup(t)
+		form := url.Values{"research": {researchID(r.Tree.Root)}, "session": {session}}
+		if rec := do(h, "POST", "/finish", "secret-token", form, nil); rec.Code != http.StatusForbidden {
+			t.Errorf("POST without csrf: %d, want 403", rec.Code)
+		}
+		form.Set("csrf", s.csrf[:len(s.csrf)-1]+"0")
+		if rec := do(h, "POST", "/finish", "secret-token", form, nil); rec.Code != http.StatusForbidden {
+			t.Errorf("POST with a wrong csrf: %d, want 403", rec.Code)
+		}
+		if asked(r) {
+			t.Error("a request without the CSRF token asked the run to finish")
+		}
+	})
+	t.Run("other origin", func(t *testing.T) {
+		t.Parallel()
+		r, s, h := setup(t)
+		form := url.Values{"csrf": {s.csrf}, "research": {researchID(r.Tree.Root)}, "session": {session}}
+		if rec := do(h, "POST", "/finish", "secret-token", form, map[string]string{"Origin": "http://attacker.example"}); rec.Code != http.StatusForbidden {
+			t.Errorf("POST from another origin: %d, want 403", rec.Code)
+		}
+		if asked(r) {
+			t.Error("another origin asked the run to finish")
+		}
+	})
+	t.Run("no token", func(t *testing.T) {
+		t.Parallel()
+		r, s, h := setup(t)
+		form := url.Values{"csrf": {s.csrf}, "research": {researchID(r.Tree.Root)}, "session": {session}}
+		if rec := do(h, "POST", "/finish", "", form, nil); rec.Code != http.StatusForbidden {
+			t.Errorf("POST without the token: %d, want 403", rec.Code)
+		}
+		if asked(r) {
+			t.Error("a request without the token asked the run to finish")
+		}
+	})
+	t.Run("ended session", func(t *testing.T) {
+		t.Parallel()
+		r, s, h := setup(t)
+		form := url.Values{"csrf": {s.csrf}, "research": {researchID(r.Tree.Root)}, "session": {"20261130T080000Z-0000"}}
+		if rec := do(h, "POST", "/finish", "secret-token", form, nil); rec.Code != http.StatusConflict {
+			t.Errorf("POST for a session that ended: %d, want 409", rec.Code)
+		}
+		if asked(r) {
+			t.Error("a request for another session asked the working one to finish")
+		}
+	})
+	t.Run("asks", func(t *testing.T) {
+		t.Parallel()
+		r, s, h := setup(t)
+		form := url.Values{"csrf": {s.csrf}, "research": {researchID(r.Tree.Root)}, "session": {session}}
+		rec := do(h, "POST", "/finish", "secret-token", form, map[string]string{"Origin": "http://127.0.0.1:8123"})
+		if rec.Code != http.StatusSeeOther {
+			t.Fatalf("POST /finish: %d, want 303: %s", rec.Code, rec.Body)
+		}
+		if !asked(r) {
+			t.Fatal("the run was not asked")
+		}
+		body := do(h, "GET", "/", "secret-token", nil, nil).Body.String()
+		if !strings.Contains(body, `data-finish="asked"`) || strings.Contains(body, `action="/finish"`) {
+			t.Errorf("the page does not show the request pending:\n%s", body)
+		}
+		if err := r.RequestFinish(session, "the app"); err != nil {
+			t.Fatal(err)
+		}
+		body = do(h, "GET", "/", "secret-token", nil, nil).Body.String()
+		if !strings.Contains(body, `data-finish="pending"`) {
+			t.Errorf("the page does not show the finish request:\n%s", body)
+		}
+	})
+}
+
+func TestEvents(t *testing.T) {
+	t.Parallel()
+	r := newResearch(t, "Find Anna")
+	s, err := New("127.0.0.1:8123", Options{
+		Roots: func() ([]string, error) { return []string{r.Tree.Root}, nil },
+		Env:   harness.Env{Clock: clock.NewFake(testNow)},
+		Token: "secret-token",
+		Poll:  10 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/events", nil)
+	req.Host = "127.0.0.1:8123"
+	req.AddCookie(&http.Cookie{Name: cookieName, Value: "secret-token"})
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("Content-Type %q", ct)
+	}
+	buf := make([]byte, 4096)
+	read := func() string {
+		var got strings.Builder
+		for !strings.Contains(got.String(), "\n\n") {
+			n, err := resp.Body.Read(buf)
+			got.Write(buf[:n])
+			if err != nil {
+				t.Fatalf("read events: %v (%q)", err, got.String())
+			}
+		}
+		return got.String()
+	}
+	if first := read(); !strings.HasPrefix(first, "event: update\n") {
+		t.Fatalf("first event %q", first)
+	}
+	if _, err := r.AddTask(context.Background(), "Find Jan", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if next := read(); !strings.HasPrefix(next, "event: update\n") {
+		t.Fatalf("after a change: %q", next)
+	}
+}
+
+func TestListen(t *testing.T) {
+	t.Parallel()
+	for _, addr := range []string{"0.0.0.0:0", "192.168.1.5:0", "example.com:80", ":0", "nonsense"} {
+		if l, err := Listen(addr); err == nil {
+			l.Close()
+			t.Errorf("Listen(%q) served a non-loopback address", addr)
+		}
+	}
+	l, err := Listen("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if !strings.HasPrefix(l.Addr().String(), "127.0.0.1:") {
+		t.Errorf("default address %s", l.Addr())
+	}
+}

@@ -1,0 +1,244 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// watchfulAgent looks at its task again and again, saying so, until it is asked to
+// finish; then it records and closes.
+const watchfulAgent = `#!/bin/sh
+n=0
+while [ $n -lt 3000 ]; do
+	n=$((n+1))
+	echo "looking at the register, page $n"
+	if strom task | grep -q '⏹'; then
+		strom record "asked to finish after $n pages" >/dev/null
+		strom session close >/dev/null
+		exit 0
+	fi
+	sleep 0.1
+done
+`
+
+// chromium finds the browser the app tests drive: Debian's chromium, which .ci/run
+// installs. Without CI a missing browser skips the test, saying why.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("no chromium on PATH: .ci/run installs Debian's chromium for the app's browser tests")
+	}
+	t.Skip("no chromium on PATH: apt-get install chromium runs the app's browser tests")
+	return ""
+}
+
+// browser starts a headless Chromium for the test. The browser lives as long as the
+// context of its first action, so that one has no time limit; later steps get
+// theirs from within (see within).
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium(t)),
+		chromedp.NoSandbox, // tests run as root in CI
+		chromedp.WindowSize(1100, 1400),
+	)
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelB := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancelB(); cancelA() })
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	return ctx
+}
+
+// within is ctx with a limit for the steps of a test.
+func within(t *testing.T, ctx context.Context) context.Context {
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// startApp runs strom app in h's home and returns the address it printed.
+func startApp(t *testing.T, h *cliHarness, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(h.strom, append([]string{"app"}, args...)...)
+	cmd.Dir, cmd.Env = h.repo, h.env
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("strom app printed no address: %v", err)
+	}
+	url, ok := strings.CutPrefix(strings.TrimSpace(line), "strom app: ")
+	if !ok || !strings.Contains(url, "?token=") {
+		t.Fatalf("strom app's first line is %q, want its address with the token", line)
+	}
+	go func() { _, _ = bufio.NewReader(out).WriteTo(devNull{}) }()
+	return url
+}
+
+type devNull struct{}
+
+func (devNull) Write(p []byte) (int, error) { return len(p), nil }
+
+// TestAppFinishAndStop: the overview shows the working session with its time left
+// and Finish and stop; pressing it makes the run's terminal ask, and after yes the
+// page shows the session ended finish-requested. An archive beside it shows as
+// Archive. With STROM_SCREENSHOT set, the overview of the working session is saved
+// there (make screenshot).
+func TestAppFinishAndStop(t *testing.T) {
+	t.Parallel()
+	h := withAgent(t, watchfulAgent, "Find the baptism of Anna Novak", "Find Jan Novak's marriage")
+	archive := filepath.Join(h.dir, "letters")
+	if err := os.MkdirAll(archive, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	initIn(t, h, archive)
+	if err := os.WriteFile(filepath.Join(archive, ".strom", "mode.json"), []byte(`{"version": 1, "mode": "archive"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	run := startTTYRun(t, h, "run", "--loop")
+	run.waitFor(t, "▶ session")
+	url := startApp(t, h)
+	bctx := browser(t)
+	ctx := within(t, bctx)
+	if err := chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS(`[data-state="working"]`))); err != nil {
+		t.Fatalf("the overview does not show the working session: %v\n%s", err, run.text())
+	}
+	left, err := chromedp.Run(ctx, textOf(`[data-state="working"] .left`))
+	if err != nil || !strings.Contains(left, "min") {
+		t.Errorf("time left %q (%v)", left, err)
+	}
+	modes, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("section.research .mode")).map(e => e.textContent)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(modes, ","); got != "Research,Archive" && got != "Archive,Research" {
+		t.Errorf("modes shown: %v, want the research and the archive", modes)
+	}
+	if shot := os.Getenv("STROM_SCREENSHOT"); shot != "" {
+		// Let the transcript fill a little for the picture.
+		time.Sleep(1500 * time.Millisecond)
+		if err := chromedp.Do(ctx, chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`[data-state="working"]`))); err != nil {
+			t.Fatal(err)
+		}
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(shot, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	if err := chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`form.finish button`)),
+	); err != nil {
+		t.Fatalf("pressing Finish and stop: %v", err)
+	}
+	if err := chromedp.Do(within(t, bctx), chromedp.WaitVisible(chromedp.CSS(`[data-finish="asked"]`))); err != nil {
+		page, _ := chromedp.Run(within(t, bctx), chromedp.OuterHTML(chromedp.CSS("main")))
+		t.Fatalf("pressing Finish and stop: %v\n%s\n%s", err, page, run.text())
+	}
+	run.waitFor(t, "The app asks this session to finish — finish it? [Y/n]")
+	if _, err := run.master.Write([]byte("y")); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`tr.session-row[data-end="finish-requested"]`))); err != nil {
+		t.Fatalf("the page does not show the session's end: %v\n%s", err, run.text())
+	}
+	ended, err := chromedp.Run(ctx, textOf(`tr.session-row[data-end="finish-requested"]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(ended, "finished on request") {
+		t.Errorf("session row %q", ended)
+	}
+	if code := run.wait(t); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, run.text())
+	}
+	if !strings.Contains(run.text(), "1 session · stopped: by hand") {
+		t.Errorf("the run went on after the app's finish:\n%s", run.text())
+	}
+	if got := h.git(t, "log", "-1", "--format=%(trailers:key=Strom-End,valueonly)"); strings.TrimSpace(got) != "finish-requested" {
+		t.Errorf("Strom-End = %q", got)
+	}
+}
+
+// TestAppPaused: while the run waits for the condition the overview says "Paused,
+// resumes at …" with the condition's reason, and has no Finish and stop.
+func TestAppPaused(t *testing.T) {
+	t.Parallel()
+	h := withAgent(t, watchfulAgent, "Find the baptism of Anna Novak")
+	gate := filepath.Join(h.dir, "home", ".config", "strom", "plugins", "gates", "later", "gate")
+	if err := os.MkdirAll(filepath.Dir(gate), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(gate, []byte("#!/bin/sh\necho '{\"verdict\":\"wait\",\"reason\":\"the register opens at nine\",\"retry_after_s\":3600}'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(h.dir, "home", ".config", "strom", "config.json"), []byte(`{"version": 1, "settings": {"run.gate": "later"}}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := startTTYRun(t, h, "run", "--loop")
+	run.waitFor(t, "⏸")
+	url := startApp(t, h)
+	ctx := within(t, browser(t))
+	if err := chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS(`[data-state="paused"]`))); err != nil {
+		t.Fatalf("the overview does not show the pause: %v\n%s", err, run.text())
+	}
+	state, err := chromedp.Run(ctx, textOf(`[data-state="paused"]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	buttons, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("form.finish").length`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(state, "Paused, resumes at ") || !strings.Contains(state, "the register opens at nine") {
+		t.Errorf("paused state %q", state)
+	}
+	if buttons != 0 {
+		t.Errorf("%d Finish and stop buttons while the run waits for the condition", buttons)
+	}
+	run.cmd.Process.Signal(os.Interrupt)
+	run.wait(t)
+}
+
+// textOf reads an element's text in one step: the page replaces its overview when it
+// changes, so a query and a later read could meet two different nodes.
+func textOf(css string) chromedp.Action[string] {
+	return chromedp.Evaluate[string](`(document.querySelector(` + strconv.Quote(css) + `) || {}).textContent || ""`)
+}
+
+// initIn makes dir a research repo in h's home, so strom app lists it.
+func initIn(t *testing.T, h *cliHarness, dir string) {
+	t.Helper()
+	cmd := exec.Command(h.strom, "init", "--agent", "demo")
+	cmd.Dir, cmd.Env = dir, h.env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("strom init in %s: %v\n%s", dir, err, out)
+	}
+}
