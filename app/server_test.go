@@ -430,3 +430,48 @@ func TestListen(t *testing.T) {
 		t.Errorf("default address %s", l.Addr())
 	}
 }
+
+// TestPageLanguages: the page speaks the messages setting's language, with the
+// seed's words for the overview, Finish and stop and Paused.
+func TestPageLanguages(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		lang  string
+		wants []string
+	}{
+		{"en", []string{"Research overview", "Finish and stop", "Time left", ">Research<"}},
+		{"de", []string{"Forschungsübersicht", "Abschließen und beenden", "Verbleibende Zeit", ">Forschung<", ">begonnen<"}},
+		{"cs", []string{"Přehled výzkumu", "Dokončit a skončit", "Zbývá", ">Výzkum<", ">rozdělaný<"}},
+	}
+	for _, c := range cases {
+		t.Run(c.lang, func(t *testing.T) {
+			t.Parallel()
+			r := newResearch(t, "Find Anna")
+			working(t, r, "20261130T090000Z-abcd")
+			if _, err := r.ChangeTask(context.Background(), "T-1", func(t *statefiles.Task) error {
+				t.State, t.Session = statefiles.Started, "20261130T090000Z-abcd"
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			s, err := New("127.0.0.1:8123", Options{
+				Roots: func() ([]string, error) { return []string{r.Tree.Root}, nil },
+				Env:   harness.Env{Clock: clock.NewFake(testNow)},
+				Lang:  c.lang,
+				Token: "secret-token",
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			body := do(s.Handler(), "GET", "/", "secret-token", nil, nil).Body.String()
+			if !strings.Contains(body, `<html lang="`+c.lang+`">`) {
+				t.Errorf("html lang is not %s", c.lang)
+			}
+			for _, w := range c.wants {
+				if !strings.Contains(body, w) {
+					t.Errorf("%s page lacks %q:\n%s", c.lang, w, body)
+				}
+			}
+		})
+	}
+}

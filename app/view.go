@@ -68,7 +68,7 @@ func (s *Server) collect(ctx context.Context) pageData {
 	}
 	for _, root := range roots {
 		if !isResearch(root) {
-			d.Notes = append(d.Notes, s.w.say("app.gone", root))
+			d.Notes = append(d.Notes, s.w.say("app.gone", "Root", root))
 			if s.o.Forget != nil {
 				s.o.Forget(root)
 			}
@@ -126,7 +126,7 @@ func (s *Server) find(id string) (string, bool) {
 func (s *Server) parse() (*template.Template, error) {
 	return template.New("").Funcs(template.FuncMap{
 		"t":      s.w.say,
-		"state":  func(st statefiles.State) string { return s.w.say("app.state." + string(st)) },
+		"state":  func(st statefiles.State) string { return s.w.say("state." + string(st)) },
 		"ending": func(e string) string { return s.w.end(e) },
 		"clock": func(t time.Time) string {
 			if t.IsZero() {

@@ -38,7 +38,7 @@ Only this computer reaches it: from elsewhere, use your own SSH tunnel.`, ""),
 			if len(args) > 0 {
 				return usagef("strom app takes no arguments, not %q: strom app --help shows the options", args[0])
 			}
-			o := app.Options{Env: s.env(), Lang: "en"}
+			o := app.Options{Env: s.env(), Lang: harness.Language(s.getenv)}
 			if *repo != "" {
 				r, err := harness.Open(*repo, s.env())
 				if err != nil {
