@@ -7,7 +7,7 @@ LDFLAGS := -X main.version=$(VERSION)
 # threads), which every command an agent runs pays for. Tests keep cgo for -race.
 NOCGO   := CGO_ENABLED=0
 
-.PHONY: build install test lint bench demo e2e clean
+.PHONY: build install test lint bench demo e2e screenshot clean
 
 build:
 	$(NOCGO) $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/strom
@@ -39,6 +39,10 @@ bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
 	./scripts/bench-cli.sh
 	./scripts/bench-big-queue.sh
+
+# The README's picture of the app's overview, taken by its browser test.
+screenshot:
+	STROM_SCREENSHOT=$(CURDIR)/docs/overview.png $(GO) test -count=1 -run 'TestAppFinishAndStop' ./cmd/strom/
 
 demo: build
 	./scripts/demo.sh

@@ -161,7 +161,9 @@ func (r *Research) Remember(ctx context.Context) error {
 	list := statefiles.ResearchesPath(r.Getenv)
 	marker := r.Tree.Path(statefiles.RunDir, listedFile)
 	if data, err := os.ReadFile(marker); err == nil && string(data) == list+"\n" {
-		return nil
+		if _, err := os.Stat(list); err == nil {
+			return nil
+		}
 	}
 	if err := statefiles.RememberResearch(ctx, r.Getenv, r.Tree.Root, r.Now()); err != nil {
 		return err
