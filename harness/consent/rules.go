@@ -26,7 +26,7 @@ var Rules = []Rule{
 	{Path: "settings/agent.permissions", Runs: true, Why: "the flags the agent starts with, which decide what it may do without asking"},
 	{Path: "settings/agent.claudeConfigDir", Runs: true, Why: "Claude Code's own folder, whose settings.json names hooks and helpers Claude Code runs"},
 	{Path: "settings/agent.name", Why: "picks an agent installed on this computer, started as its shipped profile says, or a profile the settings define (whose command is guarded itself)"},
-	{Path: "settings/agent.claudeMode", Runs: true, Why: "headless starts claude -p, which skips Claude Code's trust of the folder and so runs the hooks its project settings name"},
+	{Path: "settings/agent.claudeMode", Runs: true, Why: "headless starts claude -p, which never shows Claude Code's question whether to trust the folder and what its project settings run"},
 	{Path: "settings/run.minutes", Why: "a number of minutes"},
 	{Path: "settings/run.idleMinutes", Why: "a number of minutes"},
 	{Path: "settings/messages.language", Why: "the language strom speaks"},
