@@ -52,11 +52,10 @@ func (r *Research) closeSession(ctx context.Context, res sessionResult, task sta
 		res.Records = len(texts)
 		// A chat a person attended never counts toward parking, either way.
 		if !p.Chat {
-			if err := r.countForParking(t, res); err != nil {
+			if err := r.countForParking(t, &res, p); err != nil {
 				return err
 			}
 		}
-		res.Parked = t.State == statefiles.Parked
 		if err := r.Tree.SaveQueue(q); err != nil {
 			return err
 		}
@@ -124,31 +123,56 @@ func mustJSON(v any) []byte {
 	return append(b, '\n')
 }
 
-// countForParking keeps the count of sessions in a row that recorded nothing, and
-// parks the task at ParkAfter. Sessions a person ended, and endings that are not the
-// task's doing (limits, login, crashes), leave the count as it is.
-func (r *Research) countForParking(t *statefiles.Task, res sessionResult) error {
+// countForParking keeps a task's two park counters in park.json and parks the task
+// when one reaches its limit: ParkAfter sessions in a row that recorded nothing, or
+// p.SessionsPerTask sessions in a row that ended neither done nor waiting (a loop
+// that never ends stops and asks for help). "In a row" is the task's own sessions:
+// sessions on other tasks in between do not break the row, and the count carries
+// over from run to run. Ending done or waiting clears both counters, a record clears
+// the first; unparking clears both. Sessions a person ended, and endings that are
+// not the task's doing (limits, login, crashes, a screen for a person), leave both
+// as they are.
+func (r *Research) countForParking(t *statefiles.Task, res *sessionResult, p sessionPlan) error {
 	park, err := r.Tree.LoadPark()
 	if err != nil {
 		return err
 	}
-	before := park.Empty[t.ID]
-	switch {
-	case res.Records > 0 || t.State == statefiles.Done || t.State == statefiles.Waiting:
+	finished := t.State == statefiles.Done || t.State == statefiles.Waiting
+	counts := res.End.countsForParking() && res.Screen == ""
+	if finished || res.Records > 0 {
 		delete(park.Empty, t.ID)
-	case res.End.countsForParking() && res.Screen == "":
-		// A screen that waited for a person is not the task's doing.
-		park.Empty[t.ID] = before + 1
-		if park.Empty[t.ID] >= ParkAfter && t.State == statefiles.Open {
-			reason := fmt.Sprintf("%d sessions in a row recorded nothing", park.Empty[t.ID])
+	}
+	if finished {
+		delete(park.Unfinished, t.ID)
+	}
+	if counts && !finished {
+		if res.Records == 0 {
+			park.Empty[t.ID]++
+		}
+		park.Unfinished[t.ID]++
+		reason, n, unfinished := "", 0, false
+		switch {
+		case park.Empty[t.ID] >= ParkAfter:
+			n = park.Empty[t.ID]
+			reason = fmt.Sprintf("%d sessions in a row recorded nothing", n)
+		case p.SessionsPerTask > 0 && park.Unfinished[t.ID] >= p.SessionsPerTask:
+			n, unfinished = park.Unfinished[t.ID], true
+			reason = fmt.Sprintf("%d sessions without finishing", n)
+		}
+		if reason != "" && t.State == statefiles.Open {
 			if err := t.Park(reason, r.Now()); err != nil {
 				return err
 			}
 			delete(park.Empty, t.ID)
+			delete(park.Unfinished, t.ID)
+			res.ParkReason, res.ParkCount, res.ParkUnfinished = reason, n, unfinished
 		}
 	}
 	if len(park.Empty) == 0 {
 		park.Empty = nil
+	}
+	if len(park.Unfinished) == 0 {
+		park.Unfinished = nil
 	}
 	return r.Tree.SavePark(park)
 }

@@ -263,6 +263,10 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 			if res.Commit != "" {
 				rr.Sessions++
 			}
+			var se *AgentStartError
+			if errors.As(err, &se) {
+				return stopNow(StopError, r.Messages().Say("stop.agent_not_started", messages.Args{"Program": se.Program, "Cause": se.cause()}))
+			}
 			return stopNow(StopError, err.Error())
 		}
 		rr.Sessions++
@@ -390,8 +394,12 @@ func (r *Research) printEnd(out io.Writer, res sessionResult) {
 	if len(res.NotAllowed) > 0 {
 		fmt.Fprintln(out, p.Say("run.consent_changed", messages.Args{"Settings": strings.Join(res.NotAllowed, ", ")}))
 	}
-	if res.Parked {
-		fmt.Fprintln(out, p.Say("run.parked", messages.Args{"Task": res.Task, "Count": ParkAfter}))
+	if res.ParkReason != "" {
+		id := "run.parked"
+		if res.ParkUnfinished {
+			id = "run.parked_unfinished"
+		}
+		fmt.Fprintln(out, p.Say(id, messages.Args{"Task": res.Task, "Count": res.ParkCount}))
 	}
 }
 
@@ -439,6 +447,9 @@ func (r *Research) planAgent(o RunOptions, s statefiles.Settings) (sessionPlan, 
 	}
 	idle, _, err := s.Int("run.idleMinutes", "")
 	if err != nil {
+		return p, err
+	}
+	if p.SessionsPerTask, _, err = s.Int("run.sessionsPerTask", ""); err != nil {
 		return p, err
 	}
 	perm, _ := s.Resolve("agent.permissions", "")

@@ -46,6 +46,9 @@ type sessionPlan struct {
 	Check       string // check.command as the run started with it (allowed), "" = none
 	Chat        bool   // a person attends: strom chat
 	Root        string // the work tree the agent starts in
+	// SessionsPerTask is run.sessionsPerTask: a task is parked after this many
+	// sessions in a row that ended neither done nor waiting; 0 = no limit.
+	SessionsPerTask int
 }
 
 // sessionResult is how a session ended.
@@ -58,11 +61,16 @@ type sessionResult struct {
 	Screen  string // advice of a screen that waited for a person (screens.go)
 	Commit  string
 	Records int
-	Parked  bool
 	// NotAllowed names the tree settings that start programs and were not
 	// allowed when the session ended: changed while it worked.
 	NotAllowed []string
 	Finish     *FinishRequest // a finish asked while the session ran, however it ended
+	// ParkReason is why the session's close parked its task, "" when it did not:
+	// ParkCount sessions in a row that recorded nothing, or, with ParkUnfinished,
+	// that did not finish.
+	ParkReason     string
+	ParkCount      int
+	ParkUnfinished bool
 }
 
 // events are what the run loop's surroundings can tell a running session.
@@ -204,8 +212,11 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 		Grace:       stopGrace,
 	})
 	if err != nil {
-		res.End, res.Detail = EndAgentFailed, fmt.Sprintf("the agent did not start: %v", err)
-		return r.closeSession(context.WithoutCancel(ctx), res, task, p)
+		// No agent ran, so nothing was tried on the task: no session, no commit, no
+		// count toward parking. The task goes back to the queue and the run ends
+		// with what could not be started.
+		os.Remove(transcript.Name())
+		return res, r.abandon(context.WithoutCancel(ctx), id, task.ID, startError(argv, err))
 	}
 	r.marked("agent-started")
 	_ = r.UpdateRun(func(ri *RunInfo) { ri.AgentPGID = sess.Pid() })

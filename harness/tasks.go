@@ -144,7 +144,7 @@ func (r *Research) ParkTask(ctx context.Context, id, why string) (statefiles.Tas
 	})
 }
 
-// UnparkTask returns a parked task to where it was, and clears its park counter.
+// UnparkTask returns a parked task to where it was, and clears its park counters.
 func (r *Research) UnparkTask(ctx context.Context, id string) (statefiles.Task, error) {
 	var out statefiles.Task
 	err := r.Tree.Locked(ctx, func() error {
@@ -174,11 +174,20 @@ func (r *Research) UnparkTask(ctx context.Context, id string) (statefiles.Task, 
 		if err := r.Tree.SaveQueue(q); err != nil {
 			return err
 		}
-		if _, ok := park.Empty[t.ID]; ok {
-			delete(park.Empty, t.ID)
-			return r.Tree.SavePark(park)
+		_, empty := park.Empty[t.ID]
+		_, unfinished := park.Unfinished[t.ID]
+		if !empty && !unfinished {
+			return nil
 		}
-		return nil
+		delete(park.Empty, t.ID)
+		delete(park.Unfinished, t.ID)
+		if len(park.Empty) == 0 {
+			park.Empty = nil
+		}
+		if len(park.Unfinished) == 0 {
+			park.Unfinished = nil
+		}
+		return r.Tree.SavePark(park)
 	})
 	return out, err
 }

@@ -122,6 +122,7 @@ type Key struct {
 var Keys = []Key{
 	{Name: "run.minutes", Kind: KindInt, Min: 5, Max: 600, Default: "60", Env: "STROM_RUN_MINUTES", Help: "time limit of one session, in minutes"},
 	{Name: "run.idleMinutes", Kind: KindInt, Min: 1, Max: 600, Default: "10", Help: "minutes without output before an agent is nudged; twice that ends the session"},
+	{Name: "run.sessionsPerTask", Kind: KindInt, Min: 0, Max: 100, Default: "10", Help: "sessions in a row a task may get without ending done or waiting before it is parked; 0 = no limit"},
 	{Name: "run.gate", Kind: KindString, UserOnly: true, Person: true, Help: "the condition asked before each session: \"<name> [args]\""},
 	{Name: "agent.name", Kind: KindEnum, Values: []string{"claude", "codex", "opencode", "grok", "command", "demo"}, Help: "the agent that works in this research"},
 	{Name: "agent.command", Kind: KindString, Help: "the program the command agent starts (a shell line)"},

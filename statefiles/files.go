@@ -139,11 +139,13 @@ func (t *Tree) AppendProgressLocked(r Record) error {
 	return nil
 }
 
-// Park is .strom/park.json: for each task, how many sessions in a row recorded
-// nothing.
+// Park is .strom/park.json: the counters that park a task. For each task, Empty
+// counts its sessions in a row that recorded nothing, Unfinished its sessions in a
+// row that ended neither done nor waiting (run.sessionsPerTask).
 type Park struct {
-	Version int            `json:"version"`
-	Empty   map[string]int `json:"empty,omitempty"`
+	Version    int            `json:"version"`
+	Empty      map[string]int `json:"empty,omitempty"`
+	Unfinished map[string]int `json:"unfinished,omitempty"`
 }
 
 // LoadPark reads the park counters; a missing file has none.
@@ -154,6 +156,9 @@ func (t *Tree) LoadPark() (*Park, error) {
 	}
 	if p.Empty == nil {
 		p.Empty = map[string]int{}
+	}
+	if p.Unfinished == nil {
+		p.Unfinished = map[string]int{}
 	}
 	return p, nil
 }

@@ -29,6 +29,7 @@ var Rules = []Rule{
 	{Path: "settings/agent.claudeMode", Runs: true, Why: "headless starts claude -p, which never shows Claude Code's question whether to trust the folder and what its project settings run"},
 	{Path: "settings/run.minutes", Why: "a number of minutes"},
 	{Path: "settings/run.idleMinutes", Why: "a number of minutes"},
+	{Path: "settings/run.sessionsPerTask", Why: "a number of sessions"},
 	{Path: "settings/messages.language", Why: "the language strom speaks"},
 	{Path: "settings/run.gate", Why: "read from the user's settings only, where a person confirms it on a terminal"},
 

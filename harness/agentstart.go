@@ -1,0 +1,50 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"syscall"
+)
+
+// AgentStartError means the agent's program could not be started at all (not
+// found, not executable, an argument list too long for the system): no agent ran,
+// so there was no session, no commit and nothing counted toward parking.
+type AgentStartError struct {
+	Program string
+	Err     error
+}
+
+func (e *AgentStartError) Error() string {
+	return fmt.Sprintf("start the agent: %s: %s — no session ran; check its program (agent.name, agent.command or the words after --)", e.Program, e.cause())
+}
+
+func (e *AgentStartError) Unwrap() error { return e.Err }
+
+// cause is the system's reason in a person's words.
+func (e *AgentStartError) cause() string {
+	var errno syscall.Errno
+	switch {
+	case errors.Is(e.Err, exec.ErrNotFound):
+		return "not found on PATH"
+	case errors.Is(e.Err, syscall.E2BIG):
+		return "the argument list is too long for the system"
+	case errors.As(e.Err, &errno):
+		return errno.Error()
+	}
+	return e.Err.Error()
+}
+
+// startError describes a failed start of argv.
+func startError(argv []string, err error) error {
+	prog := "(no program)"
+	if len(argv) > 0 {
+		prog = argv[0]
+		if len(prog) > 80 {
+			prog = prog[:80] + "…"
+		}
+		prog = strings.ToValidUTF8(prog, "?")
+	}
+	return &AgentStartError{Program: prog, Err: err}
+}
