@@ -57,7 +57,9 @@ func (r *Research) ConsentOrigins(ctx context.Context, rv consent.Review) (map[s
 }
 
 // Allow records the values of rv that were not allowed as allowed for this
-// research: a person said yes on a terminal.
+// research: a person said yes on a terminal. A face without a terminal (the app's
+// page, a script) has no way to allow, by design: whoever can reach it is not
+// necessarily the person at this computer.
 func (r *Research) Allow(ctx context.Context, rv consent.Review) error {
 	if len(rv.NotAllowed) == 0 {
 		return nil
