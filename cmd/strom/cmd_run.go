@@ -58,6 +58,10 @@ second Ctrl-C stops it at once and returns its task to the queue. With
 A run that finds a session left by a crashed strom commits what it left
 (Strom-End: crashed), returns its task, and goes on.
 
+Programs the research's own settings name (check.command, agent.command, an
+agent profile's command, …) start only once a person on this computer allowed
+them with strom allow.
+
 Words after -- go to the agent: strom run --agent command -- ./my-agent.sh`, runExits),
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
