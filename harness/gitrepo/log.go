@@ -43,9 +43,17 @@ type LogOptions struct {
 
 // Log lists the commits reachable from HEAD, newest first in git log's default order
 // (by commit date; on equal dates, the first one reached first). An unborn branch
-// has no commits. Log reads through go-git and, when go-git cannot open or read the
-// repository, through `git log`; both give the same result.
+// has no commits. Both ways of reading give the same result: a bounded read (Max
+// above 0: `strom log`, recovery) goes through one `git log` process, which looks
+// commits up in the pack index it maps and stops after Max of them, so it costs what
+// `git log -N` costs at any age of the history; go-git loads the whole pack index
+// (every object of the repository) before it reads the first commit. The whole
+// history goes through go-git and, when go-git cannot open or read the repository,
+// through `git log`.
 func (r *Repo) Log(ctx context.Context, opts LogOptions) ([]Commit, error) {
+	if opts.Max > 0 {
+		return r.logCLI(ctx, opts)
+	}
 	commits, err := r.logGoGit(ctx, opts)
 	if err == nil {
 		return commits, nil
