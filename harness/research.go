@@ -34,6 +34,8 @@ type Research struct {
 	// mark, when set, is told of the moments a session passes (agent started,
 	// agent ended, commit made); benchmarks measure the harness's own time with it.
 	mark func(event string)
+	// prunedAt is when this process last pruned the sessions folder.
+	prunedAt time.Time
 }
 
 func (r *Research) marked(event string) {

@@ -98,6 +98,13 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 	if err := os.MkdirAll(r.sessionsDir(), 0o755); err != nil {
 		return res, fmt.Errorf("start session: %w", err)
 	}
+	// The folder is pruned when a run's first session starts and once a day after.
+	if r.prunedAt.IsZero() || now.Sub(r.prunedAt) >= 24*time.Hour {
+		if err := pruneSessions(r.sessionsDir(), now, SessionsKeepDays, SessionsKeepBytes); err != nil {
+			return res, err
+		}
+		r.prunedAt = now
+	}
 	// Take the task and remember the queue as it was: the harness restores tasks the
 	// session deleted or reworded, even after a crash.
 	var task statefiles.Task
@@ -176,9 +183,9 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 	if err != nil {
 		return res, r.abandon(ctx, id, task.ID, err)
 	}
-	transcript, err := os.OpenFile(filepath.Join(r.sessionsDir(), id+".log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	transcript, err := openTranscript(filepath.Join(r.sessionsDir(), id+".log"), TranscriptMax)
 	if err != nil {
-		return res, r.abandon(ctx, id, task.ID, fmt.Errorf("open transcript: %w", err))
+		return res, r.abandon(ctx, id, task.ID, err)
 	}
 	defer transcript.Close()
 
