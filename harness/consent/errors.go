@@ -14,9 +14,6 @@ var ErrNotAllowed = errors.New("a tree setting that starts a program is not allo
 // there is no other way to allow.
 var ErrNeedsTerminal = errors.New("allowing a setting needs a person at a terminal")
 
-// ErrInSession means the agent of a session asked to allow: only a person may.
-var ErrInSession = errors.New("only a person allows settings, not the agent of a session")
-
 // NotAllowedError names the values that are not allowed, for the one sentence a run
 // or a chat refuses with.
 type NotAllowedError struct {

@@ -40,7 +40,7 @@ func (rv Review) Err(terminal bool) error {
 	return &NotAllowedError{Values: rv.NotAllowed, File: rv.File, Terminal: terminal}
 }
 
-// Check reviews the tree's settings tree (as loaded, the values a run would use)
+// Check reviews the tree's settings file as loaded (the values a run would use)
 // against the store. identify (Identify, or a caller's memory of it) is asked for
 // the research's identity only when the tree sets something that starts a program:
 // most researches never pay for it.
