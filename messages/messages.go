@@ -38,29 +38,31 @@ const System = "system"
 type Args map[string]any
 
 var (
-	bundleOnce sync.Once
-	bundle     *i18n.Bundle
-	loaded     sync.Map // language → error of loading its catalog (nil when loaded)
-	loadMu     sync.Mutex
+	bundles sync.Map // language → *i18n.Bundle, complete before it is stored
+	loadMu  sync.Mutex
 )
 
-// load reads one catalog into the bundle the first time it is asked for: an agent's
-// strom command pays for one language, not three.
-func load(lang string) {
-	bundleOnce.Do(func() {
-		bundle = i18n.NewBundle(language.English)
-		bundle.RegisterUnmarshalFunc("toml", toml.Unmarshal)
-	})
-	if _, ok := loaded.Load(lang); ok {
-		return
+// bundleFor returns the bundle of one language, with English under it as the
+// fallback, read the first time it is asked for: an agent's strom command pays for
+// its own language only. A bundle is never changed once it is handed out, so
+// printers of any languages can say messages from many goroutines at once.
+func bundleFor(lang string) *i18n.Bundle {
+	if b, ok := bundles.Load(lang); ok {
+		return b.(*i18n.Bundle)
 	}
 	loadMu.Lock()
 	defer loadMu.Unlock()
-	if _, ok := loaded.Load(lang); ok {
-		return
+	if b, ok := bundles.Load(lang); ok {
+		return b.(*i18n.Bundle)
 	}
-	_, err := bundle.LoadMessageFileFS(catalogs, "catalog/"+lang+".toml")
-	loaded.Store(lang, err)
+	b := i18n.NewBundle(language.English)
+	b.RegisterUnmarshalFunc("toml", toml.Unmarshal)
+	_, _ = b.LoadMessageFileFS(catalogs, "catalog/"+English+".toml")
+	if lang != English {
+		_, _ = b.LoadMessageFileFS(catalogs, "catalog/"+lang+".toml")
+	}
+	bundles.Store(lang, b)
+	return b
 }
 
 // Printer says messages in one language.
@@ -74,9 +76,7 @@ func For(lang string) *Printer {
 	if !known(lang) {
 		lang = English
 	}
-	load(English)
-	load(lang)
-	return &Printer{lang: lang, loc: i18n.NewLocalizer(bundle, lang)}
+	return &Printer{lang: lang, loc: i18n.NewLocalizer(bundleFor(lang), lang)}
 }
 
 func known(lang string) bool {
@@ -119,8 +119,7 @@ func (p *Printer) Say(id string, args ...Args) string {
 
 // Has reports whether the English catalog knows id.
 func Has(id string) bool {
-	load(English)
-	_, err := i18n.NewLocalizer(bundle, English).Localize(&i18n.LocalizeConfig{MessageID: id, PluralCount: 2})
+	_, err := i18n.NewLocalizer(bundleFor(English), English).Localize(&i18n.LocalizeConfig{MessageID: id, PluralCount: 2})
 	return err == nil
 }
 

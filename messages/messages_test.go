@@ -249,3 +249,18 @@ func TestUnknownLanguageAndID(t *testing.T) {
 		t.Errorf("a nil printer says %q", got)
 	}
 }
+
+// TestPrintersAtOnce: printers of every language say messages from many goroutines
+// at once while their catalogs are read for the first time (go test -race).
+func TestPrintersAtOnce(t *testing.T) {
+	t.Parallel()
+	done := make(chan string)
+	for i := 0; i < 24; i++ {
+		go func(lang string) { done <- For(lang).Say("stop.done") }(Languages[i%len(Languages)])
+	}
+	for i := 0; i < 24; i++ {
+		if s := <-done; s == "" || s == "stop.done" {
+			t.Errorf("a printer said %q", s)
+		}
+	}
+}
