@@ -28,17 +28,14 @@ func (r *Research) consentOf(ctx context.Context, s statefiles.Settings) (consen
 	return consent.Check(ctx, consent.NewStore(r.Getenv), s.Tree, s.TreeFile.Shown, r.identity)
 }
 
-// identity is the research's consent identity, found once per process: a run asks
-// for it at its start and again at every session's commit.
+// identity is the research's consent identity, found once per process (a run asks
+// for it at its start and again at every session's commit), and mostly without git
+// (consent.IdentifyTree), which strom status would otherwise start every time.
 func (r *Research) identity(ctx context.Context) (consent.Research, error) {
 	if r.id != nil {
 		return *r.id, nil
 	}
-	g, err := r.Git(ctx)
-	if err != nil {
-		return consent.Research{}, err
-	}
-	id, err := consent.Identify(ctx, g)
+	id, err := consent.IdentifyTree(ctx, r.Tree.Root, consent.RootsFile(), r.Git)
 	if err != nil {
 		return id, err
 	}

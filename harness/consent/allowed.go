@@ -21,15 +21,41 @@ type Research struct {
 
 // Identify names the research of the git repo g.
 func Identify(ctx context.Context, g *gitrepo.Repo) (Research, error) {
-	root, err := g.RootCommit(ctx)
+	root, err := g.RootCommit(ctx, "")
 	if err != nil {
 		return Research{}, err
 	}
-	path := g.Root
-	if p, err := filepath.EvalSymlinks(path); err == nil {
-		path = p
+	return Research{Root: root, Path: realPath(g.Root)}, nil
+}
+
+// IdentifyTree names the research whose work tree's top folder is top, as Identify
+// does, mostly without starting git: HEAD is read from the ref files and its root
+// commit from the cache file roots (a commit's first-parent root never changes, so
+// the cache is never stale). open gives the repo where that cannot be done.
+func IdentifyTree(ctx context.Context, top, roots string, open func(context.Context) (*gitrepo.Repo, error)) (Research, error) {
+	if g, ok := gitrepo.Discover(top); ok {
+		if head, err := g.Head(ctx); err == nil {
+			if root := cachedRoot(roots, head); root != "" {
+				return Research{Root: root, Path: realPath(top)}, nil
+			}
+			if root, err := g.RootCommit(ctx, head); err == nil {
+				keepRoot(roots, head, root)
+				return Research{Root: root, Path: realPath(top)}, nil
+			}
+		}
 	}
-	return Research{Root: root, Path: filepath.Clean(path)}, nil
+	g, err := open(ctx)
+	if err != nil {
+		return Research{}, err
+	}
+	return Identify(ctx, g)
+}
+
+func realPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	}
+	return filepath.Clean(p)
 }
 
 // Store is the user config's record of allowed values.

@@ -264,3 +264,40 @@ func TestCheckAllowRevoke(t *testing.T) {
 		t.Fatalf("after revoke: %+v %v", a, err)
 	}
 }
+
+// TestIdentifyTree: the research's identity without git is the one git gives, kept
+// in the roots cache by HEAD commit, and read from there the next time.
+func TestIdentifyTree(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	g, dir := gitRepo(t)
+	want, err := Identify(ctx, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := filepath.Join(t.TempDir(), "roots")
+	open := func(context.Context) (*gitrepo.Repo, error) { return g, nil }
+	got, err := IdentifyTree(ctx, dir, roots, open)
+	if err != nil || got != want {
+		t.Fatalf("IdentifyTree = %+v, %v; Identify = %+v", got, err, want)
+	}
+	head, err := g.Head(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(roots); string(data) != head+" "+want.Root+"\n" {
+		t.Fatalf("roots cache: %q", data)
+	}
+	// The cache answers: an entry for this HEAD is believed without asking git.
+	other := strings.Repeat("a", 40)
+	if err := os.WriteFile(roots, []byte(head+" "+other+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := IdentifyTree(ctx, dir, roots, open); got.Root != other {
+		t.Errorf("the cache was not read: %+v", got)
+	}
+	// No cache file at all: git answers.
+	if got, _ := IdentifyTree(ctx, dir, "", open); got != want {
+		t.Errorf("without a cache: %+v", got)
+	}
+}

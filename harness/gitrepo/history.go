@@ -11,11 +11,14 @@ import (
 	"time"
 )
 
-// RootCommit is the first commit of HEAD's first-parent history: the commit a
-// research began with, the same in every clone. Merging another history in does not
-// change it; an unborn branch has none (an error).
-func (r *Repo) RootCommit(ctx context.Context) (string, error) {
-	out, err := r.git(ctx, []string{"rev-list", "--first-parent", "--max-parents=0", "HEAD"}, nil, nil)
+// RootCommit is the first commit of rev's first-parent history (HEAD's when rev is
+// ""): the commit a research began with, the same in every clone. Merging another
+// history in does not change it; an unborn branch has none (an error).
+func (r *Repo) RootCommit(ctx context.Context, rev string) (string, error) {
+	if rev == "" {
+		rev = "HEAD"
+	}
+	out, err := r.git(ctx, []string{"rev-list", "--first-parent", "--max-parents=0", rev, "--"}, nil, nil)
 	if err != nil {
 		return "", fmt.Errorf("find the root commit: %w", err)
 	}
