@@ -20,9 +20,10 @@ func Split(line string) ([]string, error) {
 		cur    strings.Builder
 		inWord bool
 	)
-	rs := []rune(line)
-	for i := 0; i < len(rs); i++ {
-		c := rs[i]
+	// Byte by byte, not rune by rune: every byte that means something here is ASCII,
+	// and bytes that are not UTF-8 stay as they are instead of becoming U+FFFD.
+	for i := 0; i < len(line); i++ {
+		c := line[i]
 		switch {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
 			if inWord {
@@ -32,54 +33,45 @@ func Split(line string) ([]string, error) {
 			}
 		case c == '\\':
 			inWord = true
-			if i+1 < len(rs) {
+			if i+1 < len(line) {
 				i++
-				if rs[i] != '\n' { // a backslash-newline joins lines
-					cur.WriteRune(rs[i])
+				if line[i] != '\n' { // a backslash-newline joins lines
+					cur.WriteByte(line[i])
 				}
 			}
 		case c == '\'':
 			inWord = true
-			end := indexRune(rs, i+1, '\'')
+			end := strings.IndexByte(line[i+1:], '\'')
 			if end < 0 {
 				return nil, fmt.Errorf("a single quote is not closed in %q", line)
 			}
-			cur.WriteString(string(rs[i+1 : end]))
-			i = end
+			cur.WriteString(line[i+1 : i+1+end])
+			i += 1 + end
 		case c == '"':
 			inWord = true
 			closed := false
-			for i++; i < len(rs); i++ {
-				if rs[i] == '"' {
+			for i++; i < len(line); i++ {
+				if line[i] == '"' {
 					closed = true
 					break
 				}
-				if rs[i] == '\\' && i+1 < len(rs) && strings.ContainsRune("\"\\$`", rs[i+1]) {
+				if line[i] == '\\' && i+1 < len(line) && strings.IndexByte("\"\\$`", line[i+1]) >= 0 {
 					i++
 				}
-				cur.WriteRune(rs[i])
+				cur.WriteByte(line[i])
 			}
 			if !closed {
 				return nil, fmt.Errorf("a double quote is not closed in %q", line)
 			}
 		default:
 			inWord = true
-			cur.WriteRune(c)
+			cur.WriteByte(c)
 		}
 	}
 	if inWord {
 		words = append(words, cur.String())
 	}
 	return words, nil
-}
-
-func indexRune(rs []rune, from int, r rune) int {
-	for i := from; i < len(rs); i++ {
-		if rs[i] == r {
-			return i
-		}
-	}
-	return -1
 }
 
 // Quote quotes s for sh when it needs quoting: a word of plain characters stays

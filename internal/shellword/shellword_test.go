@@ -61,6 +61,9 @@ func TestShellQuoteRoundTrip(t *testing.T) {
 		{"/tmp/it's/strom", `'/tmp/it'\''s/strom'`},
 		{"$(rm -rf ~)", "'$(rm -rf ~)'"},
 		{"a;b`c`\"d\"", "'a;b`c`\"d\"'"},
+		// Found by FuzzQuote: bytes that are not UTF-8 came back as U+FFFD.
+		{"\xaa", "'\xaa'"},
+		{"Nov\xe1k \\\xff", "'Nov\xe1k \\\xff'"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
