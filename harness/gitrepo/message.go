@@ -27,7 +27,7 @@ func (m Message) Validate() error {
 		if !isTrailerKey(t.Key) {
 			return fmt.Errorf("check message: trailer key %q is not letters, digits and dashes: %w", t.Key, ErrBadMessage)
 		}
-		if unfold(t.Value) == "" {
+		if valueLine(t.Value) == "" {
 			return fmt.Errorf("check message: trailer %s has an empty value: %w", t.Key, ErrBadMessage)
 		}
 	}
@@ -70,7 +70,7 @@ func (m Message) String() string {
 		for _, t := range m.Trailers {
 			b.WriteString(strings.TrimSpace(t.Key))
 			b.WriteString(": ")
-			b.WriteString(unfold(t.Value))
+			b.WriteString(valueLine(t.Value))
 			b.WriteByte('\n')
 		}
 	}
@@ -123,8 +123,9 @@ func (m Message) Trailer(key string) (string, bool) {
 	return "", false
 }
 
-// spaces are the bytes C's isspace accepts, which git uses throughout its trailer code.
-const spaces = " \t\n\v\f\r"
+// spaces are the bytes git's own isspace accepts (git-compat-util.h: space, tab, line
+// feed, carriage return; not C's \v and \f), which its trailer code uses throughout.
+const spaces = " \t\n\r"
 
 func isSpace(c byte) bool { return strings.IndexByte(spaces, c) >= 0 }
 
@@ -301,29 +302,33 @@ func parseTrailers(block []string) []Trailer {
 	return out
 }
 
-// unfold is git's unfold_value: every line break with the white space after it
-// becomes one space, and the ends are trimmed.
+// unfold is git's unfold_value: every line feed with the white space after it
+// becomes one space, and the ends are trimmed. A carriage return inside a value
+// stays, as it does for git.
 func unfold(v string) string {
 	v = strings.Trim(v, spaces)
-	if !strings.ContainsAny(v, "\n\r") {
+	if !strings.Contains(v, "\n") {
 		return v
 	}
 	var b strings.Builder
 	for i := 0; i < len(v); i++ {
 		c := v[i]
-		switch c {
-		case '\n':
+		if c == '\n' {
 			for i+1 < len(v) && isSpace(v[i+1]) {
 				i++
 			}
 			b.WriteByte(' ')
-		case '\r':
-			b.WriteByte(' ')
-		default:
-			b.WriteByte(c)
+			continue
 		}
+		b.WriteByte(c)
 	}
 	return strings.Trim(b.String(), spaces)
+}
+
+// valueLine is a trailer value as String writes it: unfolded, and with any carriage
+// return a space, so that the value is one line in every reader.
+func valueLine(v string) string {
+	return unfold(strings.ReplaceAll(v, "\r", " "))
 }
 
 // subjectLine folds a subject onto one line.

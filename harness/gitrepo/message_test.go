@@ -137,6 +137,11 @@ func TestParseMessageMatchesGit(t *testing.T) {
 		"bad key":                "s\n\nKey with space: v\n",
 		"colon in key position":  "s\n\n:x\n",
 		"two trailer paragraphs": "s\n\nA: 1\n\nB: 2\n",
+		// Found by FuzzParseMessage: git keeps a carriage return inside a value, and
+		// its isspace is not C's (a form feed is no space).
+		"carriage return inside": "s\n\nA: 1\r2\n",
+		"form feed":              "s\n\nA:\f1\nB: 2\f\n",
+		"vertical tab line":      "s\n\nA: 1\n\v\nB: 2\n",
 	}
 	for name, raw := range raws {
 		t.Run(name, func(t *testing.T) {
