@@ -102,12 +102,13 @@ func mapRunes(line string) string {
 // is a column gap.
 const maxForward = gapSpaces
 
-// StripVT removes ANSI/VT escape sequences and control characters. Moves that
-// leave the line (cursor up/down, absolute positioning, carriage return) become
-// line breaks; cursor-forward becomes blanks, because a TUI may draw the space
-// between two words as ESC[1C, or as a move to a column further right on the
-// same line (ESC[12G, as Claude Code 2.1.197 draws its trust dialog, or
-// ESC[5;14H after an ESC[5;9H, as Codex 0.171.0 draws each word of a line).
+// StripVT removes ANSI/VT escape sequences and control characters, and turns bytes
+// that are not UTF-8 into U+FFFD. Moves that leave the line (cursor up/down,
+// absolute positioning, carriage return) become line breaks; cursor-forward becomes
+// blanks, because a TUI may draw the space between two words as ESC[1C, or as a move
+// to a column further right on the same line (ESC[12G, as Claude Code 2.1.197 draws
+// its trust dialog, or ESC[5;14H after an ESC[5;9H, as Codex 0.171.0 draws each word
+// of a line).
 func StripVT(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
@@ -138,6 +139,15 @@ func StripVT(s string) string {
 			if r >= 0x80 && r <= 0x9f {
 				// C1 controls (8-bit CSI and friends) are not text.
 				i += size
+				continue
+			}
+			if r == utf8.RuneError && size == 1 {
+				// A byte that is not UTF-8 is drawn as U+FFFD, as a terminal draws
+				// it; written as it is, it could join the bytes around a dropped
+				// control into a character of its own.
+				b.WriteRune(utf8.RuneError)
+				i++
+				col++
 				continue
 			}
 			b.WriteString(s[i : i+size])

@@ -79,3 +79,18 @@ func TestCells(t *testing.T) {
 		})
 	}
 }
+
+// TestStripVTBrokenUTF8: found by FuzzStripVT. A byte that is not UTF-8 was kept as
+// it was, so "\xc2", a dropped BEL and "\x82" joined into U+0082, a C1 control.
+func TestStripVTBrokenUTF8(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"a\xc2\a\x82b":    "a\uFFFD\uFFFDb",
+		"Novák \xff":      "Novák \uFFFD",
+		"\x1b[1m\xe1\x1b": "\uFFFD",
+	} {
+		if got := StripVT(in); got != want {
+			t.Errorf("StripVT(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
