@@ -74,7 +74,9 @@ func FuzzSpec(f *testing.F) {
 			t.Fatalf("ParseSpec(%q) = %+v: not a gate name", s, spec)
 		}
 		back, err := ParseSpec(spec.String())
-		if err != nil || !cmp.Equal(back, spec, cmp.Comparer(func(a, b []string) bool { return strings.Join(a, "\x00") == strings.Join(b, "\x00") && len(a) == len(b) })) {
+		if err != nil || !cmp.Equal(back, spec, cmp.Comparer(func(a, b []string) bool {
+			return strings.Join(a, "\x00") == strings.Join(b, "\x00") && len(a) == len(b)
+		})) {
 			t.Fatalf("ParseSpec(%q) = %+v, written %q, read back %+v, %v", s, spec, spec.String(), back, err)
 		}
 	})
