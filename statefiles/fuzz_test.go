@@ -1,0 +1,182 @@
+package statefiles
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// The fuzz targets of the state files: every file strom reads from the research
+// repo (or the user's settings). For any bytes:
+//   - the read and Validate (the pre-commit hook's check) agree;
+//   - a refusal is a *SchemaError naming the file, in one line;
+//   - what was read is written back by strom's own writer without complaint (the Go
+//     types and the schemas agree), and reads back equal; a second write changes no
+//     byte.
+// The seed corpus under testdata/fuzz holds files as strom writes them and hand
+// edits.
+
+// stateFile is how one state file is read and written.
+type stateFile struct {
+	rel  string // under .strom/
+	load func(*Tree) (any, error)
+	save func(*Tree, any) error
+}
+
+func fuzzStateFile(f *testing.F, sf stateFile, seeds ...string) {
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tr := fuzzTree(t)
+		path := tr.Path(filepath.FromSlash(sf.rel))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		v, err := sf.load(tr)
+		verr := Validate(sf.rel, data)
+		if (err == nil) != (verr == nil) {
+			t.Fatalf("read says %v, Validate says %v for %q", err, verr, data)
+		}
+		if err != nil {
+			var se *SchemaError
+			if !errors.As(err, &se) || se.File != ".strom/"+sf.rel {
+				t.Fatalf("refusal %v of %q is no SchemaError naming .strom/%s", err, data, sf.rel)
+			}
+			if strings.ContainsAny(err.Error(), "\n\r") {
+				t.Fatalf("refusal of %q spans lines: %q", data, err)
+			}
+			return
+		}
+		other := fuzzTree(t)
+		if err := sf.save(other, v); err != nil {
+			t.Fatalf("what was read from %q is not written back: %v", data, err)
+		}
+		written, err := os.ReadFile(other.Path(filepath.FromSlash(sf.rel)))
+		if err != nil && !errors.Is(err, os.ErrNotExist) { // no records, no file
+			t.Fatal(err)
+		}
+		back, err := sf.load(other)
+		if err != nil {
+			t.Fatalf("written %q does not read back: %v", written, err)
+		}
+		if diff := cmp.Diff(v, back, cmpopts.EquateEmpty(), cmpopts.EquateApproxTime(0), cmp.Comparer(sameJSON)); diff != "" {
+			t.Fatalf("read %q, written %q, read back (-first +again):\n%s", data, written, diff)
+		}
+		third := fuzzTree(t)
+		if err := sf.save(third, back); err != nil {
+			t.Fatal(err)
+		}
+		if again, _ := os.ReadFile(third.Path(filepath.FromSlash(sf.rel))); string(again) != string(written) {
+			t.Fatalf("a second write changed bytes:\n%q\n%q", written, again)
+		}
+	})
+}
+
+// sameJSON compares raw JSON by what it holds, not by its layout.
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y any
+	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && cmp.Equal(x, y)
+}
+
+// fuzzTree is an empty research folder: no queue, no other file.
+func fuzzTree(t *testing.T) *Tree {
+	tr := At(t.TempDir())
+	if err := os.MkdirAll(filepath.Join(tr.Dir, RunDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+const fuzzQueue = `{
+  "version": 1,
+  "next_id": 4,
+  "tasks": [
+    {"id": "T-1", "title": "Find the baptism of Anna Novak", "body": "Parish of Tábor, around 1850.", "state": "done", "created": "2026-11-30T09:00:00Z", "updated": "2026-11-30T10:00:00Z"},
+    {"id": "T-2", "title": "Find the marriage", "state": "parked", "reason": "needs the 1850 register", "parked_from": "open", "created": "2026-11-30T09:00:00+01:00", "updated": "2026-11-30T09:00:00Z"},
+    {"id": "T-3", "title": "Which Anna?", "state": "started", "session": "20261130T091204Z-4f2a", "added_by": "20261130T091204Z-4f2a", "created": "2026-11-30T09:00:00Z", "updated": "2026-11-30T09:00:00Z"}
+  ]
+}
+`
+
+func FuzzQueue(f *testing.F) {
+	fuzzStateFile(f, stateFile{QueueFile,
+		func(tr *Tree) (any, error) { return tr.LoadQueue() },
+		func(tr *Tree, v any) error { return tr.SaveQueue(v.(*Queue)) },
+	}, fuzzQueue, `{"version": 1, "next_id": 1, "tasks": []}`, `{"version": 1, "next_id": 1, "tasks": [{"id": "T-1"}, {"id": "T-1"}]}`, `{"version": 1`)
+}
+
+// normalRecords are records as AppendProgress writes them.
+func normalRecords(recs []Record) []Record {
+	out := make([]Record, len(recs))
+	for i, r := range recs {
+		r.Version, r.Time, r.Text = 1, r.Time.UTC(), strings.TrimSpace(r.Text)
+		out[i] = r
+	}
+	return out
+}
+
+func FuzzProgress(f *testing.F) {
+	fuzzStateFile(f, stateFile{ProgressFile,
+		func(tr *Tree) (any, error) {
+			recs, err := tr.LoadProgress()
+			return normalRecords(recs), err
+		},
+		func(tr *Tree, v any) error {
+			for _, r := range v.([]Record) {
+				if err := tr.AppendProgress(context.Background(), r); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	},
+		`{"version":1,"time":"2026-11-30T09:12:04Z","session":"20261130T091204Z-4f2a","task":"T-12","text":"Register 12, page 4: Anna, born 3 March 1850."}`+"\n"+
+			`{"version":1,"time":"2026-11-30T10:00:00+01:00","task":"T-1","text":"by hand"}`+"\n\n",
+		`{"version":1,"time":"2026-11-30T09:12:04Z","task":"T-12","text":"cut`,
+		"")
+}
+
+func FuzzPark(f *testing.F) {
+	fuzzStateFile(f, stateFile{ParkFile,
+		func(tr *Tree) (any, error) { return tr.LoadPark() },
+		func(tr *Tree, v any) error { return tr.SavePark(v.(*Park)) },
+	}, `{"version": 1, "empty": {"T-1": 2}}`, `{"version": 1}`, `{"version": 1, "empty": {"task": 1}}`)
+}
+
+func FuzzMode(f *testing.F) {
+	fuzzStateFile(f, stateFile{ModeFile,
+		func(tr *Tree) (any, error) { return tr.LoadMode() },
+		func(tr *Tree, v any) error { return tr.SaveMode(v.(*Mode)) },
+	}, `{"version": 1, "mode": "archive", "changed": "2026-11-30T09:00:00Z"}`, `{"version": 1, "mode": "research"}`, `{"version": 1, "mode": "holiday"}`)
+}
+
+func FuzzHold(f *testing.F) {
+	fuzzStateFile(f, stateFile{GatesDir + "/claude-usage/" + HoldFile,
+		func(tr *Tree) (any, error) {
+			var v map[string]any
+			_, err := tr.LoadHold("claude-usage", &v)
+			return v, err
+		},
+		func(tr *Tree, v any) error { return tr.SaveHold("claude-usage", v) },
+	}, `{"version": 1, "week_resets_at": "2026-12-04T09:07:00Z", "waiting": true}`, `{"version": 1}`, `{}`)
+}
+
+func FuzzConfig(f *testing.F) {
+	fuzzStateFile(f, stateFile{ConfigFile,
+		func(tr *Tree) (any, error) { return tr.TreeConfig().Load() },
+		func(tr *Tree, v any) error { return tr.TreeConfig().Save(v.(*Config)) },
+	}, `{"version": 1, "settings": {"run.minutes": 30, "agent.name": "command", "agent.command": "./agent.sh"}}`,
+		`{"version": 1, "settings": {"run.minutes": 30.0}}`, `{"version": 1, "settings": {"run.minutes": 3}}`,
+		`{"version": 1, "agents": {"mine": {"command": ["./mine"]}}}`)
+}
