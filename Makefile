@@ -7,7 +7,7 @@ LDFLAGS := -X main.version=$(VERSION)
 # threads), which every command an agent runs pays for. Tests keep cgo for -race.
 NOCGO   := CGO_ENABLED=0
 
-.PHONY: build install test lint bench demo e2e screenshot clean
+.PHONY: build install test lint bench demo e2e screenshot fuzz clean
 
 build:
 	$(NOCGO) $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/strom
@@ -29,6 +29,11 @@ test:
 e2e:
 	$(GO) test -count=1 -timeout 15m -run 'TestClaude|TestCodex|TestOpenCode|TestGrok' ./cmd/strom/
 	$(GO) test -count=1 ./internal/fakemodel/
+
+# Every fuzz target for FUZZTIME each (default 30s), one `go test -fuzz` at a time.
+FUZZTIME ?= 30s
+fuzz:
+	FUZZTIME=$(FUZZTIME) ./scripts/fuzz.sh
 
 lint:
 	$(GO) vet ./...
