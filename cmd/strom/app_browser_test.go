@@ -153,9 +153,17 @@ func TestAppFinishAndStop(t *testing.T) {
 		}
 	}
 
-	if err := chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`form.finish button`)),
-	); err != nil {
+	// The page replaces its overview whenever it changes (here: every new line of
+	// the transcript), so the button found may be gone when the click is sent: press
+	// again until the click lands.
+	err = nil
+	for try := 0; try < 20; try++ {
+		if err = chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`form.finish button`))); err == nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
 		t.Fatalf("pressing Finish and stop: %v", err)
 	}
 	if err := chromedp.Do(within(t, bctx), chromedp.WaitVisible(chromedp.CSS(`[data-finish="asked"]`))); err != nil {
