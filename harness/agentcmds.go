@@ -27,11 +27,7 @@ func (r *Research) Record(ctx context.Context, ref SessionRef, text string) (sta
 		}
 	}
 	err := r.Tree.Locked(ctx, func() error {
-		q, err := r.Tree.LoadQueue()
-		if err != nil {
-			return err
-		}
-		if _, err := q.Find(rec.Task); err != nil {
+		if _, err := r.Tree.FindTaskLocked(rec.Task); err != nil {
 			return err
 		}
 		return r.Tree.AppendProgressLocked(rec)

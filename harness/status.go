@@ -40,11 +40,11 @@ func (r *Research) Status(ctx context.Context) (Status, error) {
 	if ms, err := r.modeState(m, st.Running); err == nil {
 		st.ModeText = ms.Text()
 	}
-	q, err := r.Tree.LoadQueue()
+	sum, err := r.Tree.QueueSummary(ctx)
 	if err != nil {
 		return st, err
 	}
-	st.Counts = q.Count()
+	st.Counts = sum.Counts
 	if st.Last, err = r.LastSession(ctx); err != nil {
 		return st, err
 	}

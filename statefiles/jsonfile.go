@@ -30,25 +30,36 @@ func loadFile(path, shown, schemaName string, v any) (found bool, err error) {
 // saveFile validates v and writes it atomically. An existing file that is invalid is
 // never replaced: the person may have a hand edit in it worth keeping.
 func saveFile(path, shown, schemaName string, v any) error {
-	data, err := marshal(v)
+	_, err := saveFileData(path, shown, schemaName, v)
+	return err
+}
+
+// saveFileData is saveFile, returning the bytes the file holds after it.
+func saveFileData(path, shown, schemaName string, v any) (data []byte, err error) {
+	defer func() {
+		if err != nil {
+			data = nil
+		}
+	}()
+	data, err = marshal(v)
 	if err != nil {
-		return fmt.Errorf("encode %s: %w", shown, err)
+		return nil, fmt.Errorf("encode %s: %w", shown, err)
 	}
 	if err := check(shown, schemaName, data); err != nil {
-		return fmt.Errorf("refuse to write invalid data: %w", err)
+		return nil, fmt.Errorf("refuse to write invalid data: %w", err)
 	}
 	if old, err := readOptional(path); err == nil && old != nil {
 		if bytes.Equal(old, data) {
-			return nil
+			return data, nil
 		}
 		if err := check(shown, schemaName, old); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("write %s: %w", shown, err)
+		return nil, fmt.Errorf("write %s: %w", shown, err)
 	}
-	return WriteAtomic(path, data, 0o644)
+	return data, WriteAtomic(path, data, 0o644)
 }
 
 // marshal writes indented JSON with a final newline, so that diffs of state files in

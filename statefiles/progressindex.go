@@ -134,14 +134,14 @@ func (t *Tree) progressIndexLocked() (progressState, error) {
 	if err != nil {
 		return st, fmt.Errorf("read %s: %w", t.rel(ProgressFile), err)
 	}
-	cur := stamp{Size: fi.Size(), MTime: fi.ModTime().UnixNano()}
+	cur := stamp{Ino: inode(fi), Size: fi.Size(), MTime: fi.ModTime().UnixNano()}
 	if cur.Tail, err = tailAt(f, cur.Size); err != nil {
 		return st, fmt.Errorf("read %s: %w", t.rel(ProgressFile), err)
 	}
 	if ok && cur == st.Stamp {
 		return st, nil
 	}
-	if ok && cur.Size > st.Stamp.Size {
+	if ok && cur.Ino == st.Stamp.Ino && cur.Size > st.Stamp.Size {
 		if was, err := tailAt(f, st.Stamp.Size); err == nil && was == st.Stamp.Tail {
 			return t.extendProgressIndex(f, st, cur)
 		}

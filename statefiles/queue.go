@@ -1,9 +1,11 @@
 package statefiles
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -68,6 +70,16 @@ type Queue struct {
 	Version int    `json:"version"`
 	NextID  int    `json:"next_id"`
 	Tasks   []Task `json:"tasks"`
+
+	// loaded is what the queue was read from: SaveQueue validates only the tasks
+	// that differ from it.
+	loaded *loadedQueue
+}
+
+// loadedQueue is the file a Queue was read from: its stamp and each task's bytes.
+type loadedQueue struct {
+	stamp stamp
+	tasks map[string][]byte
 }
 
 // NewQueue returns an empty queue.
@@ -100,7 +112,21 @@ func (t *Tree) LoadQueue() (*Queue, error) {
 	if data == nil {
 		return NewQueue(), nil
 	}
-	return ParseQueue(t.rel(QueueFile), data)
+	q, err := ParseQueue(t.rel(QueueFile), data)
+	if err != nil {
+		return nil, err
+	}
+	// The stamp is read after the bytes: a file changed in between has another
+	// stamp than the one SaveQueue compares, and is checked again there.
+	if st, err := stampOf(t.Path(QueueFile)); err == nil && st.Size == int64(len(data)) {
+		if spans := indentedSpans(data); len(spans) == len(q.Tasks) {
+			q.loaded = &loadedQueue{stamp: st, tasks: make(map[string][]byte, len(spans))}
+			for i, sp := range spans {
+				q.loaded.tasks[q.Tasks[i].ID] = data[sp.off : sp.off+sp.n]
+			}
+		}
+	}
+	return q, nil
 }
 
 // check enforces what the schema cannot say: ids are unique, and the next id is past
@@ -120,12 +146,99 @@ func (q *Queue) check(file string) error {
 	return nil
 }
 
-// SaveQueue validates and writes the queue. Hold the lock.
+// SaveQueue validates and writes the queue. Hold the lock. What it validates is
+// what changed: the tasks whose bytes differ from the file the queue was loaded
+// from, against the schema, and what spans tasks (unique ids, next_id) in code.
+// A queue not loaded from the file as it stands (another process changed it, or it
+// was made new) is validated whole, and so is the file it replaces.
 func (t *Tree) SaveQueue(q *Queue) error {
-	if err := q.check(t.rel(QueueFile)); err != nil {
+	shown := t.rel(QueueFile)
+	if err := q.check(shown); err != nil {
 		return err
 	}
-	return saveFile(t.Path(QueueFile), t.rel(QueueFile), schemas.Queue, q)
+	data, parts, err := marshalQueue(q)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", shown, err)
+	}
+	path := t.Path(QueueFile)
+	fresh := false
+	if q.loaded != nil {
+		cur, err := stampOf(path)
+		fresh = err == nil && cur == q.loaded.stamp
+	}
+	if fresh {
+		changed := &Queue{Version: q.Version, NextID: q.NextID, Tasks: []Task{}}
+		for i, task := range q.Tasks {
+			if old, ok := q.loaded.tasks[task.ID]; !ok || !bytes.Equal(old, parts[i]) {
+				changed.Tasks = append(changed.Tasks, task)
+			}
+		}
+		mini, err := marshal(changed)
+		if err != nil {
+			return fmt.Errorf("encode %s: %w", shown, err)
+		}
+		if err := validate(shown, 0, schemas.Queue, mini); err != nil {
+			// Say where in the whole queue the rule is broken.
+			if err := validate(shown, 0, schemas.Queue, data); err != nil {
+				return fmt.Errorf("refuse to write invalid data: %w", err)
+			}
+			return fmt.Errorf("refuse to write invalid data: %w", err)
+		}
+		if len(data) == int(q.loaded.stamp.Size) && tailSum(data[max(0, len(data)-stampTail):]) == q.loaded.stamp.Tail {
+			if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+				return nil
+			}
+		}
+		if err := WriteAtomic(path, data, 0o644); err != nil {
+			return err
+		}
+		validated.remember(sumOf(schemas.Queue, data))
+	} else if data, err = saveFileData(path, shown, schemas.Queue, q); err != nil {
+		return err
+	}
+	t.indexSavedQueue(q, data)
+	if st, err := stampOf(path); err == nil && st.Size == int64(len(data)) {
+		spans := indentedSpans(data)
+		q.loaded = &loadedQueue{stamp: st, tasks: make(map[string][]byte, len(spans))}
+		for i, sp := range spans {
+			q.loaded.tasks[q.Tasks[i].ID] = data[sp.off : sp.off+sp.n]
+		}
+	}
+	return nil
+}
+
+// marshalQueue writes the queue as marshal does, and returns each task's bytes.
+func marshalQueue(q *Queue) ([]byte, [][]byte, error) {
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, "{\n  \"version\": %d,\n  \"next_id\": %d,\n  \"tasks\": [", q.Version, q.NextID)
+	if len(q.Tasks) == 0 {
+		buf.WriteString("]\n}\n")
+		return buf.Bytes(), nil, nil
+	}
+	offs := make([][2]int, len(q.Tasks))
+	var one bytes.Buffer
+	enc := json.NewEncoder(&one)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("    ", "  ")
+	for i := range q.Tasks {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.WriteString("\n    ")
+		one.Reset()
+		if err := enc.Encode(&q.Tasks[i]); err != nil {
+			return nil, nil, err
+		}
+		offs[i] = [2]int{buf.Len(), buf.Len() + one.Len() - 1}
+		buf.Write(one.Bytes()[:one.Len()-1])
+	}
+	buf.WriteString("\n  ]\n}\n")
+	data := buf.Bytes()
+	parts := make([][]byte, len(offs))
+	for i, o := range offs {
+		parts[i] = data[o[0]:o[1]]
+	}
+	return data, parts, nil
 }
 
 // UpdateQueue loads the queue under the lock, lets fn change it, and saves it when fn

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"syscall"
 )
 
 // A stamp tells cheaply whether a committed file is still the one an index under
@@ -15,6 +16,7 @@ import (
 // catches file systems whose times are coarse. Reading a stamp costs a stat and one
 // read of at most stampTail bytes, whatever the file's size.
 type stamp struct {
+	Ino   uint64 `json:"ino"` // a new file each time strom writes one (atomic writes)
 	Size  int64  `json:"size"`
 	MTime int64  `json:"mtime"` // nanoseconds since the epoch
 	Tail  string `json:"tail"`  // hex SHA-256 of the bytes [Size-stampTail, Size)
@@ -41,7 +43,14 @@ func stampOf(path string) (stamp, error) {
 	if err != nil {
 		return stamp{}, err
 	}
-	return stamp{Size: st.Size(), MTime: st.ModTime().UnixNano(), Tail: tail}, nil
+	return stamp{Ino: inode(st), Size: st.Size(), MTime: st.ModTime().UnixNano(), Tail: tail}, nil
+}
+
+func inode(fi os.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Ino)
+	}
+	return 0
 }
 
 // tailAt hashes the stampTail bytes of f that end at size.

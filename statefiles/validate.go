@@ -9,11 +9,16 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/strom-research/strom/schemas"
 )
+
+// validatedBytes counts the bytes validate was given, for the tests that show a
+// write validates what changed and no more.
+var validatedBytes atomic.Int64
 
 var (
 	compileMu sync.Mutex
@@ -96,6 +101,7 @@ func check(file, schemaName string, data []byte) error {
 // validate validates data (a whole file, or line `line` of one) against a schema and
 // turns the first broken rule into a SchemaError for file.
 func validate(file string, line int, schemaName string, data []byte) error {
+	validatedBytes.Add(int64(len(data)))
 	v, err := decode(data)
 	if err != nil {
 		return &SchemaError{File: file, Line: line, Rule: "not valid JSON (" + jsonProblem(data, err) + ")"}

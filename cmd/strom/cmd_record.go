@@ -131,11 +131,7 @@ func showSessionTask(ctx context.Context, s *sys) error {
 	if err != nil {
 		return err
 	}
-	q, err := r.Tree.LoadQueue()
-	if err != nil {
-		return err
-	}
-	t, err := q.Find(ref.Task)
+	t, err := r.Tree.FindTask(ctx, ref.Task)
 	if err != nil {
 		return err
 	}
@@ -148,9 +144,9 @@ func showSessionTask(ctx context.Context, s *sys) error {
 			statefiles.Task
 			Records  []statefiles.Record `json:"records"`
 			Deadline string              `json:"deadline"`
-		}{*t, recs, s.getenv("STROM_DEADLINE")})
+		}{t, recs, s.getenv("STROM_DEADLINE")})
 	}
-	printTask(s, *t, recs)
+	printTask(s, t, recs)
 	if dl, err := time.Parse(time.RFC3339, s.getenv("STROM_DEADLINE")); err == nil {
 		fmt.Fprintf(s.stdout, "\nsession %s ends at %s UTC: %s.\n", ref.Session, harness.ClockAt(dl.UTC()), harness.TimeLeft(r.Now(), dl))
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -53,7 +54,7 @@ with strom done or strom ask.`, ""),
 			if s.inSession() != "" {
 				return showSessionTask(ctx, s)
 			}
-			return listTasks(s, "", *asJSON)
+			return listTasks(ctx, s, listOptions{json: *asJSON})
 		},
 	}
 }
@@ -121,26 +122,47 @@ func taskListCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom task list")
 	asJSON := fs.Bool("json", false, "print JSON")
 	state := fs.String("state", "", "only tasks in this state: open, started, waiting, done, parked")
+	page := fs.Int("page", 0, fmt.Sprintf("show page N of %d tasks (default: the first; with --json: all)", listPage))
+	all := fs.Bool("all", false, "show every task, not a page")
 	return &ffcli.Command{
 		Name:       "list",
-		ShortUsage: "strom task list [--state S] [--json]",
+		ShortUsage: "strom task list [--state S] [--page N | --all] [--json]",
 		ShortHelp:  "the queue in order",
 		FlagSet:    fs,
-		LongHelp:   withHelp("Lists the tasks in queue order: id, state, title.", ""),
+		LongHelp: withHelp(fmt.Sprintf(`Lists the tasks in queue order: id, state, title, %d at a time; the last line
+says how to see the next page. --json lists every task unless --page is given.`, listPage), ""),
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			s.json = *asJSON
 			if len(args) > 0 {
 				return usagef("strom task list takes no arguments; use --state to filter")
 			}
-			return listTasks(s, *state, *asJSON)
+			if *page < 0 {
+				return usagef("--page must be 1 or more, not %d", *page)
+			}
+			if *page > 0 && *all {
+				return usagef("give --page or --all, not both")
+			}
+			return listTasks(ctx, s, listOptions{state: *state, json: *asJSON, page: *page, all: *all})
 		}),
 	}
 }
 
-func listTasks(s *sys, state string, asJSON bool) error {
+// listPage is how many tasks a page of strom task list shows.
+const listPage = 100
+
+type listOptions struct {
+	state string
+	json  bool
+	page  int // 0: the first page, or every task with json
+	all   bool
+}
+
+// listTasks prints a page of the queue, read through the queue's index: a page
+// costs the same in a queue of any length.
+func listTasks(ctx context.Context, s *sys, o listOptions) error {
 	var want statefiles.State
-	if state != "" {
-		st, err := statefiles.ParseState(state)
+	if o.state != "" {
+		st, err := statefiles.ParseState(o.state)
 		if err != nil {
 			return usageError{msg: err.Error()}
 		}
@@ -150,27 +172,38 @@ func listTasks(s *sys, state string, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	q, err := r.Tree.LoadQueue()
+	page, size := max(o.page, 1), listPage
+	if o.all || (o.json && o.page == 0) {
+		page, size = 1, math.MaxInt
+	}
+	tasks, total, err := r.Tree.QueuePage(ctx, want, (page-1)*listPage, size)
 	if err != nil {
 		return err
 	}
-	tasks := []statefiles.Task{}
-	for _, t := range q.Tasks {
-		if want == "" || t.State == want {
-			tasks = append(tasks, t)
-		}
-	}
-	if asJSON {
+	if o.json {
 		return s.printJSON(tasks)
 	}
 	if len(tasks) == 0 {
-		if want != "" {
+		switch {
+		case total > 0:
+			fmt.Fprintf(s.stdout, "Page %d is past the last page: %d tasks, %d a page.\n", page, total, listPage)
+		case want != "":
 			fmt.Fprintf(s.stdout, "No %s tasks.\n", want)
-		} else {
+		default:
 			fmt.Fprintln(s.stdout, "The queue is empty: add a task with strom task add \"…\"")
 		}
 		return nil
 	}
+	defer func() {
+		first := (page-1)*listPage + 1
+		if last := first + len(tasks) - 1; first > 1 || last < total {
+			next := ""
+			if last < total {
+				next = fmt.Sprintf(": strom task list --page %d shows the next ones, --all every one", page+1)
+			}
+			fmt.Fprintf(s.stdout, "Tasks %d–%d of %d%s.\n", first, last, total, next)
+		}
+	}()
 	tw := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
 	for _, t := range tasks {
 		extra := ""
