@@ -210,8 +210,11 @@ func Decide(now time.Time, p Params, u Usage, h Hold) (Answer, Hold) {
 
 	h.Waiting = true
 	wait, why, target := paceWait(now, p.N, used, reset, left)
+	// Below the need, the lead is shown rounded down and the need up, so that the
+	// reason never reads "lead 10 < 10 needed".
+	head = fmt.Sprintf("week %s used, %s passed, lead %s", pct(used), pct(passed), numDown(lead))
 	return answer(VerdictWait, wait, fmt.Sprintf("%s < %s needed%s; waiting for a lead of %s, asking again in %s%s",
-		head, num(required), after, num(target), span(wait), why)), h
+		head, numUp(required), after, numUp(target), span(wait), why)), h
 }
 
 // paceWait is R7.5.3: how long to wait on the pace, why the moment was chosen when it
@@ -303,6 +306,11 @@ func num(x float64) string {
 }
 
 func pct(x float64) string { return num(x) + "%" }
+
+// numDown and numUp format like num, rounded down or up to one decimal: for the two
+// sides of a comparison that must read true.
+func numDown(x float64) string { return num(math.Floor(x*10+1e-9) / 10) }
+func numUp(x float64) string   { return num(math.Ceil(x*10-1e-9) / 10) }
 
 // span formats a wait for a person: 5m, 3h20m, 2d4h.
 func span(d time.Duration) string {

@@ -32,6 +32,27 @@ func used(pct float64) Usage {
 	return Usage{WeekUsed: pct, WeekResetsAt: testReset, Source: SourceStatusLine}
 }
 
+// TestDecideReasonReadsTrue: a lead just below the need never reads as equal to it
+// after rounding ("lead 10 < 10 needed").
+func TestDecideReasonReadsTrue(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		passed, used float64
+		want         string
+	}{
+		{50, 40.04, "lead 9.9 < 10 needed"},
+		{50, 40.01, "lead 9.9 < 10 needed"},
+		{50, 40.5, "lead 9.5 < 10 needed"},
+		{50, 41, "lead 9 < 10 needed"},
+	}
+	for _, tt := range tests {
+		a, _ := Decide(at(tt.passed), Params{N: 10}, used(tt.used), Hold{Version: HoldVersion, WeekResetsAt: testReset})
+		if !strings.Contains(a.Reason, tt.want) {
+			t.Errorf("passed %v, used %v: reason %q, want it to say %q", tt.passed, tt.used, a.Reason, tt.want)
+		}
+	}
+}
+
 func TestDecide(t *testing.T) {
 	t.Parallel()
 	var (
