@@ -11,6 +11,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/strom-research/strom/harness/consent"
+	"github.com/strom-research/strom/harness/gates"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -169,7 +170,11 @@ func configSetCommand(s *sys) *ffcli.Command {
 				return err
 			}
 			if k.Person {
-				if err := s.confirm(fmt.Sprintf("Set %s to %q for %s?", k.Name, args[1], scope(*forTree))); err != nil {
+				q := fmt.Sprintf("Set %s to %q for %s?", k.Name, args[1], scope(*forTree))
+				if c := gates.CapOf(args[1]); k.Name == "run.gate" && c > 0 {
+					q += fmt.Sprintf(" At %d%% of the week no session starts, in no run, not even with --no-gate.", c)
+				}
+				if err := s.confirm(q); err != nil {
 					return err
 				}
 			}

@@ -181,15 +181,22 @@ func (s *sys) runGate(r *harness.Research, o harness.RunOptions, gateSet bool, g
 		return nil, err
 	}
 	words := strings.TrimSpace(res.Value)
+	// The cap of run.gate is a person's hard limit for the whole computer (R7.5.4):
+	// it holds under --no-gate and --gate too, and the question says so.
+	capped := gates.CapOf(words)
+	capNote := ""
+	if capped > 0 {
+		capNote = fmt.Sprintf(" Its cap still holds: at %d%% of the week no session starts, in no run.", capped)
+	}
 	switch {
 	case noGate:
 		if words == "" {
 			return nil, nil
 		}
-		if err := s.confirm(fmt.Sprintf("Run without the condition “%s” set for this computer?", words)); err != nil {
+		if err := s.confirm(fmt.Sprintf("Run without the condition “%s” set for this computer?%s", words, capNote)); err != nil {
 			return nil, err
 		}
-		return nil, nil
+		return s.capGate(r, settings, o, words, nil)
 	case gateSet:
 		spec, err := gates.ParseSpec(gateWords)
 		if err != nil {
@@ -203,9 +210,16 @@ func (s *sys) runGate(r *harness.Research, o harness.RunOptions, gateSet bool, g
 			if words != "" {
 				q += fmt.Sprintf(" instead of “%s”", words)
 			}
-			if err := s.confirm(q + "?"); err != nil {
+			if err := s.confirm(q + "?" + capNote); err != nil {
 				return nil, err
 			}
+		}
+		if spec.String() != words && capped > 0 {
+			inner, err := s.gateRunner(r, settings, o, spec)
+			if err != nil {
+				return nil, err
+			}
+			return s.capGate(r, settings, o, words, inner)
 		}
 		words = gateWords
 	}
@@ -216,6 +230,11 @@ func (s *sys) runGate(r *harness.Research, o harness.RunOptions, gateSet bool, g
 	if err != nil {
 		return nil, fmt.Errorf("read run.gate: %w: set it again with strom config set run.gate", err)
 	}
+	return s.gateRunner(r, settings, o, spec)
+}
+
+// gateRunner is the condition spec asked as R7.4 says.
+func (s *sys) gateRunner(r *harness.Research, settings statefiles.Settings, o harness.RunOptions, spec gates.Spec) (*gates.Runner, error) {
 	a := s.asker(r, settings, spec, o.Agent)
 	a.Since = r.Now().Add(-time.Second)
 	return &gates.Runner{
@@ -227,6 +246,26 @@ func (s *sys) runGate(r *harness.Research, o harness.RunOptions, gateSet bool, g
 		Interrupts:  o.Interrupts,
 		Confirm:     s.startAnyway,
 	}, nil
+}
+
+// capGate asks the cap of run.gate (words) before every session, then inner (nil:
+// nothing more). Without a cap it is inner alone.
+func (s *sys) capGate(r *harness.Research, settings statefiles.Settings, o harness.RunOptions, words string, inner harness.Gate) (harness.Gate, error) {
+	if gates.CapOf(words) == 0 {
+		return inner, nil
+	}
+	spec, err := gates.ParseSpec(words)
+	if err != nil {
+		return nil, fmt.Errorf("read run.gate: %w: set it again with strom config set run.gate", err)
+	}
+	a := s.asker(r, settings, spec, o.Agent)
+	a.Since = r.Now().Add(-time.Second)
+	a.CapOnly = true
+	capRunner := &gates.Runner{Asker: a, Research: r, Out: o.Out, EachSession: true, Until: o.Until, Interrupts: o.Interrupts}
+	if inner == nil {
+		return capRunner, nil
+	}
+	return gates.Chain{capRunner, inner}, nil
 }
 
 // startAnyway asks the person on the terminal; Enter means no. Without a terminal

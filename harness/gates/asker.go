@@ -6,14 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/strom-research/strom/agentpty"
+	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/gates/claudeusage"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/statefiles"
@@ -40,6 +43,11 @@ type Asker struct {
 	// Since is the run's start: the agent's own report counts only from then on.
 	// Zero: any report at most 15 minutes old.
 	Since time.Time
+	// CapOnly asks claude-usage for its cap alone (R7.5.4): a run under --no-gate or
+	// another condition still stops at the cap of run.gate, and its sessions are
+	// watched for it; the pace is not asked, and a usage that cannot be read lets
+	// the run go on.
+	CapOnly bool
 }
 
 // Reply is a gate's answer with how it came about.
@@ -202,6 +210,9 @@ func (a *Asker) claudeUsage(ctx context.Context) Reply {
 	if rd.Err != nil {
 		return Reply{Exit: -1, Err: rd.Err}
 	}
+	if a.CapOnly {
+		return a.capOnly(p, rd)
+	}
 	if rd.Answer != nil {
 		ans := *rd.Answer
 		if ans.Verdict != claudeusage.VerdictGo {
@@ -226,6 +237,51 @@ func (a *Asker) claudeUsage(ctx context.Context) Reply {
 		}
 	}
 	return Reply{Answer: fromDecision(ans, &rd.Usage)}
+}
+
+// capOnly answers for the cap alone: stop, hard, at the cap; go otherwise, with the
+// session watched for the cap.
+func (a *Asker) capOnly(p claudeusage.Params, rd Reading) Reply {
+	if rd.Answer != nil {
+		return Reply{Answer: fromDecision(claudeusage.Answer{Verdict: Go, Watch: p.Watch(),
+			Reason: "the cap could not be checked: " + rd.Answer.Reason}, nil)}
+	}
+	ans, _ := claudeusage.Decide(a.now(), claudeusage.Params{Cap: p.Cap}, rd.Usage, claudeusage.Hold{})
+	if !ans.Hard {
+		ans = claudeusage.Answer{Verdict: Go, Watch: p.Watch(),
+			Reason: fmt.Sprintf("week %s%% used, under the cap of %d%%", strconv.FormatFloat(math.Round(rd.Usage.WeekUsed*10)/10, 'f', -1, 64), p.Cap)}
+	}
+	return Reply{Answer: fromDecision(ans, &rd.Usage)}
+}
+
+// CapOf is the cap in the words of run.gate: claude-usage's --cap, 0 for none.
+func CapOf(words string) int {
+	spec, err := ParseSpec(words)
+	if err != nil || !spec.Builtin() {
+		return 0
+	}
+	p, err := claudeusage.ParseArgs(spec.Args)
+	if err != nil {
+		return 0
+	}
+	return p.Cap
+}
+
+// Chain asks its gates in order before each session; the first that does not say go
+// decides.
+type Chain []harness.Gate
+
+// Before asks each gate.
+func (c Chain) Before(ctx context.Context, n int) (*harness.GateStop, error) {
+	for _, g := range c {
+		if g == nil {
+			continue
+		}
+		if gs, err := g.Before(ctx, n); err != nil || gs != nil {
+			return gs, err
+		}
+	}
+	return nil, nil
 }
 
 // APIKeyEnv names the variable that makes Claude Code use an API key or a cloud
