@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"github.com/strom-research/strom/harness/agents"
@@ -26,8 +29,11 @@ var (
 	ErrSessionWorking = errors.New("a session is working in this research")
 	// ErrRunWaiting means a run waits for its condition in the research, so its mode stays.
 	ErrRunWaiting = errors.New("a strom run waits for its condition in this research")
-	// ErrNoAgent means research cannot be switched on: no agent is installed.
-	ErrNoAgent = errors.New("no agent is installed on this computer")
+	// ErrNoAgent means research cannot be switched on: its agent is not installed.
+	ErrNoAgent = errors.New("the research's agent is not installed on this computer")
+	// ErrDeclined means a person said no to installing the agent, or no one could be
+	// asked.
+	ErrDeclined = errors.New("the agent was not installed")
 )
 
 // ModeState is what strom mode shows.
@@ -58,14 +64,12 @@ func installAdvice(binary, install string) string {
 	if install != "" {
 		how = "install it with " + install
 	}
-	choose := "strom config set agent.name NAME"
 	for _, name := range installedAgents {
 		if _, err := exec.LookPath(name); err == nil && name != binary {
-			choose = "strom config set agent.name " + name
-			break
+			return how + ", or choose " + name + ", which is installed, with strom config set agent.name " + name
 		}
 	}
-	return how + ", or choose another with " + choose
+	return how + ", or choose another agent with strom config set agent.name NAME"
 }
 
 // agentProfile resolves the agent a research works with: override, else the
@@ -149,7 +153,11 @@ type ModeSwitch struct {
 // start. Switching to archive parks the open, started and waiting tasks with
 // ArchiveReason; switching back returns exactly those to where they were. Nothing
 // is deleted, and the switch is one commit of .strom/ with a Strom-Mode trailer.
-func (r *Research) SwitchMode(ctx context.Context, to string, confirm func(question string) error, out func(string)) (ModeSwitch, error) {
+//
+// install, when not nil, is offered the shipped install line of an agent that is not
+// installed when research is switched on (R7.8): it asks the person and runs the line
+// on a yes, or returns ErrDeclined.
+func (r *Research) SwitchMode(ctx context.Context, to string, confirm func(question string) error, install func(binary, line string) error, out func(string)) (ModeSwitch, error) {
 	ms := ModeSwitch{To: to}
 	if to != statefiles.ModeArchive && to != statefiles.ModeResearch {
 		return ms, fmt.Errorf("unknown mode %q: use archive or research", to)
@@ -179,8 +187,8 @@ func (r *Research) SwitchMode(ctx context.Context, to string, confirm func(quest
 		if err != nil {
 			return ms, err
 		}
-		if !prof.Installed(exec.LookPath) {
-			return ms, fmt.Errorf("%w (%s), so the research stays a Strom archive — %s, then run strom mode research again", ErrNoAgent, prof.Binary, installAdvice(prof.Binary, prof.Install))
+		if err := r.installAgent(prof, install); err != nil {
+			return ms, err
 		}
 	}
 	q, err := r.Tree.LoadQueue()
@@ -293,4 +301,67 @@ func modeMessage(to string, tasks []statefiles.Task) gitrepo.Message {
 		msg.Body = "Tasks returned to where they were: " + list + "."
 	}
 	return msg
+}
+
+// installAgent makes sure the research's agent is installed before research is
+// switched on: when it is not, install (if any) is offered the agent's shipped
+// install line — never one from the tree's settings. Whatever does not end with the
+// program on PATH leaves the archive as it was, with a sentence saying what to do.
+func (r *Research) installAgent(prof agents.Profile, install func(binary, line string) error) error {
+	if prof.Installed(r.lookPath) {
+		return nil
+	}
+	stays := func(what string) error {
+		return fmt.Errorf("%s, so the research stays a Strom archive — %s, then run strom mode research again", what, installAdvice(prof.Binary, prof.Install))
+	}
+	line := agents.ShippedInstall(prof.Binary)
+	if install == nil || line == "" {
+		return stays(fmt.Sprintf("%v (%s)", ErrNoAgent, prof.Binary))
+	}
+	switch err := install(prof.Binary, line); {
+	case errors.Is(err, ErrDeclined):
+		return stays(fmt.Sprintf("%v (%s)", ErrNoAgent, prof.Binary))
+	case err != nil:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return stays(fmt.Sprintf("%s ended with %s", line, ee))
+		}
+		return stays(fmt.Sprintf("%s could not run (%v)", line, err))
+	}
+	if !prof.Installed(r.lookPath) {
+		return stays(fmt.Sprintf("%s ran, but %s is still not on PATH", line, prof.Binary))
+	}
+	return nil
+}
+
+// lookPath finds a program on the research's PATH (its Getenv), as exec.LookPath
+// does on the process's.
+func (r *Research) lookPath(name string) (string, error) {
+	if strings.Contains(name, "/") {
+		return exec.LookPath(name)
+	}
+	for _, dir := range filepath.SplitList(r.Getenv("PATH")) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("find %s: %w", name, exec.ErrNotFound)
+}
+
+// RunInstall runs an agent's install line (a shell line) for a person who said yes,
+// with the person's terminal as its input and its output shown, on the research's
+// PATH.
+func (r *Research) RunInstall(ctx context.Context, line string, stdin io.Reader, stdout, stderr io.Writer) error {
+	cmd := exec.CommandContext(ctx, "sh", "-c", line)
+	cmd.Dir = r.Tree.Root
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
+	cmd.Env = append(os.Environ(), "PATH="+r.Getenv("PATH"))
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("install the agent: %w", err)
+	}
+	return nil
 }

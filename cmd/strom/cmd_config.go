@@ -258,7 +258,10 @@ var checkSetting = checkGateSetting
 func (s *sys) confirm(question string) error {
 	tty := s.terminal()
 	if tty == nil {
-		return errors.New(s.msg().Say("confirm.needs_terminal", messages.Args{"Question": strings.TrimSuffix(question, "?")}))
+		// The question up to its "?" names what needs the yes; what follows it
+		// explains, and would not read on ("…again. needs a person's yes").
+		what, _, _ := strings.Cut(question, "?")
+		return errors.New(s.msg().Say("confirm.needs_terminal", messages.Args{"Question": strings.TrimSpace(what)}))
 	}
 	if s.yes(tty, question) {
 		return nil

@@ -6,6 +6,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -62,7 +63,7 @@ a session and while a session works in the research.`, ""),
 			if err := s.personOnly("strom mode " + to); err != nil {
 				return err
 			}
-			sw, err := r.SwitchMode(ctx, to, s.confirm, func(line string) { fmt.Fprintln(s.stdout, line) })
+			sw, err := r.SwitchMode(ctx, to, s.confirm, s.offerInstall(ctx, r), func(line string) { fmt.Fprintln(s.stdout, line) })
 			if err != nil {
 				return err
 			}
@@ -85,5 +86,26 @@ a session and while a session works in the research.`, ""),
 			}
 			return nil
 		}),
+	}
+}
+
+// offerInstall asks the person on the terminal whether to install the research's
+// agent with its install line, and runs the line on a yes with its output shown
+// (R7.8). Without a terminal, or on no, it returns harness.ErrDeclined.
+func (s *sys) offerInstall(ctx context.Context, r *harness.Research) func(binary, line string) error {
+	return func(binary, line string) error {
+		tty := s.terminal()
+		if tty == nil {
+			return harness.ErrDeclined
+		}
+		if !s.yes(tty, fmt.Sprintf("%s is not installed on this computer. Install it now with %s?", binary, line)) {
+			return harness.ErrDeclined
+		}
+		fmt.Fprintf(s.stderr, "$ %s\n", line)
+		out, errOut := s.rawStdout, s.rawStderr
+		if out == nil {
+			out, errOut = s.stdout, s.stderr
+		}
+		return r.RunInstall(ctx, line, tty, out, errOut)
 	}
 }

@@ -359,3 +359,19 @@ func (p Profile) Argv(v Vars) ([]string, error) {
 	}
 	return out, nil
 }
+
+// ShippedInstall is the install line of the shipped profile whose program is binary
+// ("" when none says one). Only a shipped line is ever run, on a person's yes: the
+// settings of a research could name any command.
+func ShippedInstall(binary string) string {
+	if binary == "" {
+		return ""
+	}
+	for name := range builtin() {
+		p, err := Lookup(name, nil)
+		if err == nil && p.Binary == binary && p.Install != "" {
+			return p.Install
+		}
+	}
+	return ""
+}

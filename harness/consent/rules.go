@@ -48,7 +48,7 @@ var Rules = []Rule{
 	{Path: "agents/*/limit", Why: "screen patterns strom reads, never runs"},
 	{Path: "agents/*/login", Why: "screen patterns strom reads, never runs"},
 	{Path: "agents/*/binary", Why: "a name looked up on PATH to tell whether the agent is installed, never started"},
-	{Path: "agents/*/install", Why: "advice shown to a person, never run by strom"},
+	{Path: "agents/*/install", Why: "advice shown to a person; strom runs only the shipped profile's line, on a person's yes"},
 	{Path: "agents/*/stream_json", Why: "how the agent's output is read"},
 
 	{Path: "archives/*/probe", Runs: true, Why: "a shell line strom runs to see whether an archive answers"},

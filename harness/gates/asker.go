@@ -150,11 +150,12 @@ func (a *Asker) program(ctx context.Context) Reply {
 		return Reply{Exit: exit, Err: ctx.Err()}
 	}
 	if err != nil {
-		why := lastLine(stderr.String())
-		if why == "" {
-			why = err.Error()
+		// The program's last line on stderr says why; without one, say so rather
+		// than repeat the exit ("failed with exit 1: exit status 1").
+		if why := lastLine(stderr.String()); why != "" {
+			return Reply{Exit: exit, Err: fmt.Errorf("run %s: %w with %s: %s", a.Spec.Name, ErrExit, describeExit(cmd.ProcessState, err), why)}
 		}
-		return Reply{Exit: exit, Err: fmt.Errorf("run %s: %w with %s: %s", a.Spec.Name, ErrExit, describeExit(cmd.ProcessState, err), why)}
+		return Reply{Exit: exit, Err: fmt.Errorf("run %s: %w with %s and wrote nothing on stderr", a.Spec.Name, ErrExit, describeExit(cmd.ProcessState, err))}
 	}
 	ans, err := decodeAnswer(stdout.Bytes())
 	if err != nil {
