@@ -237,7 +237,7 @@ func TestPageStates(t *testing.T) {
 	t.Run("archive", func(t *testing.T) {
 		t.Parallel()
 		r := newResearch(t, "Find Anna")
-		if _, err := r.SwitchMode(context.Background(), statefiles.ModeArchive, func(string) error { return nil }, func(string) {}); err != nil {
+		if _, err := r.SwitchMode(context.Background(), statefiles.ModeArchive, func(string) error { return nil }, nil, func(string) {}); err != nil {
 			t.Fatal(err)
 		}
 		_, h := newServer(t, r.Tree.Root)
