@@ -290,7 +290,7 @@ func (c *claudeRepo) requestLog() string {
 		if len(text) > 100 {
 			text = text[:100] + "…"
 		}
-		fmt.Fprintf(&b, "request %d: %s %s main=%v user=%q body=%d bytes: %s\n", i, r.Method, r.Path, r.Main, text, len(r.Body), r.Shape())
+		fmt.Fprintf(&b, "request %d at %s: %s %s main=%v user=%q body=%d bytes: %s\n", i, r.At.Format("15:04:05.000"), r.Method, r.Path, r.Main, text, len(r.Body), r.Shape())
 	}
 	return b.String()
 }

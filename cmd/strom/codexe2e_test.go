@@ -48,22 +48,27 @@ func checkAnnaCommit(t *testing.T, c *claudeRepo, before, agent string) {
 	}
 }
 
-// TestCodexSessionRecordsAndCloses: Codex's TUI takes the task, runs strom (its
-// shell must find it), records, writes a file and closes; strom commits, and no
-// process Codex started outlives the session.
+// TestCodexSessionRecordsAndCloses: Codex (its TUI, and codex exec) takes the
+// task, runs strom (its shell must find it), records, writes a file and closes;
+// strom commits, and no process Codex started outlives the session.
 func TestCodexSessionRecordsAndCloses(t *testing.T) {
 	t.Parallel()
-	c := newClientRepo(t, clientSetup{agent: "codex", turns: annaTurn()})
-	c.must(t, "task", "add", "Find the baptism of Anna Novak")
-	before := strings.TrimSpace(c.git(t, "rev-list", "--count", "HEAD"))
-	code, screen := c.run(t, 120*time.Second, "run")
-	if code != 0 {
-		t.Fatalf("exit %d, want 0:\n%s\n%s", code, screen, c.transcripts(t))
-	}
-	mustContain(t, "the run's output", screen, "ended: closed", "1 session · stopped: done")
-	checkAnnaCommit(t, c, before, "codex")
-	if left := processesOf("HOME=" + c.home); len(left) > 0 {
-		t.Errorf("processes left running after the session:\n%s", strings.Join(left, "\n"))
+	for _, agent := range []string{"codex", "codex-exec"} {
+		t.Run(agent, func(t *testing.T) {
+			t.Parallel()
+			c := newClientRepo(t, clientSetup{agent: agent, turns: annaTurn()})
+			c.must(t, "task", "add", "Find the baptism of Anna Novak")
+			before := strings.TrimSpace(c.git(t, "rev-list", "--count", "HEAD"))
+			code, screen := c.run(t, 120*time.Second, "run", "--agent", agent)
+			if code != 0 {
+				t.Fatalf("exit %d, want 0:\n%s\n%s", code, screen, c.transcripts(t))
+			}
+			mustContain(t, "the run's output", screen, "ended: closed", "1 session · stopped: done")
+			checkAnnaCommit(t, c, before, agent)
+			if left := processesOf("HOME=" + c.home); len(left) > 0 {
+				t.Errorf("processes left running after the session:\n%s", strings.Join(left, "\n"))
+			}
+		})
 	}
 }
 

@@ -200,7 +200,11 @@ func newClientRepo(t *testing.T, cs clientSetup) *claudeRepo {
 	}
 	switch client {
 	case codexClient:
-		env = append(env, "CODEX_HOME="+filepath.Join(home, ".codex"))
+		// Codex treats a CODEX_HOME under the temporary folder apart (it sets up
+		// no helper binaries there), so the test's home is beside the client, as
+		// a person's is outside /tmp.
+		home = codexTestHome(t, client)
+		env = append(env, "HOME="+home, "CODEX_HOME="+filepath.Join(home, ".codex"))
 		if err := os.MkdirAll(filepath.Join(home, ".codex"), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -227,6 +231,22 @@ func newClientRepo(t *testing.T, cs clientSetup) *claudeRepo {
 		}
 	})
 	return c
+}
+
+// codexTestHome makes a HOME for one test under the client's cache folder, removed
+// after the test.
+func codexTestHome(t *testing.T, client *npmClient) string {
+	t.Helper()
+	parent := filepath.Join(client.cacheDir(), "homes")
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	home, err := os.MkdirTemp(parent, "home-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	return home
 }
 
 // writeCodexConfig points Codex at the model server with a provider of its own
@@ -316,4 +336,20 @@ func (c *claudeRepo) finishWhen(t *testing.T, within time.Duration, ready string
 		t.Errorf("the model server never saw %q: no finish was asked", ready)
 	}
 	return code, screen
+}
+
+// TestProcessesOf: the check for processes a session left behind finds one.
+func TestProcessesOf(t *testing.T) {
+	t.Parallel()
+	marker := "STROM_TEST_MARKER=" + t.Name()
+	cmd := exec.Command("sleep", "30")
+	cmd.Env = append(os.Environ(), marker)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	if got := processesOf(marker); len(got) != 1 || !strings.Contains(got[0], "sleep 30") {
+		t.Errorf("processesOf = %q, want the sleep", got)
+	}
 }

@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Step is one tool call of a turn.
@@ -51,6 +52,8 @@ type Error struct {
 	// resets_at); the Messages API sends neither.
 	Code  string
 	Extra map[string]any
+	// Body, when set, is the whole JSON body instead.
+	Body map[string]any
 }
 
 // Turn is the model's answer to one message of the user.
@@ -82,6 +85,8 @@ type Request struct {
 	UserText string
 	// API is the API the request spoke: "messages", "responses" or "chat".
 	API string
+	// At is when the request arrived.
+	At time.Time
 }
 
 // RateLimitError returns the subscriber's 429: the limit of claim ("five_hour"
@@ -302,6 +307,7 @@ func (s *Server) setHeader(w http.ResponseWriter) {
 }
 
 func (s *Server) record(r Request) {
+	r.At = time.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.reqs = append(s.reqs, r)

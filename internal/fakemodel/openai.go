@@ -131,8 +131,28 @@ func writeOpenAIError(w http.ResponseWriter, e *Error) {
 	for k, v := range e.Extra {
 		body[k] = v
 	}
-	b, _ := json.Marshal(map[string]any{"error": body})
+	whole := map[string]any{"error": body}
+	if e.Body != nil {
+		whole = e.Body
+	}
+	b, _ := json.Marshal(whole)
 	w.Write(b)
+}
+
+// MissingKeyError is the OpenAI API's 401 for a request without an API key.
+func MissingKeyError() *Error {
+	return &Error{Status: 401, Type: "invalid_request_error", Message: "Missing bearer or basic authentication in header"}
+}
+
+// GoUsageLimitError is OpenCode Go's 429: the usage limit named limitName
+// ("5-hour") is reached and resets after retryAfter. OpenCode shows "5-hour usage
+// limit reached. It will reset in 2 hours 30 minutes. …" and waits it out.
+func GoUsageLimitError(limitName string, retryAfter time.Duration) *Error {
+	return &Error{Status: 429, Type: "GoUsageLimitError", Message: limitName + " usage limit reached",
+		Header: map[string]string{"retry-after": fmt.Sprint(int(retryAfter.Seconds()))},
+		Body: map[string]any{"type": "error",
+			"error":    map[string]any{"type": "GoUsageLimitError", "message": limitName + " usage limit reached"},
+			"metadata": map[string]any{"workspace": "wrk_strom", "limitName": limitName}}}
 }
 
 // The Responses API.
@@ -220,6 +240,9 @@ func (s *Server) serveResponses(w http.ResponseWriter, r *http.Request, body []b
 	rec.UserText = lastUser(conv)
 	s.record(rec)
 	a := s.answerFor(main, conv)
+	if !hasKey(r) {
+		a = answer{err: MissingKeyError()}
+	}
 	if a.err != nil {
 		writeOpenAIError(w, a.err)
 		return
@@ -334,6 +357,9 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request, body []byte) 
 	rec.UserText = lastUser(conv)
 	s.record(rec)
 	a := s.answerFor(main, conv)
+	if !hasKey(r) {
+		a = answer{err: MissingKeyError()}
+	}
 	if a.err != nil {
 		writeOpenAIError(w, a.err)
 		return
@@ -398,6 +424,14 @@ func sse(w http.ResponseWriter) func(name string, v any) {
 			f.Flush()
 		}
 	}
+}
+
+// hasKey reports whether a request carries an API key, as the OpenAI API
+// requires: a bearer token with something after it.
+func hasKey(r *http.Request) bool {
+	auth := strings.TrimSpace(r.Header.Get("Authorization"))
+	key, ok := strings.CutPrefix(auth, "Bearer ")
+	return ok && strings.TrimSpace(key) != ""
 }
 
 func lastUser(conv []convItem) string {

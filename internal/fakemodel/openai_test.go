@@ -16,7 +16,15 @@ func postTo(t *testing.T, s *Server, path string, body any) (int, http.Header, s
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := http.Post(s.URL+path, "application/json", strings.NewReader(string(b)))
+	req, err := http.NewRequest(http.MethodPost, s.URL+path, strings.NewReader(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if key, ok := body.(map[string]any)["key"]; !ok || key != "" {
+		req.Header.Set("Authorization", "Bearer sk-test")
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,5 +237,32 @@ func TestErrorTimes(t *testing.T) {
 		if code == 200 && !strings.Contains(body, "strom task") {
 			t.Errorf("request %d: %s", i, body)
 		}
+	}
+}
+
+// TestMissingKeyAndGoLimit: a request without an API key gets the 401 a client
+// without credentials meets; OpenCode Go's limit carries its metadata and
+// retry-after.
+func TestMissingKeyAndGoLimit(t *testing.T) {
+	t.Parallel()
+	s, err := Start([]Turn{{Error: GoUsageLimitError("5-hour", 9000*time.Second)}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	msgs := []any{map[string]any{"role": "user", "content": "go"}}
+	tools := []map[string]any{{"function": map[string]any{"name": "bash"}}}
+	code, _, body := postTo(t, s, "/v1/chat/completions", map[string]any{"key": "", "messages": msgs, "tools": tools})
+	if code != 401 || !strings.Contains(body, "Missing bearer or basic authentication in header") {
+		t.Errorf("without a key: %d %s", code, body)
+	}
+	code, h, body := postTo(t, s, "/v1/chat/completions", map[string]any{"messages": msgs, "tools": tools})
+	var e struct {
+		Error    struct{ Type string }
+		Metadata struct{ LimitName string }
+	}
+	_ = json.Unmarshal([]byte(body), &e)
+	if code != 429 || h.Get("retry-after") != "9000" || e.Error.Type != "GoUsageLimitError" || e.Metadata.LimitName != "5-hour" {
+		t.Errorf("Go limit: %d retry-after %q: %s", code, h.Get("retry-after"), body)
 	}
 }
