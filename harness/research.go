@@ -193,6 +193,9 @@ func Init(ctx context.Context, dir string, opts InitOptions, env Env, installHoo
 		if err := statefiles.WriteAtomic(tree.Path(statefiles.GitignoreFile), []byte(statefiles.Gitignore), 0o644); err != nil {
 			return err
 		}
+		if err := statefiles.WriteAtomic(tree.Path(statefiles.AttributesFile), []byte(statefiles.Attributes), 0o644); err != nil {
+			return err
+		}
 		cfg := statefiles.NewConfig()
 		cfg.Settings = map[string]any{"agent.name": agent}
 		if err := tree.TreeConfig().Save(cfg); err != nil {

@@ -17,19 +17,30 @@ import (
 
 // Folder names and files inside a research repo.
 const (
-	DirName       = ".strom"
-	ConfigFile    = "config.json"
-	QueueFile     = "queue.json"
-	ProgressFile  = "progress.jsonl"
-	ParkFile      = "park.json"
-	ModeFile      = "mode.json"
-	GitignoreFile = ".gitignore"
-	RunDir        = "run"
-	SessionsDir   = "sessions"
-	GatesDir      = "gates"
-	GateLogFile   = "gate.log"
-	HoldFile      = "hold.json"
+	DirName        = ".strom"
+	ConfigFile     = "config.json"
+	QueueFile      = "queue.json"
+	ProgressFile   = "progress.jsonl"
+	ParkFile       = "park.json"
+	ModeFile       = "mode.json"
+	GitignoreFile  = ".gitignore"
+	AttributesFile = ".gitattributes"
+	RunDir         = "run"
+	SessionsDir    = "sessions"
+	GatesDir       = "gates"
+	GateLogFile    = "gate.log"
+	HoldFile       = "hold.json"
 )
+
+// Attributes is the content of .strom/.gitattributes: strom's own files are merged
+// by strom (strom hooks merge-driver) where two lines of history meet. The drivers
+// themselves are named in each clone's git config, never in a committed file: git
+// runs no program a clone brought along.
+const Attributes = `# strom merges its own files where two lines of history meet (strom hooks install).
+queue.json merge=strom-queue
+progress.jsonl merge=strom-progress
+park.json merge=strom-park
+`
 
 // Gitignore is the content of .strom/.gitignore: live state that is never committed.
 const Gitignore = `# Live state of strom runs: never committed.

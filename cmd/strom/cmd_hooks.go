@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/harness/merge"
 	"github.com/strom-research/strom/hooks"
 )
 
@@ -18,7 +20,7 @@ func hooksCommand(s *sys) *ffcli.Command {
 		ShortHelp:   "the git hook strom puts in place",
 		FlagSet:     fs,
 		LongHelp:    withHelp("strom hooks install puts the pre-commit hook in place, chained after yours.", ""),
-		Subcommands: []*ffcli.Command{hooksInstallCommand(s), hooksPreCommitCommand(s), hooksClaudeStopCommand(s), hooksClaudeEventCommand(s)},
+		Subcommands: []*ffcli.Command{hooksInstallCommand(s), hooksPreCommitCommand(s), hooksMergeDriverCommand(s), hooksClaudeStopCommand(s), hooksClaudeEventCommand(s)},
 	}
 }
 
@@ -51,6 +53,15 @@ runs first. Running this twice changes nothing.`, ""),
 			if err != nil {
 				return err
 			}
+			self, err := os.Executable()
+			if err != nil {
+				return fmt.Errorf("find strom itself: %w", err)
+			}
+			if merged, err := merge.Install(ctx, g, r.Tree, self); err != nil {
+				return err
+			} else if merged {
+				fmt.Fprintln(s.stdout, "Registered strom's merge drivers for queue.json, progress.jsonl and park.json (.strom/.gitattributes; commit it).")
+			}
 			switch {
 			case !res.Changed:
 				fmt.Fprintf(s.stdout, "The pre-commit hook is already in place (%s): nothing changed.\n", res.Path)
@@ -58,6 +69,49 @@ runs first. Running this twice changes nothing.`, ""),
 				fmt.Fprintf(s.stdout, "Installed %s; your own hook is kept as %s and runs first.\n", res.Path, res.Chained)
 			default:
 				fmt.Fprintf(s.stdout, "Installed %s.\n", res.Path)
+			}
+			return nil
+		},
+	}
+}
+
+func hooksMergeDriverCommand(s *sys) *ffcli.Command {
+	fs := newFlags(s, "strom hooks merge-driver")
+	return &ffcli.Command{
+		Name:       "merge-driver",
+		ShortUsage: "strom hooks merge-driver queue|progress|park BASE OURS THEIRS [PATH]",
+		ShortHelp:  "(run by git) merge one of strom's files where two lines of history meet",
+		FlagSet:    fs,
+		LongHelp: withHelp(`git runs it for the files .strom/.gitattributes names: the queue task by task
+(a field both sides changed takes the later change; no task is deleted or reworded;
+ids stay unique), the records as the union of both sides, the park counters counter
+by counter. The result replaces OURS. A side strom cannot read leaves the file to
+you as a conflict.`, "  0  merged\n  1  a conflict for a person (the message says why)\n  2  bad usage"),
+		Exec: func(ctx context.Context, args []string) error {
+			if len(args) < 4 || len(args) > 5 {
+				return usagef("strom hooks merge-driver takes the kind and three files (git's %%O %%A %%B), not %d words", len(args))
+			}
+			var sides [3][]byte
+			for i, f := range args[1:4] {
+				data, err := os.ReadFile(f)
+				if err != nil {
+					return fmt.Errorf("read %s: %w", f, err)
+				}
+				sides[i] = data
+			}
+			shown := ".strom file"
+			if len(args) == 5 {
+				shown = args[4]
+			}
+			out, notes, err := merge.Files(args[0], sides[0], sides[1], sides[2])
+			if err != nil {
+				return fmt.Errorf("merge %s: %w — resolve it by hand, then git add it", shown, err)
+			}
+			for _, n := range notes {
+				fmt.Fprintf(s.stderr, "strom: %s: %s\n", shown, n)
+			}
+			if err := os.WriteFile(args[2], out, 0o644); err != nil {
+				return fmt.Errorf("write the merged %s: %w", shown, err)
 			}
 			return nil
 		},

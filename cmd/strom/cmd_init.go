@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/harness/merge"
 	"github.com/strom-research/strom/hooks"
+	"github.com/strom-research/strom/statefiles"
 )
 
 func initCommand(s *sys) *ffcli.Command {
@@ -45,7 +48,14 @@ repo it runs git init first. Run twice, it says so and changes nothing.`, ""),
 				if err != nil {
 					return err
 				}
-				_, err = hooks.Install(dir, hooks.Options{})
+				if _, err = hooks.Install(dir, hooks.Options{}); err != nil {
+					return err
+				}
+				self, err := os.Executable()
+				if err != nil {
+					return fmt.Errorf("find strom itself: %w", err)
+				}
+				_, err = merge.Install(ctx, g, statefiles.At(g.Root), self)
 				return err
 			})
 			if errors.Is(err, harness.ErrAlreadyInitialised) {

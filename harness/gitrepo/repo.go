@@ -245,3 +245,18 @@ func splitNUL(b []byte) []string {
 	s := strings.TrimSuffix(string(b), "\x00")
 	return strings.Split(s, "\x00")
 }
+
+// SetConfig sets a key in the repository's own git config (.git/config).
+func (r *Repo) SetConfig(ctx context.Context, key, value string) error {
+	_, err := r.git(ctx, []string{"config", "--local", key, value}, nil, nil)
+	return err
+}
+
+// Config reads a key of the repository's own git config; "" when it is not set.
+func (r *Repo) Config(ctx context.Context, key string) (string, error) {
+	out, err := r.git(ctx, []string{"config", "--local", "--get", key}, nil, nil)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}

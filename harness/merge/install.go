@@ -1,0 +1,65 @@
+package merge
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/internal/shellword"
+	"github.com/strom-research/strom/statefiles"
+)
+
+// Kinds of files the merge driver merges, by the driver names in
+// .strom/.gitattributes.
+var drivers = []struct{ name, kind, title string }{
+	{"strom-queue", "queue", "strom: the queue, task by task"},
+	{"strom-progress", "progress", "strom: the records, all of both sides"},
+	{"strom-park", "park", "strom: the park counters, counter by counter"},
+}
+
+// Install registers strom's merge drivers in the clone's git config, running strom
+// (an absolute path) as `strom hooks merge-driver KIND %O %A %B %P`, and writes
+// .strom/.gitattributes when it is missing or differs. It reports whether it
+// changed anything.
+func Install(ctx context.Context, g *gitrepo.Repo, tree *statefiles.Tree, strom string) (bool, error) {
+	changed := false
+	path := tree.Path(statefiles.AttributesFile)
+	if old, err := os.ReadFile(path); err != nil || !bytes.Equal(old, []byte(statefiles.Attributes)) {
+		if err := statefiles.WriteAtomic(path, []byte(statefiles.Attributes), 0o644); err != nil {
+			return false, fmt.Errorf("install merge drivers: %w", err)
+		}
+		changed = true
+	}
+	for _, d := range drivers {
+		cmd := shellword.Quote(strom) + " hooks merge-driver " + d.kind + " %O %A %B %P"
+		if cur, _ := g.Config(ctx, "merge."+d.name+".driver"); cur == cmd {
+			continue
+		}
+		if err := g.SetConfig(ctx, "merge."+d.name+".name", d.title); err != nil {
+			return changed, fmt.Errorf("install merge drivers: %w", err)
+		}
+		if err := g.SetConfig(ctx, "merge."+d.name+".driver", cmd); err != nil {
+			return changed, fmt.Errorf("install merge drivers: %w", err)
+		}
+		changed = true
+	}
+	return changed, nil
+}
+
+// Files merges one file of the given kind (queue, progress, park) from its three
+// versions, as git's merge driver does.
+func Files(kind string, base, ours, theirs []byte) ([]byte, []string, error) {
+	switch kind {
+	case "queue":
+		return Queue(base, ours, theirs)
+	case "progress":
+		out, err := Progress(ours, theirs)
+		return out, nil, err
+	case "park":
+		out, err := Park(base, ours, theirs)
+		return out, nil, err
+	}
+	return nil, nil, fmt.Errorf("strom merges queue, progress and park files, not %q", kind)
+}
