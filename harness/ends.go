@@ -77,6 +77,7 @@ const (
 	StopNotStarted
 	StopError
 	StopNeedsPerson // the agent showed a screen only a person may answer
+	StopArchive     // the remaining tasks need an archive that does not answer (R7.1.1)
 )
 
 var stopWords = [...]string{
@@ -91,6 +92,7 @@ var stopWords = [...]string{
 	StopNotStarted:        "not started",
 	StopError:             "error",
 	StopNeedsPerson:       "the agent needs a person",
+	StopArchive:           "the archive does not answer",
 }
 
 func (s Stop) String() string { return stopWords[s] }

@@ -112,6 +112,8 @@ func (rr RunResult) Reason(p *messages.Printer) string {
 			return p.Say("stop.not_started_by", args)
 		}
 		return p.Say("stop.condition_said", args)
+	case StopArchive:
+		return p.Say("stop.archive", messages.Args{"Archive": d})
 	case StopNeedsPerson:
 		if d == "" {
 			return p.Say("stop.needs_person")
@@ -198,7 +200,7 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 	if len(o.Tasks) > 0 {
 		max = len(o.Tasks)
 	}
-	pending := append([]string(nil), o.Tasks...)
+	pk := r.newPicker(o.Tasks)
 	stopNow := func(s Stop, detail string) (RunResult, error) {
 		rr.Stop, rr.Detail = s, detail
 		return rr, nil
@@ -223,12 +225,27 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 			return stopNow(StopByHand, "")
 		default:
 		}
-		task, skipped, err := r.nextTask(&pending, len(o.Tasks) > 0)
-		for _, s := range skipped {
+		task, silent, lines, err := r.next(ctx, pk)
+		for _, s := range lines {
 			fmt.Fprintln(o.Out, s)
 		}
 		if err != nil {
+			if ctx.Err() != nil {
+				return stopNow(StopByHand, "")
+			}
 			return stopNow(StopError, err.Error())
+		}
+		if task == nil && silent != nil {
+			// Every task left needs an archive that does not answer (R7.1.1): an
+			// unattended run (--loop, --until alone) waits and probes again; a run
+			// chosen by hand (one session, --max, --task) ends.
+			if !o.Loop {
+				return stopNow(StopArchive, silent.Name)
+			}
+			if s, detail, stop := r.waitForArchive(ctx, o, *silent); stop {
+				return stopNow(s, detail)
+			}
+			continue
 		}
 		if task == nil {
 			// The chosen tasks are used up: the run did what it was asked, unless the
@@ -401,34 +418,6 @@ func (r *Research) printEnd(out io.Writer, res sessionResult) {
 		}
 		fmt.Fprintln(out, p.Say(id, messages.Args{"Task": res.Task, "Count": res.ParkCount}))
 	}
-}
-
-// nextTask picks the next task: the next open one of --task's list (skipping ones
-// done or taken meanwhile), or the first open task in queue order.
-func (r *Research) nextTask(pending *[]string, chosen bool) (*statefiles.Task, []string, error) {
-	q, err := r.Tree.LoadQueue()
-	if err != nil {
-		return nil, nil, err
-	}
-	if !chosen {
-		return q.FirstOpen(), nil, nil
-	}
-	var skipped []string
-	for len(*pending) > 0 {
-		id := (*pending)[0]
-		*pending = (*pending)[1:]
-		t, err := q.Find(id)
-		if err != nil {
-			skipped = append(skipped, r.Messages().Say("run.skipped_missing", messages.Args{"Task": id}))
-			continue
-		}
-		if t.State != statefiles.Open {
-			skipped = append(skipped, r.Messages().Say("run.skipped_state", messages.Args{"Task": t.ID, "State": r.Messages().Say("state." + string(t.State))}))
-			continue
-		}
-		return t, skipped, nil
-	}
-	return nil, skipped, nil
 }
 
 // planAgent resolves the agent profile, the session length, the idle limit and the

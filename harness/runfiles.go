@@ -27,6 +27,9 @@ type RunInfo struct {
 	Minutes    int       `json:"minutes,omitempty"`
 	PausedTill time.Time `json:"paused_until,omitzero"`
 	PauseWhy   string    `json:"pause_reason,omitempty"`
+	// WaitArchive names the archive a paused run waits for (R7.1.1), "" when it
+	// waits for its condition.
+	WaitArchive string `json:"waiting_for_archive,omitempty"`
 }
 
 func (r *Research) runFile() string { return r.Tree.Path(statefiles.RunDir, "run.json") }

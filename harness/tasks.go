@@ -16,7 +16,16 @@ const ArchiveReason = "kept for later: the research is a Strom archive"
 // AddTask appends a task to the queue. session is the session that adds it ("" for a
 // person). In an archive a new task waits parked.
 func (r *Research) AddTask(ctx context.Context, title, body, session string) (statefiles.Task, error) {
+	return r.AddTaskNeeding(ctx, title, body, session, nil)
+}
+
+// AddTaskNeeding appends a task that needs the archives named (R7.1.1): each must
+// be set up with a probe.
+func (r *Research) AddTaskNeeding(ctx context.Context, title, body, session string, needs []string) (statefiles.Task, error) {
 	var out statefiles.Task
+	if err := r.CheckNeeds(needs); err != nil {
+		return out, err
+	}
 	err := r.Tree.Locked(ctx, func() error {
 		mode, err := r.Tree.LoadMode()
 		if err != nil {
@@ -32,6 +41,9 @@ func (r *Research) AddTask(ctx context.Context, title, body, session string) (st
 		}
 		if session != "" {
 			task.AddedBy = session
+		}
+		if len(needs) > 0 {
+			task.Needs = needs
 		}
 		if mode.Mode == statefiles.ModeArchive {
 			if err := task.Park(ArchiveReason, r.Now()); err != nil {
@@ -87,6 +99,20 @@ func (r *Research) EditTask(ctx context.Context, id string, title, body *string)
 		// A running session's snapshot must learn the person's wording, or the
 		// session's close would take it for the agent's and put the old one back.
 		return r.rewordInSnapshots(t.ID, t.Title, t.Body)
+	})
+}
+
+// SetNeeds sets the archives a task needs; none clears them.
+func (r *Research) SetNeeds(ctx context.Context, id string, needs []string) (statefiles.Task, error) {
+	if err := r.CheckNeeds(needs); err != nil {
+		return statefiles.Task{}, err
+	}
+	return r.ChangeTask(ctx, id, func(t *statefiles.Task) error {
+		t.Needs = nil
+		if len(needs) > 0 {
+			t.Needs = needs
+		}
+		return nil
 	})
 }
 

@@ -20,6 +20,8 @@ type Config struct {
 	Settings map[string]any             `json:"settings,omitempty"`
 	Consent  map[string]string          `json:"consent,omitempty"`
 	Agents   map[string]json.RawMessage `json:"agents,omitempty"`
+	// Archives are the outside sources tasks can need, by name (archives.go).
+	Archives map[string]Archive `json:"archives,omitempty"`
 }
 
 // NewConfig returns an empty settings file.
@@ -135,6 +137,9 @@ var Keys = []Key{
 
 // LookupKey returns the description of a setting.
 func LookupKey(name string) (Key, error) {
+	if k, ok, err := archiveKey(name); ok {
+		return k, err
+	}
 	for _, k := range Keys {
 		if k.Name == name {
 			return k, nil
@@ -267,12 +272,12 @@ func (s Settings) Resolve(name, flag string) (Resolved, error) {
 		}
 	}
 	if s.Tree != nil && !k.UserOnly {
-		if v, ok := s.Tree.Settings[name]; ok {
+		if v, ok := s.Tree.value(name); ok {
 			return Resolved{k, Format(v), FromTree, s.TreeFile.Shown}, nil
 		}
 	}
 	if s.User != nil {
-		if v, ok := s.User.Settings[name]; ok {
+		if v, ok := s.User.value(name); ok {
 			return Resolved{k, Format(v), FromUser, s.UserFile.Shown}, nil
 		}
 	}

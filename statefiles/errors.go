@@ -39,3 +39,6 @@ func (e *SchemaError) Error() string {
 // ErrNotUTF8 means a task's title or text is not UTF-8: JSON would silently turn
 // its bytes into replacement characters.
 var ErrNotUTF8 = errors.New("not UTF-8 text")
+
+// ErrArchiveName means an archive's name has characters a name may not have.
+var ErrArchiveName = errors.New("not an archive name")

@@ -39,8 +39,15 @@ Alone, strom config lists every setting with its value and where it came from.`,
 				return err
 			}
 			var all []resolvedJSON
+			names := make([]string, 0, len(statefiles.Keys))
 			for _, k := range statefiles.Keys {
-				r, err := settings.Resolve(k.Name, "")
+				names = append(names, k.Name)
+			}
+			for _, a := range settings.ArchiveNames() {
+				names = append(names, statefiles.ArchiveSetting(a))
+			}
+			for _, name := range names {
+				r, err := settings.Resolve(name, "")
 				if err != nil {
 					return err
 				}
@@ -179,10 +186,7 @@ func configSetCommand(s *sys) *ffcli.Command {
 				}
 			}
 			err = f.Update(ctx, func(c *statefiles.Config) error {
-				if c.Settings == nil {
-					c.Settings = map[string]any{}
-				}
-				c.Settings[k.Name] = v
+				c.Set(k.Name, v)
 				return nil
 			})
 			if err != nil {
@@ -234,10 +238,7 @@ func configUnsetCommand(s *sys) *ffcli.Command {
 				}
 			}
 			err = f.Update(ctx, func(c *statefiles.Config) error {
-				delete(c.Settings, k.Name)
-				if len(c.Settings) == 0 {
-					c.Settings = nil
-				}
+				c.Unset(k.Name)
 				return nil
 			})
 			if err != nil {

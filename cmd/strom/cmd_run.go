@@ -24,7 +24,8 @@ func (l *stringList) Set(v string) error {
 }
 
 const runExits = `  0  the run ended as planned: the sessions asked for, no open tasks left,
-     the --until time, stopped by hand, or the condition said stop
+     the --until time, stopped by hand, the condition said stop, or the
+     archive the tasks left need does not answer
   1  error (the message says what to do), the agent failing among them
   2  bad usage
   3  needs a person: the subscription limit, the agent is not logged in, a

@@ -64,9 +64,11 @@ func taskAddCommand(s *sys) *ffcli.Command {
 	body := fs.String("body", "", "the task's text")
 	bodyFile := fs.String("body-file", "", "read the task's text from a file (- = stdin)")
 	asJSON := fs.Bool("json", false, "print the new task as JSON")
+	var needs stringList
+	fs.Var(&needs, "needs", "the archives the task reads, comma-separated: a run takes it only while they answer")
 	return &ffcli.Command{
 		Name:       "add",
-		ShortUsage: "strom task add TITLE [--body TEXT | --body-file F]",
+		ShortUsage: "strom task add TITLE [--body TEXT | --body-file F] [--needs ARCHIVE[,ARCHIVE]]",
 		ShortHelp:  "add a task at the end of the queue and print its id",
 		LongHelp:   withHelp("Flags may come before or after the title.", ""),
 		FlagSet:    fs,
@@ -89,7 +91,7 @@ func taskAddCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			t, err := r.AddTask(ctx, args[0], text, s.inSession())
+			t, err := r.AddTaskNeeding(ctx, args[0], text, s.inSession(), needs)
 			if err != nil {
 				return err
 			}
@@ -217,6 +219,9 @@ func listTasks(ctx context.Context, s *sys, o listOptions) error {
 				extra = " — asks: " + t.Questions[n-1].Question
 			}
 		}
+		if len(t.Needs) > 0 && (t.State == statefiles.Open || t.State == statefiles.Started) {
+			extra += " — needs " + strings.Join(t.Needs, ", ")
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s%s\n", t.ID, t.State, oneLine(t.Title), extra)
 	}
 	return tw.Flush()
@@ -281,6 +286,9 @@ func printTask(s *sys, t statefiles.Task, recs []statefiles.Record) {
 	if t.AddedBy != "" {
 		fmt.Fprintf(s.stdout, "added by session %s\n", t.AddedBy)
 	}
+	if len(t.Needs) > 0 {
+		fmt.Fprintf(s.stdout, "needs: %s\n", strings.Join(t.Needs, ", "))
+	}
 	if strings.TrimSpace(t.Body) != "" {
 		fmt.Fprintf(s.stdout, "\n%s\n", strings.TrimRight(t.Body, "\n"))
 	}
@@ -303,9 +311,11 @@ func taskEditCommand(s *sys) *ffcli.Command {
 	title := fs.String("title", "", "the new title")
 	body := fs.String("body", "", "the new text")
 	bodyFile := fs.String("body-file", "", "read the new text from a file (- = stdin)")
+	var needs stringList
+	fs.Var(&needs, "needs", `the archives the task reads, comma-separated ("" = none)`)
 	return &ffcli.Command{
 		Name:       "edit",
-		ShortUsage: "strom task edit ID [--title T] [--body TEXT | --body-file F]",
+		ShortUsage: "strom task edit ID [--title T] [--body TEXT | --body-file F] [--needs ARCHIVE[,ARCHIVE]]",
 		ShortHelp:  "change a task's title or text",
 		FlagSet:    fs,
 		LongHelp: withHelp(`Without flags, opens the task in your editor, as git does for a commit message
@@ -343,12 +353,19 @@ task made meanwhile leave the task as it was, and your text in
 			if err != nil {
 				return err
 			}
-			if tp == nil && bp == nil {
+			if tp == nil && bp == nil && !set["needs"] {
 				return editTask(ctx, s, r, args[0])
 			}
-			t, err := r.EditTask(ctx, args[0], tp, bp)
-			if err != nil {
-				return err
+			var t statefiles.Task
+			if set["needs"] {
+				if t, err = r.SetNeeds(ctx, args[0], needs); err != nil {
+					return err
+				}
+			}
+			if tp != nil || bp != nil {
+				if t, err = r.EditTask(ctx, args[0], tp, bp); err != nil {
+					return err
+				}
 			}
 			fmt.Fprintf(s.stdout, "%s edited.\n", t.ID)
 			return nil

@@ -1,6 +1,10 @@
 package consent
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/strom-research/strom/statefiles"
+)
 
 // Rule classifies one key of a settings file. Path is the key's place in the file,
 // its parts joined by "/": "settings/check.command" for a setting, "agents/*/command"
@@ -67,9 +71,13 @@ func RuleFor(path string) (Rule, bool) {
 }
 
 // Guarded reports whether the tree's value of a setting (a name under "settings",
-// such as check.command) starts a program.
+// such as check.command, or an archive's archives.NAME.probe) starts a program.
 func Guarded(setting string) bool {
-	r, ok := RuleFor("settings/" + setting)
+	path := "settings/" + setting
+	if name, ok := statefiles.ArchiveOf(setting); ok {
+		path = "archives/" + name + "/probe"
+	}
+	r, ok := RuleFor(path)
 	return ok && r.Runs
 }
 

@@ -1,0 +1,152 @@
+package archives
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/strom-research/strom/agentpty"
+	"github.com/strom-research/strom/internal/clock"
+)
+
+// Timings of the probes (R7.1.1).
+const (
+	// ProbeTimeout is the longest a probe may take; one that takes longer does not
+	// answer.
+	ProbeTimeout = 30 * time.Second
+	// ProbeEvery is how often at most a run asks one archive.
+	ProbeEvery = time.Minute
+	// WaitEvery is how long a run that waits for an archive waits between probes.
+	WaitEvery = 5 * time.Minute
+)
+
+// Result is what one probe found.
+type Result struct {
+	Name    string
+	Answers bool
+	// Why says in a few words why the archive does not answer: "exit 7: Could not
+	// resolve host", "no answer within 30s", "no probe is set".
+	Why string
+	At  time.Time
+}
+
+// Probe runs an archive's probe line with sh -c in dir and says whether the archive
+// answers: exit 0 within ProbeTimeout on clock c. The probe sees STROM_ARCHIVE,
+// the archive's name. It is the one place strom starts a probe.
+func Probe(ctx context.Context, c clock.Clock, dir, name, line string) Result {
+	res := Result{Name: name, At: c.Now()}
+	if strings.TrimSpace(line) == "" {
+		res.Why = "no probe is set"
+		return res
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	timedOut := make(chan struct{})
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-c.After(ProbeTimeout):
+			close(timedOut)
+			cancel()
+		case <-done:
+		}
+	}()
+	cmd := exec.CommandContext(ctx, "sh", "-c", line)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "STROM_ARCHIVE="+name)
+	var stderr bytes.Buffer
+	cmd.Stderr = &limited{&stderr, 1 << 12}
+	// The probe and whatever it started stop together, or a child holding its
+	// output open would keep the probe from ending.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 2 * time.Second
+	err := cmd.Run()
+	select {
+	case <-timedOut:
+		res.Why = fmt.Sprintf("no answer within %s", ProbeTimeout)
+		return res
+	default:
+	}
+	if err == nil {
+		res.Answers = true
+		return res
+	}
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) {
+		res.Why = "the probe could not run: " + err.Error()
+		return res
+	}
+	res.Why = agentpty.StatusOf(cmd.ProcessState).String()
+	if last := lastLine(stderr.String()); last != "" {
+		res.Why += ": " + last
+	}
+	return res
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	last := strings.TrimSpace(lines[len(lines)-1])
+	if r := []rune(last); len(r) > 100 {
+		last = string(r[:99]) + "…"
+	}
+	return strings.ToValidUTF8(last, "?")
+}
+
+// limited keeps at most n bytes and drops the rest.
+type limited struct {
+	b *bytes.Buffer
+	n int
+}
+
+func (l *limited) Write(p []byte) (int, error) {
+	if room := l.n - l.b.Len(); room > 0 {
+		l.b.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+// Prober asks archives on behalf of one run and remembers each answer for
+// ProbeEvery.
+type Prober struct {
+	Clock clock.Clock
+	Dir   string // where probes run: the research's work tree
+	// Line gives an archive's probe. It is asked before every probe, so a probe a
+	// person sets or mends during a run counts at once. An empty line with a why
+	// (no probe is set, it is not allowed) is an archive that does not answer.
+	Line func(ctx context.Context, name string) (line, why string, err error)
+
+	last map[string]Result
+}
+
+// Check says whether an archive answers, probing it unless it was probed less
+// than ProbeEvery ago.
+func (p *Prober) Check(ctx context.Context, name string) (Result, error) {
+	now := p.Clock.Now()
+	if r, ok := p.last[name]; ok && now.Sub(r.At) < ProbeEvery {
+		return r, nil
+	}
+	line, why, err := p.Line(ctx, name)
+	if err != nil {
+		return Result{}, err
+	}
+	r := Result{Name: name, Why: why, At: now}
+	if line != "" {
+		r = Probe(ctx, p.Clock, p.Dir, name, line)
+	}
+	if ctx.Err() != nil {
+		return r, ctx.Err()
+	}
+	if p.last == nil {
+		p.last = map[string]Result{}
+	}
+	p.last[name] = r
+	return r, nil
+}

@@ -1,0 +1,217 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/strom-research/strom/harness/archives"
+	"github.com/strom-research/strom/messages"
+	"github.com/strom-research/strom/statefiles"
+)
+
+// archiveFinishPoll is how often, in real time, a wait for an archive looks for
+// strom session finish.
+const archiveFinishPoll = 500 * time.Millisecond
+
+// picker chooses a run's next task (R7.1, R7.1.1): the first open task in queue
+// order, or the next of the tasks --task chose, passing over a task while an
+// archive it needs does not answer.
+type picker struct {
+	pending []string // --task's tasks not yet taken, in their order
+	chosen  bool     // the run works on --task's tasks only
+	prober  *archives.Prober
+	told    map[string]bool // "T-3 ddb": a pass-over the run already printed
+}
+
+// newPicker is the picker of a run with the tasks --task chose (none: the queue).
+func (r *Research) newPicker(tasks []string) *picker {
+	return &picker{
+		pending: append([]string(nil), tasks...),
+		chosen:  len(tasks) > 0,
+		prober:  &archives.Prober{Clock: r.Clock, Dir: r.Tree.Root, Line: r.archiveProbe},
+		told:    map[string]bool{},
+	}
+}
+
+// archiveProbe is an archive's probe as the settings say it now. A probe from the
+// tree's settings runs only while a person on this computer allowed it
+// (harness/consent): the agent may have written it during the run.
+func (r *Research) archiveProbe(ctx context.Context, name string) (line, why string, err error) {
+	s, err := r.Settings()
+	if err != nil {
+		return "", "", err
+	}
+	setting := statefiles.ArchiveSetting(name)
+	v, err := s.Resolve(setting, "")
+	if err != nil {
+		return "", "", err
+	}
+	p := r.Messages()
+	if v.Value == "" {
+		return "", p.Say("run.archive_no_probe", messages.Args{"Setting": setting}), nil
+	}
+	if v.Source == statefiles.FromTree {
+		rv, err := r.consentOf(ctx, s)
+		if err != nil {
+			return "", "", err
+		}
+		for _, na := range rv.NotAllowed {
+			if na.Setting == setting {
+				return "", p.Say("run.archive_not_allowed", messages.Args{"Setting": setting}), nil
+			}
+		}
+	}
+	return v.Value, "", nil
+}
+
+// next returns the task to take, or nil. silent is the first archive that kept a
+// task from being taken, when one did; lines are what the run prints about the
+// tasks it skipped or passed over.
+func (r *Research) next(ctx context.Context, pk *picker) (task *statefiles.Task, silent *archives.Result, lines []string, err error) {
+	q, err := r.Tree.LoadQueue()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	// take reports whether t can be taken now; a task passed over stays where it is.
+	take := func(t *statefiles.Task) (bool, error) {
+		blocked, err := r.silentArchive(ctx, pk, t, &lines)
+		if err != nil || blocked == nil {
+			return err == nil, err
+		}
+		if silent == nil {
+			silent = blocked
+		}
+		return false, nil
+	}
+	if !pk.chosen {
+		for i := range q.Tasks {
+			if t := &q.Tasks[i]; t.State == statefiles.Open {
+				if ok, err := take(t); err != nil || ok {
+					return t, nil, lines, err
+				}
+			}
+		}
+		return nil, silent, lines, nil
+	}
+	// --task's tasks in their order: one done or taken meanwhile is skipped for
+	// good, the first that can be taken is taken; those after it wait their turn.
+	p := r.Messages()
+	for i := 0; i < len(pk.pending); {
+		t, err := q.Find(pk.pending[i])
+		switch {
+		case err != nil:
+			lines = append(lines, p.Say("run.skipped_missing", messages.Args{"Task": pk.pending[i]}))
+		case t.State != statefiles.Open:
+			lines = append(lines, p.Say("run.skipped_state", messages.Args{"Task": t.ID, "State": p.Say("state." + string(t.State))}))
+		default:
+			ok, err := take(t)
+			if err != nil {
+				return nil, nil, lines, err
+			}
+			if !ok {
+				i++
+				continue
+			}
+		}
+		pk.pending = slices.Delete(pk.pending, i, i+1)
+		if err == nil && t.State == statefiles.Open {
+			return t, nil, lines, nil
+		}
+	}
+	return nil, silent, lines, nil
+}
+
+// silentArchive probes the archives t needs, in the order it names them, and
+// returns the first that does not answer (nil: all answer). A pass-over is printed
+// once while its archive stays silent.
+func (r *Research) silentArchive(ctx context.Context, pk *picker, t *statefiles.Task, lines *[]string) (*archives.Result, error) {
+	for _, name := range t.Needs {
+		res, err := pk.prober.Check(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		key := t.ID + " " + name
+		if res.Answers {
+			delete(pk.told, key)
+			continue
+		}
+		if !pk.told[key] {
+			pk.told[key] = true
+			*lines = append(*lines, r.Messages().Say("run.passed_over", messages.Args{"Task": t.ID, "Archive": name, "Why": res.Why}))
+		}
+		return &res, nil
+	}
+	return nil, nil
+}
+
+// waitForArchive is the wait of a run whose remaining tasks all need an archive
+// that does not answer (R7.1.1): it waits archives.WaitEvery, or up to --until,
+// then the run probes again. Ctrl-C, a finish request and the --until time end
+// the wait as they end a condition's; ok is false when the run goes on.
+func (r *Research) waitForArchive(ctx context.Context, o RunOptions, silent archives.Result) (stop Stop, detail string, ok bool) {
+	p := r.Messages()
+	now := r.Now()
+	till := now.Add(archives.WaitEvery)
+	atUntil := !o.Until.IsZero() && !till.Before(o.Until)
+	if atUntil {
+		till = o.Until
+	}
+	reason := p.Say("stop.archive", messages.Args{"Archive": silent.Name})
+	fmt.Fprintln(o.Out, p.Say("gate.waiting", messages.Args{"Until": waitClock(till, now), "Reason": reason}))
+	_ = r.UpdateRun(func(ri *RunInfo) { ri.PausedTill, ri.PauseWhy, ri.WaitArchive = till, reason, silent.Name })
+	defer r.UpdateRun(func(ri *RunInfo) { ri.PausedTill, ri.PauseWhy, ri.WaitArchive = time.Time{}, "", "" })
+	poll := time.NewTicker(archiveFinishPoll)
+	defer poll.Stop()
+	timer := r.Clock.After(till.Sub(now))
+	for {
+		select {
+		case <-timer:
+			if atUntil {
+				return StopTimeLimit, "--until " + o.Until.Local().Format("15:04"), true
+			}
+			return 0, "", false
+		case <-poll.C:
+			if r.RunFinishRequested() {
+				return StopByHand, "", true
+			}
+		case <-o.Interrupts:
+			return StopByHand, "", true
+		case <-ctx.Done():
+			return StopByHand, "", true
+		}
+	}
+}
+
+// waitClock is HH:MM, with the weekday when the moment is not today.
+func waitClock(t, now time.Time) string {
+	t, now = t.Local(), now.Local()
+	if t.YearDay() != now.YearDay() || t.Year() != now.Year() {
+		return t.Format("Mon 15:04")
+	}
+	return t.Format("15:04")
+}
+
+// CheckNeeds refuses archive names a task cannot need: a name that is not one, or
+// an archive the settings give no probe.
+func (r *Research) CheckNeeds(needs []string) error {
+	for i, name := range needs {
+		if err := statefiles.CheckArchiveName(name); err != nil {
+			return err
+		}
+		if slices.Contains(needs[:i], name) {
+			return fmt.Errorf("the archive %q is named twice: name each archive once", name)
+		}
+		s, err := r.Settings()
+		if err != nil {
+			return err
+		}
+		if v, err := s.Resolve(statefiles.ArchiveSetting(name), ""); err != nil {
+			return err
+		} else if v.Value == "" {
+			return fmt.Errorf("%w “%s”: give it a probe first, e.g. strom config set %s \"curl -fsS https://…\" --for-tree", ErrNoArchive, name, statefiles.ArchiveSetting(name))
+		}
+	}
+	return nil
+}
