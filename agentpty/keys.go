@@ -2,6 +2,7 @@ package agentpty
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -31,13 +32,37 @@ func (s *Session) Type(text string) error {
 	s.typeMu.Lock()
 	defer s.typeMu.Unlock()
 	if s.paste.on.Load() {
-		text = pasteStart + strings.ReplaceAll(text, pasteEnd, "") + pasteEnd
+		text = bracketed(text)
 	}
 	if text != "" {
 		if err := s.Write([]byte(text)); err != nil {
 			return fmt.Errorf("type text: %w", err)
 		}
 	}
+	return s.enter()
+}
+
+// Paste enters text as one bracketed paste (ESC[200~ … ESC[201~, any ESC[201~
+// inside it removed), whether or not the program turned bracketed paste on, and
+// with Enter after it when enter is true (as Type does it).
+func (s *Session) Paste(text string, enter bool) error {
+	s.typeMu.Lock()
+	defer s.typeMu.Unlock()
+	if err := s.Write([]byte(bracketed(text))); err != nil {
+		return fmt.Errorf("paste text: %w", err)
+	}
+	if !enter {
+		return nil
+	}
+	return s.enter()
+}
+
+func bracketed(text string) string {
+	return pasteStart + strings.ReplaceAll(text, pasteEnd, "") + pasteEnd
+}
+
+// enter sends Enter enterDelay after what was typed before it.
+func (s *Session) enter() error {
 	select {
 	case <-s.typing.After(enterDelay):
 	case <-s.done:
@@ -82,6 +107,29 @@ func keyBytes(key string) string {
 		}
 	}
 	return key
+}
+
+// KnownKey reports whether key is a name SendKeys knows (see namedKeys), "C-x" for
+// Ctrl with a letter, or a single character, sent as itself.
+func KnownKey(key string) bool {
+	if _, ok := namedKeys[key]; ok {
+		return true
+	}
+	if len(key) == 3 && strings.HasPrefix(key, "C-") {
+		c := key[2] | 0x20
+		return c >= 'a' && c <= 'z'
+	}
+	return len([]rune(key)) == 1
+}
+
+// KeyNames are the names of namedKeys, for a message that lists them.
+func KeyNames() []string {
+	names := make([]string, 0, len(namedKeys))
+	for k := range namedKeys {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // SendKeys types keys one write each: names such as "C-c", "Enter", "Escape",

@@ -146,6 +146,37 @@ func TestType(t *testing.T) {
 	}
 }
 
+// TestPaste: a paste is bracketed whether or not the program asked for it, and
+// Enter follows only when asked.
+func TestPaste(t *testing.T) {
+	t.Parallel()
+	sc := newScreen()
+	argv, env := fakeArgv("echo")
+	s := start(t, t.Context(), Options{Argv: argv, Env: env, Output: sc.add})
+	sc.waitFor(t, "ready\r\n")
+	if err := s.Paste("line1\nline2\x1b[201~", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SendKeys("C-d"); err != nil {
+		t.Fatal(err)
+	}
+	waitDone(t, s)
+	want := "\x1b[200~line1\nline2\x1b[201~\x04"
+	if diff := cmp.Diff(want, string(received(sc.String()))); diff != "" {
+		t.Errorf("program read (-want +got):\n%s", diff)
+	}
+}
+
+func TestKnownKey(t *testing.T) {
+	t.Parallel()
+	for key, want := range map[string]bool{"C-c": true, "Enter": true, "Up": true, "x": true, "ä": true,
+		"C-1": false, "Ctrl-C": false, "enter": false, "": false, "hello": false} {
+		if got := KnownKey(key); got != want {
+			t.Errorf("KnownKey(%q) = %v, want %v", key, got, want)
+		}
+	}
+}
+
 func TestSendKeys(t *testing.T) {
 	t.Parallel()
 	sc := newScreen()

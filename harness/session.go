@@ -520,27 +520,6 @@ func (r *Research) abandon(ctx context.Context, id, task string, cause error) er
 	return cause
 }
 
-// deliverSends types text that strom session send left for this session.
-func (r *Research) deliverSends(id string, sess *agentpty.Session) {
-	matches, _ := filepath.Glob(r.Tree.Path(statefiles.RunDir, "send-"+id+"-*"))
-	for _, m := range matches {
-		data, err := os.ReadFile(m)
-		if err == nil {
-			_ = sess.Type(strings.TrimRight(string(data), "\n"))
-		}
-		os.Remove(m)
-	}
-}
-
-// RequestSend leaves text for a running session's agent to be typed in.
-func (r *Research) RequestSend(session, text string) error {
-	name := fmt.Sprintf("send-%s-%d", session, time.Now().UnixNano())
-	if err := statefiles.WriteTransient(r.Tree.Path(statefiles.RunDir, name), []byte(text)); err != nil {
-		return fmt.Errorf("send to session %s: %w", session, err)
-	}
-	return nil
-}
-
 // commitMessage builds a session commit's message.
 // Its subject and the line for a session that recorded nothing are in the person's
 // language (p); the trailers are machine words.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/strom-research/strom/agentpty"
 	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/internal/clock"
@@ -23,12 +24,12 @@ func sessionCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom session")
 	return &ffcli.Command{
 		Name:       "session",
-		ShortUsage: "strom session <list|finish|log|send|close> …",
+		ShortUsage: "strom session <list|finish|stop|log|send|close> …",
 		ShortHelp:  "the running session: list, ask to finish, read its transcript, type into it",
 		FlagSet:    fs,
 		LongHelp:   withHelp("Sessions are named by their id or by their number in strom session list.", ""),
 		Subcommands: []*ffcli.Command{sessionListCommand(s), sessionFinishCommand(s), sessionLogCommand(s),
-			sessionSendCommand(s), sessionCloseCommand(s)},
+			sessionSendCommand(s), sessionStopCommand(s), sessionCloseCommand(s)},
 	}
 }
 
@@ -221,17 +222,35 @@ func sessionFinishCommand(s *sys) *ffcli.Command {
 	}
 }
 
+// Paging of strom session log (seed exec-process-tool).
+const (
+	logDefaultLines = 200
+	logMaxWait      = 30 * time.Second
+	logWaitPoll     = 50 * time.Millisecond
+)
+
 func sessionLogCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom session log")
-	offset := fs.Int("offset", -1, "first line (0-based)")
+	offset := fs.Int("offset", -1, "first line, counted from 0")
 	limit := fs.Int("limit", 0, "at most K lines")
+	wait := fs.Int("wait", 0, "wait up to MS milliseconds (at most 30000) for new output of a running session")
 	return &ffcli.Command{
 		Name:       "log",
-		ShortUsage: "strom session log [N|ID] [--offset L --limit K]",
-		ShortHelp:  "a session's transcript (the last 200 lines by default)",
+		ShortUsage: "strom session log [N|ID] [--offset L] [--limit K] [--wait MS]",
+		ShortHelp:  "a session's transcript by lines (the last 200 by default)",
 		FlagSet:    fs,
-		LongHelp:   withHelp("Without a session: the running one, or the newest transcript.", ""),
+		LongHelp: withHelp(`Without a session: the running one, or the newest transcript. Lines are
+counted from 0. Without --offset and --limit: the last 200 lines, and a hint how
+to page; --offset alone: from that line to the end; --limit alone: the last K
+lines; both: K lines from L. --wait MS first waits up to MS milliseconds (at most
+30000) for the running session to write something new.`, ""),
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
+			if *offset < -1 || *limit < 0 || *wait < 0 {
+				return usagef("--offset, --limit and --wait take whole numbers 0 or more")
+			}
+			if len(args) > 1 {
+				return usagef("strom session log takes one session at most (N or its id)")
+			}
 			r, err := s.research()
 			if err != nil {
 				return err
@@ -241,8 +260,9 @@ func sessionLogCommand(s *sys) *ffcli.Command {
 				id = args[0]
 			}
 			_, live, _ := s.liveSessions()
+			running := false
 			if l, err := pickSession(live, id); err == nil {
-				id = l.Session
+				id, running = l.Session, true
 			}
 			if id == "" {
 				logs, _ := filepath.Glob(r.Tree.Path(statefiles.SessionsDir, "*.log"))
@@ -251,56 +271,130 @@ func sessionLogCommand(s *sys) *ffcli.Command {
 				}
 				id = strings.TrimSuffix(filepath.Base(logs[len(logs)-1]), ".log")
 			}
-			f, err := os.Open(r.Tree.Path(statefiles.SessionsDir, id+".log"))
+			if !validSessionID(id) {
+				return fmt.Errorf("no session %q: strom log lists the sessions", id)
+			}
+			path := r.Tree.Path(statefiles.SessionsDir, id+".log")
+			if running && *wait > 0 {
+				waitForOutput(ctx, path, min(time.Duration(*wait)*time.Millisecond, logMaxWait))
+			}
+			lines, err := readLines(path)
 			if err != nil {
 				return fmt.Errorf("no transcript for session %s: strom log lists the sessions", id)
 			}
-			defer f.Close()
-			var lines []string
-			sc := bufio.NewScanner(f)
-			sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
-			for sc.Scan() {
-				lines = append(lines, sc.Text())
-			}
-			from, to := 0, len(lines)
+			n := len(lines)
+			from, to := 0, n
 			switch {
 			case *offset >= 0:
-				from = min(*offset, len(lines))
+				from = min(*offset, n)
 				if *limit > 0 {
-					to = min(from+*limit, len(lines))
+					to = min(from+*limit, n)
 				}
+			case *limit > 0:
+				from = max(0, n-*limit)
 			default:
-				n := 200
-				if *limit > 0 {
-					n = *limit
-				}
-				from = max(0, len(lines)-n)
+				from = max(0, n-logDefaultLines)
 			}
 			for _, l := range lines[from:to] {
 				fmt.Fprintln(s.stdout, l)
 			}
-			if from > 0 || to < len(lines) {
-				fmt.Fprintf(s.stderr, "(lines %d–%d of %d; --offset and --limit page)\n", from, to, len(lines))
+			if from == 0 && to == n {
+				return nil
 			}
+			hint := fmt.Sprintf("(lines %d–%d of %d", from, max(from, to-1), n)
+			if from == to {
+				hint = fmt.Sprintf("(no lines from %d: the transcript has %d", from, n)
+			}
+			if from > 0 {
+				page := min(from, logDefaultLines)
+				hint += fmt.Sprintf("; earlier: strom session log %s --offset %d --limit %d", id, from-page, page)
+			}
+			if to < n {
+				hint += fmt.Sprintf("; later: strom session log %s --offset %d", id, to)
+			}
+			fmt.Fprintln(s.stderr, hint+")")
 			return nil
 		}),
 	}
 }
 
+// readLines reads a transcript's lines, each without its line break.
+func readLines(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var lines []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
+	for sc.Scan() {
+		lines = append(lines, strings.TrimSuffix(sc.Text(), "\r"))
+	}
+	return lines, sc.Err()
+}
+
+// waitForOutput waits up to d for the transcript at path to grow. The transcript
+// is written by another process: its size is looked at on the real clock.
+func waitForOutput(ctx context.Context, path string, d time.Duration) {
+	size := func() int64 {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return 0
+		}
+		return fi.Size()
+	}
+	real := clock.Real{}
+	was, end := size(), real.Now().Add(d)
+	for real.Now().Before(end) && size() == was {
+		select {
+		case <-ctx.Done():
+			return
+		case <-real.After(min(logWaitPoll, end.Sub(real.Now()))):
+		}
+	}
+}
+
 func sessionSendCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom session send")
+	keys := fs.Bool("keys", false, "the words after N are key names: C-c Enter Up Tab Escape … (C-x: Ctrl with a letter)")
+	noEnter := fs.Bool("no-enter", false, "write the text only, without Enter")
+	paste := fs.Bool("paste", false, "enter the text as a bracketed paste")
 	return &ffcli.Command{
 		Name:       "send",
-		ShortUsage: "strom session send N TEXT",
-		ShortHelp:  "type text into a running agent",
+		ShortUsage: "strom session send N TEXT [--no-enter] [--paste] | strom session send N --keys KEY…",
+		ShortHelp:  "type text or keys into a running agent",
 		FlagSet:    fs,
-		LongHelp:   withHelp("The text is typed as a paste, then Enter.", ""),
-		Exec: func(ctx context.Context, args []string) error {
+		LongHelp: withHelp(`TEXT is typed as a person would: as a paste when the agent asked for bracketed
+paste, then Enter. --no-enter writes the text as it is, nothing after it;
+--paste always wraps it in a bracketed paste (ESC[200~ … ESC[201~), then Enter
+unless --no-enter. --keys sends the named keys, exactly and nothing else:
+strom session send 1 --keys C-c, strom session send 1 --keys Up Enter.
+Key names: `+strings.Join(agentpty.KeyNames(), ", ")+`, C-a … C-z, and any single character.`, ""),
+		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			if err := s.personOnly("strom session send"); err != nil {
 				return err
 			}
-			if len(args) != 2 {
-				return usagef("strom session send takes a session and the text in quotes, e.g. strom session send 1 \"look at the 1852 register too\"")
+			var snd harness.Send
+			switch {
+			case *keys:
+				if *noEnter || *paste {
+					return usagef("--keys sends exactly the keys named: leave out --no-enter and --paste, or add Enter as a key")
+				}
+				if len(args) < 2 {
+					return usagef("strom session send --keys takes a session and key names, e.g. strom session send 1 --keys C-c")
+				}
+				for _, k := range args[1:] {
+					if !agentpty.KnownKey(k) {
+						return usagef("%q is no key name: use one of %s, C-a … C-z, or a single character", k, strings.Join(agentpty.KeyNames(), ", "))
+					}
+				}
+				snd.Keys = args[1:]
+			default:
+				if len(args) != 2 {
+					return usagef("strom session send takes a session and the text in quotes, e.g. strom session send 1 \"look at the 1852 register too\"")
+				}
+				snd = harness.Send{Text: args[1], NoEnter: *noEnter, Paste: *paste}
 			}
 			r, live, err := s.liveSessions()
 			if err != nil {
@@ -310,12 +404,55 @@ func sessionSendCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			if err := r.RequestSend(l.Session, args[1]); err != nil {
+			if err := r.RequestSend(l.Session, snd); err != nil {
 				return err
 			}
-			fmt.Fprintf(s.stdout, "Typed into session %s.\n", l.Session)
+			if *keys {
+				fmt.Fprintf(s.stdout, "Sent %s to session %s.\n", strings.Join(snd.Keys, " "), l.Session)
+			} else {
+				fmt.Fprintf(s.stdout, "Typed into session %s.\n", l.Session)
+			}
 			return nil
-		},
+		}),
+	}
+}
+
+func sessionStopCommand(s *sys) *ffcli.Command {
+	fs := newFlags(s, "strom session stop")
+	return &ffcli.Command{
+		Name:       "stop",
+		ShortUsage: "strom session stop [N|ID]",
+		ShortHelp:  "stop a running session at once: its work is committed, its task back in the queue, the run ends",
+		FlagSet:    fs,
+		LongHelp: withHelp(`As the second Ctrl-C in the run's terminal: the agent is stopped now
+(SIGTERM, then SIGKILL), what it wrote is committed (Strom-End: stopped-by-hand),
+its task returns to the queue, and the run ends by hand. strom session finish
+asks instead, and lets the agent record and close.`, ""),
+		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
+			if err := s.personOnly("strom session stop"); err != nil {
+				return err
+			}
+			if len(args) > 1 {
+				return usagef("strom session stop takes one session (N or its id)")
+			}
+			r, live, err := s.liveSessions()
+			if err != nil {
+				return err
+			}
+			which := ""
+			if len(args) == 1 {
+				which = args[0]
+			}
+			l, err := pickSession(live, which)
+			if err != nil {
+				return err
+			}
+			if err := r.RequestStop(l.Session, "strom session stop"); err != nil {
+				return err
+			}
+			fmt.Fprintf(s.stdout, "Stopping session %s (%s) now: its work is committed, %s goes back to the queue, and the run ends.\n", l.Session, l.Task, l.Task)
+			return nil
+		}),
 	}
 }
 
