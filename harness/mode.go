@@ -28,7 +28,7 @@ var (
 	// ErrSessionWorking means a session works in the research, so its mode stays.
 	ErrSessionWorking = errors.New("a session is working in this research")
 	// ErrRunWaiting means a run waits for its condition in the research, so its mode stays.
-	ErrRunWaiting = errors.New("a strom run waits for its condition in this research")
+	ErrRunWaiting = errors.New("a strom run waits in this research")
 	// ErrNoAgent means research cannot be switched on: its agent is not installed.
 	ErrNoAgent = errors.New("the research's agent is not installed on this computer")
 	// ErrDeclined means a person said no to installing the agent, or no one could be
@@ -266,8 +266,8 @@ func (r *Research) runWorkingError() error {
 		return fmt.Errorf("%w (session %s on %s), so the mode stays — the session finishes first: ask it with strom session finish, then switch again", ErrSessionWorking, ri.Session, ri.Task)
 	}
 	if ri != nil && !ri.PausedTill.IsZero() {
-		return fmt.Errorf("%w (pid %d, until %s), so the mode stays — end the wait with strom session finish (or Ctrl-C in the run's terminal), then switch again",
-			ErrRunWaiting, ri.PID, ClockAt(ri.PausedTill.Local()))
+		return fmt.Errorf("%w (pid %d, until %s: %s), so the mode stays — end the wait with strom session finish (or Ctrl-C in the run's terminal), then switch again",
+			ErrRunWaiting, ri.PID, ClockAt(ri.PausedTill.Local()), ri.PauseWhy)
 	}
 	return fmt.Errorf("%w (a strom run), so the mode stays — the session finishes first: let the run end or ask it with strom session finish, then switch again", ErrSessionWorking)
 }
