@@ -132,7 +132,18 @@ var ErrRunning = errors.New("another strom run is working in this research repo"
 // lockRun takes the run lock for the life of the run. The lock dies with the
 // process, so a crashed run never blocks the next one.
 func (r *Research) lockRun() (func(), error) {
-	unlock, held, err := statefiles.TryLockFile(r.Tree.Path(statefiles.RunDir, "run.lock"))
+	path := r.Tree.Path(statefiles.RunDir, "run.lock")
+	unlock, held, err := statefiles.TryLockFile(path)
+	// Another strom command may be looking at the lock this very moment (RunAlive
+	// holds a shared lock for microseconds): look again for a little while before
+	// calling it a run.
+	for try := 0; err == nil && held && try < 40; try++ {
+		if alive, _ := statefiles.LockHeld(path); alive && try >= 4 {
+			break
+		}
+		time.Sleep(25 * time.Millisecond)
+		unlock, held, err = statefiles.TryLockFile(path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("lock the run: %w", err)
 	}
@@ -157,10 +168,7 @@ func (r *Research) RunAlive() bool {
 	if _, err := os.Stat(path); err != nil {
 		return false // no run ever locked here
 	}
-	unlock, held, err := statefiles.TryLockFile(path)
-	if err == nil && !held {
-		unlock()
-	}
+	held, _ := statefiles.LockHeld(path)
 	return held
 }
 
