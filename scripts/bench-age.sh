@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# The cost of a research's age: the commands an agent runs often, strom log, one
+# session and a 200-session loop, on a big research (100,000 records, 20,000 tasks,
+# 50,000 session commits) and a small one (1,000 records, 100 tasks, 100 commits),
+# against git doing the same. Both researches are built in seconds: the history with
+# git fast-import, the state files with awk. Prints the ratios BENCHMARKS.md records
+# under "A research's age".
+#
+# R rounds (default 5); in each, N runs (default 20) of every command on both
+# researches, one command after the other, so that a change of the machine's load
+# falls on all alike. A figure is the median of its round means.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+strom="$top/bin/strom"
+work=$(mktemp -d "${TMPDIR:-/tmp}/strom-bench-age.XXXXXX")
+if [ "${KEEP:-}" = 1 ]; then echo "kept in $work"; else trap 'rm -rf "$work"' EXIT; fi
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 HOME="$work" XDG_CONFIG_HOME="$work/.config" XDG_CACHE_HOME="$work/.cache"
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
+R=${R:-5}
+N=${N:-20}
+
+# research DIR RECORDS TASKS COMMITS [OPEN]: a research repo whose last OPEN tasks
+# (default a quarter) are open and the others done.
+research() {
+	local dir=$1 records=$2 tasks=$3 commits=$4 open=${5:-$(($3 / 4))}
+	mkdir -p "$dir" && cd "$dir"
+	git init -q -b main
+	awk -v n="$commits" 'BEGIN {
+		for (i = 1; i <= n; i++) {
+			msg = sprintf("T-%d: session %d, done\n\nRecorded one line.\n\nStrom-Session: 20261130T%06dZ-%04x\nStrom-Task: T-%d\nStrom-End: done\nStrom-Agent: demo\n", i % 97 + 1, i, i % 1000000, i % 65536, i % 97 + 1)
+			body = sprintf("session %d\n", i)
+			printf "blob\nmark :%d\ndata %d\n%s\n", 2 * i - 1, length(body), body
+			printf "commit refs/heads/main\nmark :%d\ncommitter bench <bench@example.com> %d +0000\ndata %d\n%s", 2 * i, 1790000000 + 60 * i, length(msg), msg
+			if (i > 1) printf "from :%d\n", 2 * i - 2
+			printf "M 100644 :%d notes.txt\n\n", 2 * i - 1
+		}
+	}' | git fast-import --quiet
+	git reset -q --hard
+	"$strom" init --agent demo >/dev/null
+	awk -v n="$tasks" -v open="$open" 'BEGIN {
+		printf "{\n  \"version\": 1,\n  \"next_id\": %d,\n  \"tasks\": [", n + 1
+		for (i = 1; i <= n; i++) {
+			printf "%s\n    {\n      \"id\": \"T-%d\",\n      \"title\": \"Find the baptism record number %d in the parish books of Tábor\",\n", (i > 1 ? "," : ""), i, i
+			printf "      \"body\": \"Parish of Tábor, around 1850. Look in the registers and write down what was found, with the sources and page numbers.\",\n"
+			printf "      \"state\": \"%s\",\n      \"created\": \"2026-11-30T09:00:00Z\",\n      \"updated\": \"2026-11-30T09:00:00Z\"\n    }", (i > n - open ? "open" : "done"), i
+		}
+		printf "\n  ]\n}\n"
+	}' >.strom/queue.json
+	awk -v n="$records" -v tasks="$tasks" 'BEGIN {
+		for (i = 1; i <= n; i++)
+			printf "{\"version\":1,\"time\":\"2026-11-30T09:%02d:%02dZ\",\"session\":\"20261130T%06dZ-%04x\",\"task\":\"T-%d\",\"text\":\"Register %d, page %d: no baptism of Anna Novak between 1848 and 1852; the index of the parish of Tábor lists none either.\"}\n", i % 60, i % 60, i % 1000000, i % 65536, i % tasks + 1, i, i % 400
+	}' >.strom/progress.jsonl
+	git add -A && git commit -q --no-verify -m "the research"
+	cd - >/dev/null
+}
+
+start=$(date +%s%N)
+research "$work/small" 1000 100 100 &
+research "$work/big" 100000 20000 50000 &
+wait
+printf 'built both researches in %d ms: big has %s commits, %d KB queue.json, %d KB progress.jsonl\n' \
+	$((($(date +%s%N) - start) / 1000000)) "$(git -C "$work/big" rev-list --count HEAD)" \
+	$(($(wc -c <"$work/big/.strom/queue.json") / 1024)) $(($(wc -c <"$work/big/.strom/progress.jsonl") / 1024))
+
+# The first command after a checkout builds the indexes under .strom/run/: once.
+for s in small big; do
+	cd "$work/$s"
+	t0=$(date +%s%N)
+	"$strom" status >/dev/null
+	STROM_SESSION=bench STROM_TASK=T-7 "$strom" task >/dev/null
+	printf 'first commands on %s (the indexes built): %d ms\n' "$s" $((($(date +%s%N) - t0) / 1000000))
+done
+
+in_session() { STROM_SESSION=bench STROM_TASK=T-7 "$strom" "$@"; }
+# The agent's record: inside a session when the harness accepts a session that is
+# not live, else for the task by name (the same write).
+cd "$work/small"
+if in_session record "checked" >/dev/null 2>&1; then
+	record() { in_session record "Register 12 checked" >/dev/null; }
+else
+	echo "strom record inside a session needs a live one: measured with --task"
+	record() { "$strom" record --task T-7 "Register 12 checked" >/dev/null; }
+fi
+
+time_cmd() { # prints mean milliseconds of N runs of "$@"
+	local start end
+	start=$(date +%s%N)
+	for _ in $(seq 1 "$N"); do "$@" >/dev/null; done
+	end=$(date +%s%N)
+	awk -v s="$start" -v e="$end" -v n="$N" 'BEGIN { printf "%.3f", (e - s) / 1000000 / n }'
+}
+names=(ref gitlog)
+for s in small big; do names+=("task-$s" "record-$s" "status-$s" "list-$s" "log-$s"); done
+declare -A runs
+for _ in $(seq 1 "$R"); do
+	cd "$work/big"
+	runs[ref]+=" $(time_cmd git rev-parse HEAD)"
+	runs[gitlog]+=" $(time_cmd git log -20)"
+	for s in small big; do
+		cd "$work/$s"
+		runs[task-$s]+=" $(time_cmd in_session task)"
+		runs[record-$s]+=" $(time_cmd record)"
+		runs[status-$s]+=" $(time_cmd "$strom" status)"
+		runs[list-$s]+=" $(time_cmd "$strom" task list)"
+		runs[log-$s]+=" $(time_cmd "$strom" log)"
+	done
+done
+median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { printf "%.2f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+declare -A med
+for n in "${names[@]}"; do med[$n]=$(echo "${runs[$n]}" | median); done
+div() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+echo "median of $R rounds of $N runs each"
+printf '%-28s %8s %8s %10s %10s\n' command small big big/small big/rev-parse
+printf '%-28s %8s %8.2f\n' "git rev-parse HEAD" "" "${med[ref]}"
+printf '%-28s %8s %8.2f\n' "git log -20" "" "${med[gitlog]}"
+for c in task record status list log; do
+	label=$c
+	case $c in task) label="strom task (in a session)" ;; record) label="strom record" ;; status) label="strom status" ;; list) label="strom task list" ;; log) label="strom log" ;; esac
+	printf '%-28s %8.2f %8.2f %9sx %9sx\n' "$label" "${med[$c-small]}" "${med[$c-big]}" "$(div "${med[$c-big]}" "${med[$c-small]}")" "$(div "${med[$c-big]}" "${med[ref]}")"
+done
+printf 'strom log at 50,000 commits: %sx git log -20\n' "$(div "${med[log-big]}" "${med[gitlog]}")"
+
+# One session, an agent that marks its task done at once: wall time of strom run,
+# small and big alternating, and the peak memory of strom run on the big research.
+S=${S:-5}
+declare -A sess
+for _ in $(seq 1 "$S"); do
+	for s in small big; do
+		cd "$work/$s"
+		t0=$(date +%s%N)
+		"$strom" run --agent command -- sh -c 'strom done' >/dev/null
+		sess[$s]+=" $(awk -v s="$t0" -v e="$(date +%s%N)" 'BEGIN { printf "%.3f", (e - s) / 1000000 }')"
+	done
+done
+small_s=$(echo "${sess[small]}" | median)
+big_s=$(echo "${sess[big]}" | median)
+printf 'one session (strom run, agent: strom done): small %s ms, big %s ms, big/small %sx\n' "$small_s" "$big_s" "$(div "$big_s" "$small_s")"
+cd "$work/big"
+peak=$( { /usr/bin/time -f '%M' "$strom" run --agent command -- sh -c 'strom done' >/dev/null; } 2>&1 | tail -1)
+printf 'peak memory of strom run on the big research: %d KiB (%.1f MiB)\n' "$peak" "$(awk -v k="$peak" 'BEGIN { print k / 1024 }')"
+
+# 200 sessions in one --loop against a shell loop doing the same agent's work and
+# git add -A && git commit, each on a fresh research of 200 open tasks.
+L=${L:-200}
+research "$work/loop-strom" 1000 "$L" 100 "$L"
+research "$work/loop-shell" 1000 "$L" 100 "$L"
+cd "$work/loop-strom"
+t0=$(date +%s%N)
+"$strom" run --loop --agent command -- sh -c 'strom done' >/dev/null
+loop_strom=$((($(date +%s%N) - t0) / 1000000))
+sessions=$(git log --oneline --grep=Strom-Session: --since=@$(( $(date +%s) - 3600 )) | wc -l)
+cd "$work/loop-shell"
+t0=$(date +%s%N)
+for i in $(seq 1 "$L"); do
+	sh -c "$strom done T-$i" >/dev/null
+	git add -A && git commit -q -m "T-$i"
+done
+loop_shell=$((($(date +%s%N) - t0) / 1000000))
+printf '%d-session --loop: strom %d ms, shell loop %d ms, ratio %sx (%d session commits)\n' "$L" "$loop_strom" "$loop_shell" "$(div "$loop_strom" "$loop_shell")" "$sessions"
