@@ -206,7 +206,7 @@ func (r *Research) cleanState(ctx context.Context, check string) []string {
 // the session may not close yet, or "". A check.command of the tree that is not
 // allowed on this computer is not run (allowedCheck).
 func (r *Research) CheckNow(ctx context.Context) string {
-	if _, err := r.Tree.LoadQueue(); err != nil {
+	if _, err := r.Tree.QueueSummary(ctx); err != nil {
 		return err.Error()
 	}
 	if err := r.Tree.CheckProgress(ctx); err != nil {

@@ -10,7 +10,9 @@ import (
 // branch, the git dir writable). The first failure comes back as one sentence;
 // nothing has changed then, and no agent starts.
 func (r *Research) readyForSession(ctx context.Context) error {
-	if _, err := r.Tree.LoadQueue(); err != nil {
+	// Through the index: a fresh one says the queue as it stands was validated;
+	// a stale one is built again, validating the queue whole.
+	if _, err := r.Tree.QueueSummary(ctx); err != nil {
 		return err
 	}
 	if err := r.Tree.CheckProgress(ctx); err != nil {

@@ -275,10 +275,10 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 				return stopNow(gs.Stop, gs.Reason)
 			}
 			// The gate may have waited for hours: take the task only if it is still open.
-			if q, err := r.Tree.LoadQueue(); err == nil {
-				if t, err := q.Find(task.ID); err != nil || t.State != statefiles.Open {
-					continue
-				}
+			if t, err := r.Tree.FindTask(ctx, task.ID); err == nil && t.State != statefiles.Open {
+				continue
+			} else if errors.Is(err, statefiles.ErrUnknownTask) {
+				continue
 			}
 		}
 		p := plan

@@ -29,6 +29,7 @@ Refused in a Strom archive (strom mode research switches research on) and while
 the research waits for its agent.`, runExits),
 		FlagSet: fs,
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
+			harnessMemory(s)
 			if err := s.personOnly("strom chat"); err != nil {
 				return err
 			}

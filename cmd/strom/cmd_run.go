@@ -66,6 +66,7 @@ them with strom allow.
 Words after -- go to the agent: strom run --agent command -- ./my-agent.sh`, runExits),
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
+			harnessMemory(s)
 			words, args, err := s.agentWords(fs, args)
 			if err != nil {
 				return err

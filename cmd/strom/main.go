@@ -7,6 +7,7 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 )
 
@@ -32,4 +33,16 @@ func Main() int {
 		getenv:     os.Getenv,
 		interrupts: ints,
 	})
+}
+
+// harnessMemoryLimit is the heap a run or chat aims to stay under: such a process
+// lives for hours beside the agent, and the Go runtime would otherwise let its heap
+// grow to twice what a big queue needs at its peak. GOMEMLIMIT overrides it.
+const harnessMemoryLimit = 40 << 20
+
+// harnessMemory sets the soft memory limit of a run or a chat.
+func harnessMemory(s *sys) {
+	if s.getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(harnessMemoryLimit)
+	}
 }

@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// Benchmark repositories are expensive (50,000 files), so they are built once per
+// Benchmark repositories are expensive (200,000 files), so they are built once per
 // process and removed by TestMain.
 var (
 	benchRoot     string
@@ -36,9 +36,9 @@ func cleanupBench() {
 }
 
 const (
-	benchDirs    = 50
+	benchDirs    = 200
 	benchSubdirs = 20
-	benchFiles   = 50 // per subdirectory: 50·20·50 = 50,000 files
+	benchFiles   = 50 // per subdirectory: 200·20·50 = 200,000 files
 	benchChanged = 100
 )
 
@@ -50,7 +50,7 @@ func benchPath(i int) string {
 }
 
 // fastImport writes a history into an empty repository with one git fast-import:
-// one pack, no loose objects, far quicker than git add of 50,000 files.
+// one pack, no loose objects, far quicker than git add of 200,000 files.
 func fastImport(dir string, write func(w *bufio.Writer)) error {
 	cmd := exec.CommandContext(context.Background(), "git", "fast-import", "--quiet")
 	cmd.Dir = dir
@@ -75,7 +75,7 @@ func fastImport(dir string, write func(w *bufio.Writer)) error {
 
 func data(w *bufio.Writer, s string) { fmt.Fprintf(w, "data %d\n%s\n", len(s), s) }
 
-// bigRepo makes a repository of 50,000 committed files in nested directories.
+// bigRepo makes a repository of 200,000 committed files in nested directories.
 func bigRepo(dir string) error {
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return err
@@ -95,7 +95,7 @@ func bigRepo(dir string) error {
 			data(w, fmt.Sprintf("file %d of the research tree\nsome text so that it looks like a note\n", i))
 		}
 		fmt.Fprintf(w, "commit refs/heads/main\ncommitter Bench <bench@example.org> %s\n", testDate)
-		data(w, "50,000 files")
+		data(w, "200,000 files")
 		for i := range n {
 			fmt.Fprintf(w, "M 100644 :%d %s\n", i+1, benchPath(i))
 		}
@@ -151,7 +151,7 @@ func BenchmarkCheckpoint(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	msg := sessionMessage("Changed 100 of 50,000 files.")
+	msg := sessionMessage("Changed 100 of 200,000 files.")
 	checkpoint := func() {
 		// The options of the harness's session commit (harness.commitPaths).
 		opts := CheckpointOptions{AllowMarkers: true, AllowEmpty: true, NoVerify: true, FallbackName: "strom", FallbackEmail: "strom@localhost"}
