@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -73,17 +74,51 @@ type Queue struct {
 	Version int    `json:"version"`
 	NextID  int    `json:"next_id"`
 	Tasks   []Task `json:"tasks"`
-
-	// loaded is what the queue was read from: SaveQueue validates only the tasks
-	// that differ from it.
-	loaded *loadedQueue
 }
 
-// loadedQueue is the file a Queue was read from: its stamp and each task's bytes.
+// loadedQueue is the file the tree's last loaded or saved Queue was read from or
+// written as: its stamp and each task's bytes. SaveQueue validates only the tasks
+// that differ from it.
 type loadedQueue struct {
+	q     *Queue
 	stamp stamp
 	tasks map[string][]byte
 }
+
+// remember keeps what q was read from or written as (only the last queue of each
+// tree: a harness loads and saves one at a time, under the lock).
+func (t *Tree) rememberQueue(q *Queue, data []byte) {
+	st, err := stampOf(t.Path(QueueFile))
+	if err != nil || st.Size != int64(len(data)) {
+		return
+	}
+	spans := indentedSpans(data)
+	if len(spans) != len(q.Tasks) {
+		return
+	}
+	l := &loadedQueue{q: q, stamp: st, tasks: make(map[string][]byte, len(spans))}
+	for i, sp := range spans {
+		l.tasks[q.Tasks[i].ID] = data[sp.off : sp.off+sp.n]
+	}
+	loadedMu.Lock()
+	loaded[t.Dir] = l
+	loadedMu.Unlock()
+}
+
+// loadedOf returns what q was read from, if it is the tree's last queue.
+func (t *Tree) loadedOf(q *Queue) *loadedQueue {
+	loadedMu.Lock()
+	defer loadedMu.Unlock()
+	if l := loaded[t.Dir]; l != nil && l.q == q {
+		return l
+	}
+	return nil
+}
+
+var (
+	loadedMu sync.Mutex
+	loaded   = map[string]*loadedQueue{} // by tree
+)
 
 // NewQueue returns an empty queue.
 func NewQueue() *Queue { return &Queue{Version: 1, NextID: 1, Tasks: []Task{}} }
@@ -121,14 +156,7 @@ func (t *Tree) LoadQueue() (*Queue, error) {
 	}
 	// The stamp is read after the bytes: a file changed in between has another
 	// stamp than the one SaveQueue compares, and is checked again there.
-	if st, err := stampOf(t.Path(QueueFile)); err == nil && st.Size == int64(len(data)) {
-		if spans := indentedSpans(data); len(spans) == len(q.Tasks) {
-			q.loaded = &loadedQueue{stamp: st, tasks: make(map[string][]byte, len(spans))}
-			for i, sp := range spans {
-				q.loaded.tasks[q.Tasks[i].ID] = data[sp.off : sp.off+sp.n]
-			}
-		}
-	}
+	t.rememberQueue(q, data)
 	return q, nil
 }
 
@@ -165,14 +193,15 @@ func (t *Tree) SaveQueue(q *Queue) error {
 	}
 	path := t.Path(QueueFile)
 	fresh := false
-	if q.loaded != nil {
+	l := t.loadedOf(q)
+	if l != nil {
 		cur, err := stampOf(path)
-		fresh = err == nil && cur == q.loaded.stamp
+		fresh = err == nil && cur == l.stamp
 	}
 	if fresh {
 		changed := &Queue{Version: q.Version, NextID: q.NextID, Tasks: []Task{}}
 		for i, task := range q.Tasks {
-			if old, ok := q.loaded.tasks[task.ID]; !ok || !bytes.Equal(old, parts[i]) {
+			if old, ok := l.tasks[task.ID]; !ok || !bytes.Equal(old, parts[i]) {
 				changed.Tasks = append(changed.Tasks, task)
 			}
 		}
@@ -187,7 +216,7 @@ func (t *Tree) SaveQueue(q *Queue) error {
 			}
 			return fmt.Errorf("refuse to write invalid data: %w", err)
 		}
-		if len(data) == int(q.loaded.stamp.Size) && tailSum(data[max(0, len(data)-stampTail):]) == q.loaded.stamp.Tail {
+		if len(data) == int(l.stamp.Size) && tailSum(data[max(0, len(data)-stampTail):]) == l.stamp.Tail {
 			if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
 				return nil
 			}
@@ -200,13 +229,7 @@ func (t *Tree) SaveQueue(q *Queue) error {
 		return err
 	}
 	t.indexSavedQueue(q, data)
-	if st, err := stampOf(path); err == nil && st.Size == int64(len(data)) {
-		spans := indentedSpans(data)
-		q.loaded = &loadedQueue{stamp: st, tasks: make(map[string][]byte, len(spans))}
-		for i, sp := range spans {
-			q.loaded.tasks[q.Tasks[i].ID] = data[sp.off : sp.off+sp.n]
-		}
-	}
+	t.rememberQueue(q, data)
 	return nil
 }
 
