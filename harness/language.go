@@ -1,8 +1,6 @@
 package harness
 
 import (
-	"sync"
-
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -22,18 +20,11 @@ func Language(getenv func(string) string) string {
 	return messages.Resolve(setting, getenv)
 }
 
-var printers sync.Map // *Research → *messages.Printer
-
-// Messages is the printer every line of this research's runs is said with (in the
-// person's language, see Language).
+// Messages is the printer of the person's language (see Language), read anew each
+// time so a change of messages.language shows at once.
 func (r *Research) Messages() *messages.Printer {
 	if r == nil {
 		return messages.For(messages.English)
 	}
-	if p, ok := printers.Load(r); ok {
-		return p.(*messages.Printer)
-	}
-	p := messages.For(Language(r.Getenv))
-	printers.Store(r, p)
-	return p
+	return messages.For(Language(r.Getenv))
 }

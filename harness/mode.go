@@ -12,6 +12,7 @@ import (
 
 	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -56,6 +57,9 @@ func (m ModeState) Text() string {
 	}
 	return "research"
 }
+
+// Advice says how to install the research's agent, or which installed one to choose.
+func (m ModeState) Advice() string { return installAdvice(m.Binary, m.Install) }
 
 // installAdvice says how to install the agent's program (install, from its
 // profile) or choose an agent that is installed.
@@ -202,7 +206,7 @@ func (r *Research) SwitchMode(ctx context.Context, to string, confirm func(quest
 		}
 	}
 	if confirm != nil {
-		if err := confirm(modeQuestion(to, n)); err != nil {
+		if err := confirm(r.modeQuestion(to, n)); err != nil {
 			return ms, err
 		}
 	}
@@ -272,15 +276,11 @@ func (r *Research) runWorkingError() error {
 	return fmt.Errorf("%w (a strom run), so the mode stays — the session finishes first: let the run end or ask it with strom session finish, then switch again", ErrSessionWorking)
 }
 
-func modeQuestion(to string, n int) string {
-	tasks := fmt.Sprintf("%d tasks", n)
-	if n == 1 {
-		tasks = "1 task"
-	}
+func (r *Research) modeQuestion(to string, n int) string {
 	if to == statefiles.ModeArchive {
-		return fmt.Sprintf("Keep this research only as a Strom archive, where no agent works? Its open, started and waiting tasks (%s) are parked until research is switched on again.", tasks)
+		return r.Messages().Say("mode.question_archive", messages.Args{"Count": n})
 	}
-	return fmt.Sprintf("Switch research on, so that the agent works on it? The %s kept for the archive return to where they were.", tasks)
+	return r.Messages().Say("mode.question_research", messages.Args{"Count": n})
 }
 
 func modeMessage(to string, tasks []statefiles.Task) gitrepo.Message {

@@ -141,6 +141,7 @@ func (r *Research) commitPaths(ctx context.Context, msg gitrepo.Message, only []
 // InitOptions are the choices of `strom init`.
 type InitOptions struct {
 	Agent string // "" = the first installed agent, else claude
+	Mode  string // research ("" too) or archive: what strom setup chose for new researches (R7.8)
 }
 
 // ErrAlreadyInitialised means strom init found a research repo already.
@@ -188,6 +189,10 @@ func Init(ctx context.Context, dir string, opts InitOptions, env Env, installHoo
 	if agent == "" {
 		agent = DetectAgent()
 	}
+	mode := opts.Mode
+	if mode == "" {
+		mode = statefiles.ModeResearch
+	}
 	now := env.Clock.Now().UTC()
 	err = tree.Locked(ctx, func() error {
 		if err := statefiles.WriteAtomic(tree.Path(statefiles.GitignoreFile), []byte(statefiles.Gitignore), 0o644); err != nil {
@@ -204,7 +209,7 @@ func Init(ctx context.Context, dir string, opts InitOptions, env Env, installHoo
 		if err := tree.SaveQueue(statefiles.NewQueue()); err != nil {
 			return err
 		}
-		if err := tree.SaveMode(&statefiles.Mode{Version: 1, Mode: statefiles.ModeResearch, Changed: &now}); err != nil {
+		if err := tree.SaveMode(&statefiles.Mode{Version: 1, Mode: mode, Changed: &now}); err != nil {
 			return err
 		}
 		if err := tree.SavePark(&statefiles.Park{Version: 1}); err != nil {
@@ -216,11 +221,16 @@ func Init(ctx context.Context, dir string, opts InitOptions, env Env, installHoo
 			}
 		}
 		// Only .strom/: the person's own uncommitted work stays theirs to commit.
-		_, err := r.commitPaths(ctx, gitrepo.Message{
+		msg := gitrepo.Message{
 			Subject:  "strom: start the research",
 			Body:     "The queue is empty; add tasks with strom task add.",
 			Trailers: []gitrepo.Trailer{{Key: "Strom-Init", Value: agent}},
-		}, []string{statefiles.DirName})
+		}
+		if mode == statefiles.ModeArchive {
+			msg.Body = "Only a Strom archive: no agent works on it; strom mode research switches research on."
+			msg.Trailers = append(msg.Trailers, gitrepo.Trailer{Key: TrailerMode, Value: mode})
+		}
+		_, err := r.commitPaths(ctx, msg, []string{statefiles.DirName})
 		return err
 	})
 	if err != nil {

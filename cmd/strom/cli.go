@@ -69,6 +69,13 @@ func (s *sys) msg() *messages.Printer {
 	return s.printer
 }
 
+// child is the process state of a command the menu runs: the same streams,
+// environment and signals, with the language and the research read again, as if
+// the command were typed.
+func (s *sys) child() *sys {
+	return &sys{stdin: s.stdin, stdout: s.stdout, stderr: s.stderr, getenv: s.getenv, interrupts: s.interrupts, dir: s.dir, clk: s.clk}
+}
+
 func (s *sys) clock() clock.Clock {
 	if s.clk == nil {
 		s.clk = clock.FromEnv(s.getenv)

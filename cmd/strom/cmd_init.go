@@ -13,6 +13,7 @@ import (
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/harness/merge"
 	"github.com/strom-research/strom/hooks"
+	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -43,7 +44,14 @@ repo it runs git init first. Run twice, it says so and changes nothing.`, ""),
 					return err
 				}
 			}
-			r, err := harness.Init(ctx, dir, harness.InitOptions{Agent: *agent}, s.env(), func(ctx context.Context, g *gitrepo.Repo) error {
+			// strom setup chose what a new research is (R7.8).
+			mode := ""
+			if us, err := statefiles.LoadSettings(s.getenv, nil); err == nil {
+				if v, err := us.Resolve("init.mode", ""); err == nil {
+					mode = v.Value
+				}
+			}
+			r, err := harness.Init(ctx, dir, harness.InitOptions{Agent: *agent, Mode: mode}, s.env(), func(ctx context.Context, g *gitrepo.Repo) error {
 				dir, err := g.HooksDir(ctx)
 				if err != nil {
 					return err
@@ -71,7 +79,11 @@ repo it runs git init first. Run twice, it says so and changes nothing.`, ""),
 				return err
 			}
 			a, _ := settings.Resolve("agent.name", "")
-			fmt.Fprintf(s.stdout, "Initialised a research repo in %s (agent: %s).\nAdd a task: strom task add \"…\"\n", r.Tree.Root, a.Value)
+			if mode == statefiles.ModeArchive {
+				fmt.Fprintln(s.stdout, s.msg().Say("init.done_archive", messages.Args{"Root": r.Tree.Root, "Agent": a.Value}))
+				return nil
+			}
+			fmt.Fprintln(s.stdout, s.msg().Say("init.done", messages.Args{"Root": r.Tree.Root, "Agent": a.Value}))
 			return nil
 		}),
 	}

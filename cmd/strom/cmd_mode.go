@@ -7,6 +7,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -53,7 +54,7 @@ a session and while a session works in the research.`, ""),
 				if *asJSON {
 					return s.printJSON(modeJSON{Mode: ms.Shown, Saved: ms.Saved, Agent: ms.Agent, Working: ms.Working, Text: ms.Text()})
 				}
-				fmt.Fprintln(s.stdout, ms.Text())
+				fmt.Fprintln(s.stdout, modeText(s.msg(), ms))
 				return nil
 			}
 			to := args[0]
@@ -67,22 +68,20 @@ a session and while a session works in the research.`, ""),
 			if err != nil {
 				return err
 			}
+			p := s.msg()
 			if sw.Commit == "" {
-				text := to
+				text := p.Say("mode.shown_" + to)
 				if ms, err := r.Mode(ctx); err == nil {
-					text = ms.Text()
+					text = modeText(p, ms)
 				}
-				fmt.Fprintf(s.stdout, "nothing to switch: the mode already is %s\n", text)
+				fmt.Fprintln(s.stdout, p.Say("mode.nothing", messages.Args{"Mode": text}))
 				return nil
 			}
-			n := fmt.Sprintf("%d tasks", len(sw.Tasks))
-			if len(sw.Tasks) == 1 {
-				n = "1 task"
-			}
+			said := messages.Args{"Count": len(sw.Tasks), "Commit": sw.Commit[:min(7, len(sw.Commit))]}
 			if to == statefiles.ModeArchive {
-				fmt.Fprintf(s.stdout, "the research is a Strom archive now: %s parked (commit %s); strom mode research switches research on again\n", n, sw.Commit[:min(7, len(sw.Commit))])
+				fmt.Fprintln(s.stdout, p.Say("mode.now_archive", said))
 			} else {
-				fmt.Fprintf(s.stdout, "research is on: %s returned to where they were (commit %s); strom run lets the agent work\n", n, sw.Commit[:min(7, len(sw.Commit))])
+				fmt.Fprintln(s.stdout, p.Say("mode.now_research", said))
 			}
 			return nil
 		}),
@@ -108,4 +107,16 @@ func (s *sys) offerInstall(ctx context.Context, r *harness.Research) func(binary
 		}
 		return r.RunInstall(ctx, line, tty, out, errOut)
 	}
+}
+
+// modeText is the mode in the person's words: research, archive, or research
+// waiting for an agent (with how to install it).
+func modeText(p *messages.Printer, ms harness.ModeState) string {
+	if ms.Shown == harness.ModeWaiting {
+		return p.Say("mode.shown_waiting", messages.Args{"Binary": ms.Binary, "Advice": ms.Advice()})
+	}
+	if ms.Shown == statefiles.ModeArchive {
+		return p.Say("mode.shown_archive")
+	}
+	return p.Say("mode.shown_research")
 }

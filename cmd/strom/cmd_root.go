@@ -46,7 +46,7 @@ func commands(s *sys, args []string) []*ffcli.Command {
 		{"status", statusCommand}, {"log", logCommand}, {"hooks", hooksCommand},
 		{"run", runCommand}, {"session", sessionCommand}, {"mode", modeCommand},
 		{"chat", chatCommand}, {"gate", gateCommand}, {"usage", usageCommand},
-		{"allow", allowCommand}, {"app", appCommand},
+		{"allow", allowCommand}, {"app", appCommand}, {"menu", menuCommand}, {"setup", setupCommand},
 		{"demo-agent", demoAgentCommand},
 	}
 	if len(args) > 0 {
@@ -85,7 +85,7 @@ Start: strom init, strom task add "…", strom run.`, ""),
 			if len(args) > 0 {
 				return usagef("unknown command %q: strom --help lists the commands", args[0])
 			}
-			return menu(ctx, s)
+			return openMenu(ctx, s)
 		},
 	}
 }

@@ -1,0 +1,323 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+)
+
+// menuDriver drives the real menu (strom menu, a separate process) under an outer
+// pty, as a person at the terminal: it waits for words on the screen and types.
+type menuDriver struct {
+	t    *testing.T
+	r    *ttyRun
+	from int // the screen up to here has been read
+}
+
+func startMenu(t *testing.T, h *cliHarness, env ...string) *menuDriver {
+	t.Helper()
+	return startOnTerminal(t, h, []string{"menu"}, env...)
+}
+
+// startOnTerminal runs strom with args under an outer pty of 120×40.
+func startOnTerminal(t *testing.T, h *cliHarness, args []string, env ...string) *menuDriver {
+	t.Helper()
+	master, slave, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { master.Close() })
+	// A terminal of a person's size: a form draws nothing in a 0×0 one.
+	if err := pty.Setsize(master, &pty.Winsize{Rows: 40, Cols: 120}); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(h.strom, args...)
+	cmd.Dir, cmd.Env = h.repo, append(append([]string(nil), h.env...), env...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	slave.Close()
+	r := &ttyRun{cmd: cmd, master: master, done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		buf := make([]byte, 4096)
+		for {
+			n, err := master.Read(buf)
+			r.mu.Lock()
+			r.screen.Write(buf[:n])
+			r.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-r.done:
+		default:
+			_ = r.cmd.Process.Kill()
+		}
+	})
+	return &menuDriver{t: t, r: r}
+}
+
+// ansiRE matches the terminal's control sequences: colours and cursor moves.
+var ansiRE = regexp.MustCompile(`\x1b(\[[0-9;?<>=]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[()][0-9A-Za-z]|[=>78])`)
+
+// text is the screen so far without its control sequences.
+func (d *menuDriver) text() string { return ansiRE.ReplaceAllString(d.r.text(), "") }
+
+// expect waits until the screen shows s after what was read before.
+func (d *menuDriver) expect(s string) {
+	d.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		text := d.text()
+		if i := strings.Index(text[d.from:], s); i >= 0 {
+			d.from += i + len(s)
+			return
+		}
+		select {
+		case <-d.r.done:
+			if !strings.Contains(d.text()[d.from:], s) {
+				d.t.Fatalf("the menu ended without showing %q:\n%s", s, d.text()[d.from:])
+			}
+		default:
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if f := os.Getenv("STROM_TEST_SCREEN"); f != "" {
+		_ = os.WriteFile(f, []byte(d.r.text()), 0o644)
+	}
+	d.t.Fatalf("the screen never showed %q:\n%s", s, d.text()[d.from:])
+}
+
+// answer waits for s, then types keys.
+func (d *menuDriver) answer(s, keys string) {
+	d.t.Helper()
+	d.expect(s)
+	time.Sleep(50 * time.Millisecond) // let the form finish drawing before the keys
+	if _, err := d.r.master.Write([]byte(keys)); err != nil {
+		d.t.Fatal(err)
+	}
+}
+
+// leave waits for the menu process to end with exit status 0.
+func (d *menuDriver) leave() {
+	d.t.Helper()
+	select {
+	case <-d.r.done:
+	case <-time.After(60 * time.Second):
+		d.t.Fatalf("the menu did not end:\n%s", d.r.text())
+	}
+	if err := d.r.cmd.Wait(); err != nil {
+		d.t.Fatalf("strom menu: %v\n%s", err, d.r.text())
+	}
+}
+
+func (d *menuDriver) screen() string { return d.text() }
+
+// menuWords are the words of one language the tests look for.
+type menuWords struct {
+	lang, env                                     string
+	work, inOrder, howMany, end2                  string
+	settings, alone, minutesAsk, badMinutes, back string
+	minutesItem                                   string
+	modeResearch, modeArchive, yes                string
+	nowArchive, nowResearch                       string
+}
+
+var menuLanguages = []menuWords{
+	{lang: "en", env: "LANG=en_US.UTF-8",
+		work: "Let the agent work on its own", inOrder: "Work through the queue in this order", howMany: "How many tasks?",
+		end2: "2 sessions · stopped: done", settings: "Settings: the agent, working alone", alone: "The agent working alone",
+		minutesAsk: "Time for one task in minutes", minutesItem: "Time for one task: 60 min", badMinutes: "a whole number 5–600, or 0 to go back", back: "← Back",
+		modeResearch: "Mode: research — keep it only as a Strom archive", modeArchive: "Mode: Strom archive — switch research on", yes: "y",
+		nowArchive: "the research is a Strom archive now: 3 tasks parked", nowResearch: "research is on: 3 tasks returned"},
+	{lang: "de", env: "LANG=de_DE.UTF-8",
+		work: "Den Agenten allein arbeiten lassen", inOrder: "Die Warteschlange in dieser Reihenfolge abarbeiten", howMany: "Wie viele Aufgaben?",
+		end2: "Sitzungen: 2 · Ende: fertig", settings: "Einstellungen: Agent, allein arbeiten", alone: "Der Agent allein",
+		minutesAsk: "Zeit für eine Aufgabe in Minuten", minutesItem: "Zeit für eine Aufgabe: 60 Min.", badMinutes: "eine ganze Zahl 5–600, oder 0 für zurück", back: "← Zurück",
+		modeResearch: "Modus: Forschung — nur als Strom-Archiv behalten", modeArchive: "Modus: Strom-Archiv — Forschung einschalten", yes: "j",
+		nowArchive: "die Forschung ist jetzt ein Strom-Archiv: 3 Aufgaben zurückgestellt", nowResearch: "die Forschung ist eingeschaltet: 3 Aufgaben sind zurück"},
+	{lang: "cs", env: "LANG=cs_CZ.UTF-8",
+		work: "Nechat agenta pracovat samotného", inOrder: "Pracovat v pořadí fronty", howMany: "Kolik úkolů?",
+		end2: "sezení: 2 · konec: hotovo", settings: "Nastavení: agent, samostatná práce", alone: "Samostatná práce agenta",
+		minutesAsk: "Čas na jeden úkol v minutách", minutesItem: "Čas na jeden úkol: 60 min", badMinutes: "celé číslo 5–600, nebo 0 pro návrat", back: "← Zpět",
+		modeResearch: "Režim: výzkum — nechat jen jako Archiv Stromu", modeArchive: "Režim: Archiv Stromu — zapnout výzkum", yes: "a",
+		nowArchive: "výzkum je teď Archiv Stromu: 3 úkoly odloženy", nowResearch: "výzkum je zapnutý: 3 úkoly se vrátily"},
+}
+
+func menuResearch(t *testing.T) *cliHarness {
+	t.Helper()
+	h := newCLIHarness(t)
+	// The demo agent is started as the running strom binary (os.Executable): that
+	// must be a strom, not the test binary a symlink leads to.
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(h.strom); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(self, h.strom); err != nil {
+		data, err := os.ReadFile(self)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(h.strom, data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.env = append(h.env, "STROM_DEMO_STEP=5ms", "LC_ALL=", "LC_MESSAGES=", "TERM=xterm")
+	h.git(t, "init", "-q")
+	h.must(t, "init", "--agent", "demo")
+	for _, title := range []string{"First task", "Second task", "Third task"} {
+		h.must(t, "task", "add", title)
+	}
+	return h
+}
+
+func sessionCommits(t *testing.T, h *cliHarness) int {
+	t.Helper()
+	out := h.git(t, "log", "--format=%(trailers:key=Strom-Session,valueonly)")
+	return len(strings.Fields(out))
+}
+
+// TestMenuWorkInOrder: "Let the agent work on its own" → "Work through the queue in
+// this order" → 2 runs strom run --max 2: two session commits with the demo agent,
+// in each language, in the accessible mode and drawn with arrow keys.
+func TestMenuWorkInOrder(t *testing.T) {
+	for _, w := range menuLanguages {
+		t.Run(w.lang+"/accessible", func(t *testing.T) {
+			t.Parallel()
+			h := menuResearch(t)
+			d := startMenu(t, h, w.env, "ACCESSIBLE=1")
+			d.expect(w.modeResearch)
+			d.answer(w.work, "2\r")
+			d.answer(w.inOrder, "1\r")
+			d.answer(w.howMany, "2\r")
+			d.expect(w.end2)
+			d.answer(w.work, "5\r") // the menu again: leave
+			d.leave()
+			if n := sessionCommits(t, h); n != 2 {
+				t.Errorf("%d session commits, want 2:\n%s", n, d.screen())
+			}
+		})
+	}
+	t.Run("en/keys", func(t *testing.T) {
+		t.Parallel()
+		w := menuLanguages[0]
+		h := menuResearch(t)
+		d := startMenu(t, h, w.env)
+		d.answer(w.work, "\x1b[B") // the arrow key down to the second item
+		d.answer("> "+w.work, "\r")
+		d.answer(w.inOrder, "\r")
+		d.answer(w.howMany, "\x7f2\r") // the offered 1 replaced by 2
+		d.expect(w.end2)
+		d.answer(w.work, "\x1b") // Esc on the first level leaves
+		d.leave()
+		if n := sessionCommits(t, h); n != 2 {
+			t.Errorf("%d session commits, want 2:\n%s", n, d.screen())
+		}
+	})
+}
+
+// TestMenuMinutes: "Time for one task" with 0 goes back and changes nothing; a
+// value the flag refuses is refused with its sentence; 30 sets run.minutes.
+func TestMenuMinutes(t *testing.T) {
+	for _, w := range menuLanguages {
+		t.Run(w.lang, func(t *testing.T) {
+			t.Parallel()
+			h := menuResearch(t)
+			d := startMenu(t, h, w.env, "ACCESSIBLE=1")
+			d.answer(w.settings, "4\r")
+			d.answer(w.alone, "1\r")
+			d.answer(w.minutesItem, "1\r")
+			d.answer(w.minutesAsk, "0\r")
+			d.answer(w.back, "7\r") // Settings again: back to the first level
+			d.answer(w.work, "5\r")
+			d.leave()
+			if out := h.must(t, "config", "get", "run.minutes"); !strings.Contains(out, "60") || !strings.Contains(out, "default") {
+				t.Fatalf("0 changed run.minutes: %s", out)
+			}
+
+			d = startMenu(t, h, w.env, "ACCESSIBLE=1")
+			d.answer(w.settings, "4\r")
+			d.answer(w.alone, "1\r")
+			d.answer(w.minutesItem, "1\r")
+			d.answer(w.minutesAsk, "3\r")
+			d.answer(w.badMinutes, "30\r")
+			d.answer(w.work, "5\r")
+			d.leave()
+			if out := h.must(t, "config", "get", "run.minutes"); !strings.Contains(out, "30") || !strings.Contains(out, "user") {
+				t.Fatalf("run.minutes after 30: %s", out)
+			}
+		})
+	}
+}
+
+// TestMenuModeSwitch: the first item parks the tasks as a Strom archive (strom mode
+// archive, confirmed) and restores them when research is switched on again.
+func TestMenuModeSwitch(t *testing.T) {
+	for _, w := range menuLanguages {
+		t.Run(w.lang, func(t *testing.T) {
+			t.Parallel()
+			h := menuResearch(t)
+			d := startMenu(t, h, w.env, "ACCESSIBLE=1")
+			d.answer(w.modeResearch, "1\r")
+			d.answer("[", w.yes+"\r")
+			d.expect(w.nowArchive)
+			d.answer(w.modeArchive, "1\r")
+			d.answer("[", w.yes+"\r")
+			d.expect(w.nowResearch)
+			d.answer(w.modeResearch, "5\r")
+			d.leave()
+			if out := h.must(t, "task", "list", "--state", "open"); strings.Count(out, "open") != 3 {
+				t.Errorf("the tasks are not back in the queue:\n%s", out)
+			}
+			log := h.git(t, "log", "--format=%(trailers:key=Strom-Mode,valueonly)")
+			if strings.Fields(log)[0] != "research" || strings.Fields(log)[1] != "archive" {
+				t.Errorf("Strom-Mode trailers: %q", log)
+			}
+		})
+	}
+}
+
+// TestMenuWithoutTerminal: strom alone without a terminal prints the list of
+// commands, as before.
+func TestMenuWithoutTerminal(t *testing.T) {
+	t.Parallel()
+	h := newCLIHarness(t)
+	cmd := exec.Command(h.strom)
+	cmd.Dir, cmd.Env = h.repo, h.env
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "strom menu ") || !strings.Contains(string(out), "strom task add") {
+		t.Fatalf("strom without a terminal: %v\n%s", err, out)
+	}
+}
+
+// TestSetupOnTerminal: strom setup asks what a new research should be, in the
+// person's language; the answer is init.mode.
+func TestSetupOnTerminal(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ env, question string }{
+		{"LANG=en_US.UTF-8", "What should a new research on this computer be?"},
+		{"LANG=de_DE.UTF-8", "Was soll eine neue Forschung auf diesem Computer sein?"},
+		{"LANG=cs_CZ.UTF-8", "Čím má být nový výzkum na tomto počítači?"},
+	} {
+		h := newCLIHarness(t)
+		d := startOnTerminal(t, h, []string{"setup"}, tt.env, "ACCESSIBLE=1", "LC_ALL=", "LC_MESSAGES=")
+		d.answer(tt.question, "2\r")
+		d.leave()
+		if out := h.must(t, "config", "get", "init.mode"); !strings.Contains(out, "archive") {
+			t.Errorf("%s: init.mode after the answer: %s", tt.env, out)
+		}
+	}
+}

@@ -1,0 +1,175 @@
+// Package menu is the research's menu in the terminal: `strom` alone on a terminal
+// and `strom menu`. It is a face like cmd/strom and holds no logic of its own: it
+// reads what to offer from harness, and every choice ends in the strom command
+// line that does the same (Env.Do), so a menu run is a `strom run` with those
+// options and a setting is set as `strom config set` sets it. Its forms are
+// charmbracelet/huh: selects and inputs that validate as the flags do, and an
+// accessible mode (ACCESSIBLE=1) that reads numbered answers and plain lines.
+// Esc goes back one level; Ctrl-C leaves the menu.
+package menu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/huh"
+
+	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/messages"
+)
+
+// Env is what the menu gets from the command line's process.
+type Env struct {
+	Terminal   *os.File          // the person's terminal: the forms read and draw here
+	Out        io.Writer         // where the menu's own sentences go (the commands write their own)
+	Accessible bool              // numbered options and plain lines instead of a drawn form
+	Research   *harness.Research // nil outside a research repo
+	Dir        string            // the working folder, where strom init makes one
+	Getenv     func(string) string
+	Msg        *messages.Printer
+	// Do runs a strom command line exactly as typed in this terminal; the menu goes
+	// on whatever its exit status.
+	Do func(ctx context.Context, args ...string) int
+}
+
+// step is where the person went from a form.
+type step int
+
+const (
+	stepOK    step = iota // answered
+	stepBack              // Esc, or the Back item: one level up
+	stepLeave             // Ctrl-C, or the input ended: leave the menu
+)
+
+type menu struct {
+	Env
+	ctx context.Context
+	in  *eofReader
+}
+
+// eofReader notes when the terminal's input ends, so an accessible menu whose
+// input ran out leaves instead of asking again.
+type eofReader struct {
+	r   io.Reader
+	eof bool
+}
+
+func (e *eofReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil {
+		e.eof = true
+	}
+	return n, err
+}
+
+// Run shows the menu until the person leaves it.
+func Run(ctx context.Context, e Env) error {
+	if e.Msg == nil {
+		e.Msg = messages.For(messages.English)
+	}
+	if e.Out == nil {
+		e.Out = e.Terminal
+	}
+	m := &menu{Env: e, ctx: ctx, in: &eofReader{r: e.Terminal}}
+	for {
+		if st := m.main(); st != stepOK {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+	}
+}
+
+func (m *menu) say(id string, args ...messages.Args) string { return m.Msg.Say(id, args...) }
+
+// note prints one of the menu's own sentences.
+func (m *menu) note(text string) { fmt.Fprintln(m.Out, text) }
+
+// do runs a strom command line.
+func (m *menu) do(args ...string) { m.Do(m.ctx, args...) }
+
+// run shows one form and says where the person went.
+func (m *menu) run(fields ...huh.Field) step {
+	esc := false
+	km := huh.NewDefaultKeyMap()
+	km.Quit = key.NewBinding(key.WithKeys("ctrl+c", "esc"))
+	// The drawn form reads the terminal itself (in raw mode, cancelled when the form
+	// ends); the accessible one reads lines through m.in, which notes their end.
+	var in io.Reader = m.Terminal
+	if m.Accessible {
+		in = m.in
+	}
+	// WithProgramOptions replaces the program's options: it comes before the input
+	// and the output, which add theirs.
+	f := huh.NewForm(huh.NewGroup(fields...)).
+		WithProgramOptions(tea.WithFilter(func(_ tea.Model, msg tea.Msg) tea.Msg {
+			if k, ok := msg.(tea.KeyMsg); ok && k.Type == tea.KeyEsc {
+				esc = true
+			}
+			return msg
+		})).
+		WithInput(in).
+		WithOutput(m.Terminal).
+		WithAccessible(m.Accessible).
+		WithKeyMap(km).
+		WithShowHelp(false)
+	err := f.RunWithContext(m.ctx)
+	switch {
+	case errors.Is(err, huh.ErrUserAborted) && esc:
+		return stepBack
+	case err != nil, m.in.eof, m.ctx.Err() != nil:
+		return stepLeave
+	}
+	return stepOK
+}
+
+// choice is one item of a select.
+type choice struct {
+	label, value string
+}
+
+// choose shows a select; back adds the Back item. It returns the value chosen.
+func (m *menu) choose(title string, back bool, items ...choice) (string, step) {
+	if back {
+		items = append(items, choice{m.say("menu.back"), "back"})
+	}
+	opts := make([]huh.Option[string], len(items))
+	for i, it := range items {
+		opts[i] = huh.NewOption(it.label, it.value)
+	}
+	value := items[0].value
+	st := m.run(huh.NewSelect[string]().Title(title).Options(opts...).Value(&value))
+	if st != stepOK {
+		return "", st
+	}
+	if value == "back" {
+		return "", stepBack
+	}
+	return value, stepOK
+}
+
+// input asks for one line that valid accepts.
+func (m *menu) input(title, value string, valid func(string) error) (string, step) {
+	st := m.run(huh.NewInput().Title(title).Value(&value).Validate(valid))
+	return value, st
+}
+
+// Setup asks what a new research on this computer should be (R7.8, strom setup)
+// and sets init.mode as strom config set does.
+func Setup(ctx context.Context, e Env) error {
+	if e.Msg == nil {
+		e.Msg = messages.For(messages.English)
+	}
+	if e.Out == nil {
+		e.Out = e.Terminal
+	}
+	m := &menu{Env: e, ctx: ctx, in: &eofReader{r: e.Terminal}}
+	m.newResearches()
+	return nil
+}
