@@ -35,6 +35,7 @@ var Rules = []Rule{
 	{Path: "settings/run.idleMinutes", Why: "a number of minutes"},
 	{Path: "settings/run.sessionsPerTask", Why: "a number of sessions"},
 	{Path: "settings/messages.language", Why: "the language strom speaks"},
+	{Path: "settings/init.mode", Why: "read from the user's settings only: what strom init makes of a new research"},
 	{Path: "settings/run.gate", Why: "read from the user's settings only, where a person confirms it on a terminal"},
 
 	{Path: "consent/*", Why: "a person's confirmation, read from the user's settings only"},
