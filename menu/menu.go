@@ -3,7 +3,8 @@
 // reads what to offer from harness, and every choice ends in the strom command
 // line that does the same (Env.Do), so a menu run is a `strom run` with those
 // options and a setting is set as `strom config set` sets it. Its forms are
-// charmbracelet/huh: selects and inputs that validate as the flags do, and an
+// charmbracelet/huh (v2, whose terminal library asks the terminal nothing before
+// a form runs, so an agent's strom command never waits on it): selects and inputs that validate as the flags do, and an
 // accessible mode (ACCESSIBLE=1) that reads numbered answers and plain lines.
 // Esc goes back one level; Ctrl-C leaves the menu.
 package menu
@@ -15,9 +16,9 @@ import (
 	"io"
 	"os"
 
-	"github.com/charmbracelet/bubbles/key"
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/huh"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/huh/v2"
 
 	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/messages"
@@ -99,17 +100,22 @@ func (m *menu) run(fields ...huh.Field) step {
 	esc := false
 	km := huh.NewDefaultKeyMap()
 	km.Quit = key.NewBinding(key.WithKeys("ctrl+c", "esc"))
-	// The drawn form reads the terminal itself (in raw mode, cancelled when the form
-	// ends); the accessible one reads lines through m.in, which notes their end.
+	// The accessible form reads lines through m.in, which notes their end. The drawn
+	// one reads the terminal in raw mode through a file of its own, closed when the
+	// form ends: the form's reader may still be waiting on it then, and would take
+	// the next key from the next form.
 	var in io.Reader = m.Terminal
 	if m.Accessible {
 		in = m.in
+	} else if tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0); err == nil {
+		defer tty.Close()
+		in = tty
 	}
 	// WithProgramOptions replaces the program's options: it comes before the input
 	// and the output, which add theirs.
 	f := huh.NewForm(huh.NewGroup(fields...)).
 		WithProgramOptions(tea.WithFilter(func(_ tea.Model, msg tea.Msg) tea.Msg {
-			if k, ok := msg.(tea.KeyMsg); ok && k.Type == tea.KeyEsc {
+			if k, ok := msg.(tea.KeyPressMsg); ok && k.String() == "esc" {
 				esc = true
 			}
 			return msg

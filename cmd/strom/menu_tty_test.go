@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -39,6 +40,8 @@ func startOnTerminal(t *testing.T, h *cliHarness, args []string, env ...string) 
 	cmd := exec.Command(h.strom, args...)
 	cmd.Dir, cmd.Env = h.repo, append(append([]string(nil), h.env...), env...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	// The pty is the process's controlling terminal, as a person's is (/dev/tty).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
