@@ -6,6 +6,9 @@ import (
 	"os/exec"
 	"strings"
 	"syscall"
+
+	"github.com/strom-research/strom/harness/limits"
+	"github.com/strom-research/strom/internal/termsafe"
 )
 
 // AgentStartError means the agent's program could not be started at all (not
@@ -47,4 +50,23 @@ func startError(argv []string, err error) error {
 		prog = strings.ToValidUTF8(prog, "?")
 	}
 	return &AgentStartError{Program: prog, Err: err}
+}
+
+// notStartedDetail is the sentence for an agent whose shell could not start the
+// program it names: the exit and the shell's last words ("sh: 1: ./x.sh: not found").
+func notStartedDetail(status string, tail []byte) string {
+	last := ""
+	for _, l := range strings.Split(limits.StripVT(string(tail)), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			last = l
+		}
+	}
+	if r := []rune(last); len(r) > 160 {
+		last = string(r[:159]) + "…"
+	}
+	d := "the agent's program could not be started (" + status + ")"
+	if last != "" {
+		d += ": " + termsafe.String(last)
+	}
+	return d
 }

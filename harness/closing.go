@@ -130,15 +130,17 @@ func mustJSON(v any) []byte {
 // sessions on other tasks in between do not break the row, and the count carries
 // over from run to run. Ending done or waiting clears both counters, a record clears
 // the first; unparking clears both. Sessions a person ended, and endings that are
-// not the task's doing (limits, login, crashes, a screen for a person), leave both
-// as they are.
+// not the task's doing (limits, login, crashes, a screen for a person, a program
+// the agent's shell could not start), leave both as they are.
 func (r *Research) countForParking(t *statefiles.Task, res *sessionResult, p sessionPlan) error {
 	park, err := r.Tree.LoadPark()
 	if err != nil {
 		return err
 	}
 	finished := t.State == statefiles.Done || t.State == statefiles.Waiting
-	counts := res.End.countsForParking() && res.Screen == ""
+	// A screen that waited for a person, or a program the agent's shell could not
+	// start, is not the task's doing.
+	counts := res.End.countsForParking() && res.Screen == "" && !res.NotStarted
 	if finished || res.Records > 0 {
 		delete(park.Empty, t.ID)
 	}

@@ -19,6 +19,8 @@ func TestCountForParking(t *testing.T) {
 		records int
 		state   statefiles.State // the task's state after the session
 		screen  string
+		// notStarted: the agent's shell could not start its program
+		notStarted bool
 	}
 	closed := step{end: EndClosed, records: 1, state: statefiles.Open}
 	cases := []struct {
@@ -37,6 +39,7 @@ func TestCountForParking(t *testing.T) {
 		{"a person's stop leaves it", 3, []step{closed, {end: EndStoppedByHand}, {end: EndFinishRequested, records: 1}, closed}, 2, ""},
 		{"limits, login and crashes leave it", 3, []step{closed, {end: EndSubscriptionLimit}, {end: EndNotLoggedIn}, {end: EndCrashed}, closed}, 2, ""},
 		{"a screen for a person leaves it", 3, []step{closed, {end: EndAgentFailed, screen: "trust this folder"}, closed}, 2, ""},
+		{"a program the shell could not start leaves it", 3, []step{closed, {end: EndAgentFailed, notStarted: true}, {end: EndAgentFailed, notStarted: true}, closed}, 2, ""},
 		{"the empty rule parks first", 10, []step{{end: EndClosed}, {end: EndClosed}}, 0, "2 sessions in a row recorded nothing"},
 	}
 	for _, tc := range cases {
@@ -58,7 +61,7 @@ func TestCountForParking(t *testing.T) {
 				if task.State == "" {
 					task.State = statefiles.Open
 				}
-				res = sessionResult{Task: "T-1", End: st.end, Records: st.records, Screen: st.screen}
+				res = sessionResult{Task: "T-1", End: st.end, Records: st.records, Screen: st.screen, NotStarted: st.notStarted}
 				if err := r.countForParking(task, &res, sessionPlan{SessionsPerTask: tc.limit}); err != nil {
 					t.Fatal(err)
 				}

@@ -68,6 +68,9 @@ type sessionResult struct {
 	// ParkReason is why the session's close parked its task, "" when it did not:
 	// ParkCount sessions in a row that recorded nothing, or, with ParkUnfinished,
 	// that did not finish.
+	// NotStarted: the agent's shell could not start the program it names (exit
+	// 126 or 127): the session does not count toward parking.
+	NotStarted     bool
 	ParkReason     string
 	ParkCount      int
 	ParkUnfinished bool
@@ -268,10 +271,12 @@ type sessionStats struct {
 	finishSeen bool
 	finish     *FinishRequest // the finish request seen last, whoever asked
 	screen     string         // advice of a screen that waits for a person
+	notStarted bool           // the agent's shell could not start its program
 }
 
 func (st sessionStats) result(res sessionResult) sessionResult {
 	res.End, res.Reset, res.Detail, res.Screen, res.Finish = st.end, st.reset, st.detail, st.screen, st.finish
+	res.NotStarted = st.notStarted
 	return res
 }
 
@@ -423,6 +428,11 @@ exited:
 	}
 	if err != nil || status.Code != 0 || status.Signaled() {
 		st.end, st.detail = EndAgentFailed, fmt.Sprintf("the agent ended with %s without closing the session", status)
+		if !status.Signaled() && (status.Code == 126 || status.Code == 127) {
+			// A shell's "cannot execute" and "not found" (POSIX): the program the
+			// agent's line names never started (agentstart.go).
+			st.notStarted, st.detail = true, notStartedDetail(status.String(), sess.Tail())
+		}
 		return st
 	}
 	st.end = EndClosed
