@@ -194,8 +194,9 @@ func sessionFinishCommand(s *sys) *ffcli.Command {
 			if len(args) == 0 {
 				args = []string{""}
 			}
-			// A run waiting for its condition has no session: the request ends the wait.
-			if len(live) == 0 && len(args) == 1 && args[0] == "" {
+			// A run that waits (for its condition or an archive) has no session at
+			// work: the request ends the wait.
+			if len(live) == 0 {
 				if ri, _ := r.LiveRun(); ri != nil {
 					if err := r.RequestRunFinish("strom session finish"); err != nil {
 						return err
@@ -306,6 +307,11 @@ asks instead, and lets the agent record and close.`, ""),
 			which := ""
 			if len(args) == 1 {
 				which = args[0]
+			}
+			if len(live) == 0 {
+				if ri, _ := r.LiveRun(); ri != nil {
+					return fmt.Errorf("no session is at work: the run (pid %d) waits between sessions — end it with strom session finish", ri.PID)
+				}
 			}
 			l, err := pickSession(live, which)
 			if err != nil {

@@ -444,19 +444,20 @@ func demoFinding(title string) string {
 	return fmt.Sprintf(t, shorten(title, 80))
 }
 
-// timeLeft writes a duration the way a person says it: "60 minutes",
-// "45 seconds", "no time".
+// timeLeft writes a duration the way a person says it, rounded down as strom's
+// own notes say it: "59 minutes", "45 seconds", "no time".
 func timeLeft(d time.Duration) string {
 	switch {
-	case d <= 0:
+	case d < time.Second:
 		return "no time"
+	case d < 2*time.Second:
+		return "1 second"
 	case d < time.Minute:
-		return fmt.Sprintf("%d seconds", int(d.Round(time.Second)/time.Second))
+		return fmt.Sprintf("%d seconds", int(d/time.Second))
+	case d < 2*time.Minute:
+		return "1 minute"
 	}
-	if m := int(d.Round(time.Minute) / time.Minute); m != 1 {
-		return fmt.Sprintf("%d minutes", m)
-	}
-	return "1 minute"
+	return fmt.Sprintf("%d minutes", int(d/time.Minute))
 }
 
 func shorten(s string, n int) string {

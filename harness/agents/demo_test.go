@@ -343,3 +343,20 @@ func TestDemoOutcome(t *testing.T) {
 		})
 	}
 }
+
+// TestDemoTimeLeftRoundsDown: the demo agent never says more time than is left.
+func TestDemoTimeLeftRoundsDown(t *testing.T) {
+	t.Parallel()
+	for d, want := range map[time.Duration]string{
+		59*time.Minute + 59*time.Second:       "59 minutes",
+		69 * time.Second:                      "1 minute",
+		59*time.Second + 999*time.Millisecond: "59 seconds",
+		1500 * time.Millisecond:               "1 second",
+		500 * time.Millisecond:                "no time",
+		-time.Second:                          "no time",
+	} {
+		if got := timeLeft(d); got != want {
+			t.Errorf("timeLeft(%s) = %q, want %q", d, got, want)
+		}
+	}
+}
