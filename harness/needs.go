@@ -100,25 +100,25 @@ func (r *Research) next(ctx context.Context, pk *picker) (task *statefiles.Task,
 	p := r.Messages()
 	for i := 0; i < len(pk.pending); {
 		t, err := q.Find(pk.pending[i])
-		switch {
-		case err != nil:
-			lines = append(lines, p.Say("run.skipped_missing", messages.Args{"Task": pk.pending[i]}))
-		case t.State != statefiles.Open:
-			lines = append(lines, p.Say("run.skipped_state", messages.Args{"Task": t.ID, "State": p.Say("state." + string(t.State))}))
-		default:
-			ok, err := take(t)
+		if err != nil || t.State != statefiles.Open {
 			if err != nil {
-				return nil, nil, lines, err
+				lines = append(lines, p.Say("run.skipped_missing", messages.Args{"Task": pk.pending[i]}))
+			} else {
+				lines = append(lines, p.Say("run.skipped_state", messages.Args{"Task": t.ID, "State": p.Say("state." + string(t.State))}))
 			}
-			if !ok {
-				i++
-				continue
-			}
+			pk.pending = slices.Delete(pk.pending, i, i+1)
+			continue
+		}
+		ok, err := take(t)
+		if err != nil {
+			return nil, nil, lines, err
+		}
+		if !ok {
+			i++ // passed over: it keeps its turn
+			continue
 		}
 		pk.pending = slices.Delete(pk.pending, i, i+1)
-		if err == nil && t.State == statefiles.Open {
-			return t, nil, lines, nil
-		}
+		return t, nil, lines, nil
 	}
 	return nil, silent, lines, nil
 }
