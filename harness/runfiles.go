@@ -63,8 +63,16 @@ func (r *Research) SaveRun(ri *RunInfo) error {
 	return statefiles.WriteAtomic(r.runFile(), append(data, '\n'), 0o644)
 }
 
-// ClearRun removes the live run's file at the end of a run.
+// ClearRun removes the live run's file at the end of a run. A run that ends while
+// the file still names a session (its commit failed: a full disk, a git error)
+// keeps it, without the agent's process group, which is gone: the next run commits
+// what the session left, as it does after a crash, so no session goes without a
+// commit.
 func (r *Research) ClearRun() error {
+	if ri, err := r.LoadRun(); err == nil && ri != nil && ri.Session != "" {
+		ri.AgentPGID = 0
+		return r.SaveRun(ri)
+	}
 	err := os.Remove(r.runFile())
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
