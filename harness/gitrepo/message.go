@@ -52,7 +52,7 @@ func (m Message) String() string {
 	body := bodyLines(m.Body)
 	if len(m.Trailers) == 0 && len(body) > 0 {
 		probe := b.String() + "\n" + strings.Join(body, "\n") + "\n"
-		if _, _, found := trailerBlock(splitLines(probe)); found {
+		if _, _, found := trailerBlock(splitLines(probe), true); found {
 			for i := len(body) - 1; i >= 0 && body[i] != ""; i-- {
 				body[i] = "    " + body[i]
 			}
@@ -95,7 +95,7 @@ func ParseMessage(raw string) Message {
 	}
 	m.Subject = strings.Join(subj, " ")
 	bodyEnd := len(lines)
-	if start, end, ok := trailerBlock(lines); ok {
+	if start, end, ok := trailerBlock(lines, strings.HasSuffix(raw, "\n")); ok {
 		bodyEnd = start
 		m.Trailers = parseTrailers(lines[start:end])
 	}
@@ -157,8 +157,9 @@ const scissors = " ------------------------ >8 ------------------------"
 
 // trailerBlock finds the trailer block as git's trailer.c does for a commit message
 // (find_trailer_start and ignored_log_message_bytes, without the patch divider): lines
-// [start, end) are trailers when found is true.
-func trailerBlock(lines []string) (start, end int, found bool) {
+// [start, end) are trailers when found is true. ended says whether the last line
+// ended with a line feed: git's "Conflicts:" line is one that does.
+func trailerBlock(lines []string, ended bool) (start, end int, found bool) {
 	// Ignore the tail git ignores: everything from a scissors line on, trailing
 	// comment and empty lines, and an old-style "Conflicts:" block.
 	cutoff := len(lines)
@@ -168,17 +169,19 @@ func trailerBlock(lines []string) (start, end int, found bool) {
 			break
 		}
 	}
+	// boc is the first line of the trailing run; as in git, where offset 0 stands for
+	// "none", a run that starts on the first line is no run.
 	boc, inConflicts := -1, false
 	for i := 0; i < cutoff; i++ {
 		l := lines[i]
 		switch {
 		case l == "" || l[0] == '#':
-			if boc < 0 {
+			if boc < 0 && i > 0 {
 				boc = i
 			}
-		case l == "Conflicts:":
+		case l == "Conflicts:" && (i < len(lines)-1 || ended):
 			inConflicts = true
-			if boc < 0 {
+			if boc < 0 && i > 0 {
 				boc = i
 			}
 		case inConflicts && l[0] == '\t':

@@ -142,6 +142,11 @@ func TestParseMessageMatchesGit(t *testing.T) {
 		"carriage return inside": "s\n\nA: 1\r2\n",
 		"form feed":              "s\n\nA:\f1\nB: 2\f\n",
 		"vertical tab line":      "s\n\nA: 1\n\v\nB: 2\n",
+		// Found by FuzzParseMessage: "Conflicts:" starts git's old conflicts block
+		// only as a whole line, and a run of comments on the first line is none.
+		"conflicts without newline": "\nConflicts:",
+		"comment first":             "# c\n\nA: 1\n",
+		"blank first, comment":      "\n# c\nA: 1\n",
 	}
 	for name, raw := range raws {
 		t.Run(name, func(t *testing.T) {
