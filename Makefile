@@ -7,7 +7,7 @@ LDFLAGS := -X main.version=$(VERSION)
 # threads), which every command an agent runs pays for. Tests keep cgo for -race.
 NOCGO   := CGO_ENABLED=0
 
-.PHONY: build install test lint bench demo e2e screenshot fuzz clean
+.PHONY: build install test lint bench demo e2e screenshot fuzz soak clean
 
 build:
 	$(NOCGO) $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/strom
@@ -15,8 +15,9 @@ build:
 install:
 	$(NOCGO) $(GO) install -ldflags "$(LDFLAGS)" ./cmd/strom
 
-# The race pass runs the crash test with 10 kills (-short); the full 50 kills run once
-# more without the race detector, which would slow every re-executed strom.
+# The race pass runs the crash test with 10 kills and the simulated night of 3 hours
+# (-short); the full 50 kills run once more without the race detector, which would
+# slow every re-executed strom. `make soak` runs the 12-hour night.
 test:
 	$(GO) mod download
 	$(GO) vet ./...
@@ -34,6 +35,10 @@ e2e:
 FUZZTIME ?= 30s
 fuzz:
 	FUZZTIME=$(FUZZTIME) ./scripts/fuzz.sh
+
+# The long simulated night: 12 hours, at least 200 sessions, every fault (TestNight).
+soak:
+	$(GO) test -count=1 -timeout 60m -run '^TestNight$$' -v ./cmd/strom/ -soak
 
 lint:
 	$(GO) vet ./...
