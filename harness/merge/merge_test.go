@@ -78,10 +78,10 @@ func TestQueue(t *testing.T) {
 			want:   "T-1 Find Anna open; T-2 Find Jan done",
 		},
 		{
-			name:   "both added tasks: both keep theirs, renumbered",
-			ours:   queue(4, task("T-1", "Find Anna", "open", 0, 0), task("T-2", "Find Jan", "open", 1, 1), task("T-3", "Find Eva", "open", 8, 8)),
-			theirs: queue(4, task("T-1", "Find Anna", "open", 0, 0), task("T-2", "Find Jan", "open", 1, 1), task("T-3", "Find Petr", "open", 7, 7)),
-			want:   "T-1 Find Anna open; T-2 Find Jan open; T-3 Find Petr open; T-4 Find Eva open",
+			name:     "both added tasks: both keep theirs, renumbered",
+			ours:     queue(4, task("T-1", "Find Anna", "open", 0, 0), task("T-2", "Find Jan", "open", 1, 1), task("T-3", "Find Eva", "open", 8, 8)),
+			theirs:   queue(4, task("T-1", "Find Anna", "open", 0, 0), task("T-2", "Find Jan", "open", 1, 1), task("T-3", "Find Petr", "open", 7, 7)),
+			want:     "T-1 Find Anna open; T-2 Find Jan open; T-3 Find Petr open; T-4 Find Eva open",
 			wantNote: `T-3 was added on both sides: "Find Petr" keeps T-3, "Find Eva" is now T-4`,
 		},
 		{
@@ -208,7 +208,7 @@ func TestProgress(t *testing.T) {
 func TestPark(t *testing.T) {
 	t.Parallel()
 	base := []byte(`{"version":1,"empty":{"T-1":1,"T-2":1}}`)
-	ours := []byte(`{"version":1,"empty":{"T-2":1,"T-3":1}}`)                       // T-1 cleared, T-3 counted
+	ours := []byte(`{"version":1,"empty":{"T-2":1,"T-3":1}}`)                          // T-1 cleared, T-3 counted
 	theirs := []byte(`{"version":1,"empty":{"T-1":1,"T-2":1},"unfinished":{"T-4":3}}`) // T-4 counted
 	out, err := Park(base, ours, theirs)
 	if err != nil {
