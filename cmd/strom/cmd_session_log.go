@@ -54,8 +54,9 @@ lines; both: K lines from L. --wait MS first waits up to MS milliseconds (at mos
 			}
 			_, live, _ := s.liveSessions()
 			running := false
+			var cur liveSession
 			if l, err := pickSession(live, id); err == nil {
-				id, running = l.Session, true
+				id, running, cur = l.Session, true, l
 			}
 			if id == "" {
 				logs, _ := filepath.Glob(r.Tree.Path(statefiles.SessionsDir, "*.log"))
@@ -90,6 +91,17 @@ lines; both: K lines from L. --wait MS first waits up to MS milliseconds (at mos
 			}
 			for _, l := range lines[from:to] {
 				fmt.Fprintln(s.stdout, l)
+			}
+			// The transcript and the stdin state together, before a person types in.
+			if running && *wait > 0 {
+				// The wait itself was quiet time: look again.
+				_, live, _ = s.liveSessions()
+				if l, err := pickSession(live, id); err == nil {
+					cur = l
+				}
+			}
+			if running && cur.WaitingForInput {
+				fmt.Fprintf(s.stderr, "(the agent of session %d waits for input: strom session send %d TEXT, or --keys)\n", cur.N, cur.N)
 			}
 			if from == 0 && to == n {
 				return nil
