@@ -25,6 +25,25 @@ run strom task add "Find the baptism of Anna Novak" --body "Parish of Tábor, bo
 run strom task add "Find the marriage of Jan Novak and Marie" --body "Probably Tábor or Sezimovo Ústí, 1845–1849."
 run strom task add "List the children of Jan and Marie Novak" --body "Baptisms 1846–1865 in the same parish."
 run strom task list
+
+# The research's menu, used once as a person would: "Let the agent work on its own"
+# → "Work through the queue in this order" → 1, then leave. script(1) gives it a
+# terminal; ACCESSIBLE=1 makes it ask with numbered options, so the answers can be
+# typed by this script.
+say 'strom    (the menu: 2 Let the agent work on its own, 1 in this order, 1 task, 5 leave)'
+if command -v script >/dev/null 2>&1; then
+	sessions() { git log --format=%\(trailers:key=Strom-Session,valueonly\) | grep -c . || true; }
+	before=$(sessions)
+	{
+		sleep 1; echo 2; sleep 0.5; echo 1; sleep 0.5; echo 1
+		# leave once the session's commit is made
+		for _ in $(seq 600); do [ "$(sessions)" -gt "$before" ] && break; sleep 0.2; done
+		sleep 1; echo 5; sleep 1
+	} | ACCESSIBLE=1 script -qec "strom menu" /dev/null || true
+else
+	echo "(script(1) is not installed here: the menu needs a terminal, so this step is left out)"
+fi
+
 run strom run --loop --minutes 5 </dev/null || true
 run strom task list
 run strom log
