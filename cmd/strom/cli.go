@@ -156,6 +156,7 @@ func run(ctx context.Context, args []string, s *sys) int {
 	if !rawOutput(args) {
 		s.stdout, s.stderr = termsafe.Writer(s.stdout), termsafe.Writer(s.stderr)
 	}
+	noteActivity(s, args)
 	root := rootCommand(s, args)
 	err := root.Parse(args)
 	if err == nil {
@@ -165,9 +166,8 @@ func run(ctx context.Context, args []string, s *sys) int {
 	code := s.finish(err)
 	// Inside a session every strom command carries the time left and a pending
 	// finish request (R7.2, R7.3), so the agent learns of them at its next command.
-	notes := sessionNotes(s, args)
 	if !s.json {
-		for _, n := range notes {
+		for _, n := range sessionNotes(s) {
 			fmt.Fprintln(s.stdout, n)
 		}
 	}

@@ -153,20 +153,26 @@ func showSessionTask(ctx context.Context, s *sys) error {
 	return nil
 }
 
-// sessionNotes are the lines every strom command inside a session adds: the time
-// left (R7.2) and a pending finish request (R7.3). The command itself is the
-// agent's activity: an agent that only runs strom commands is not idle.
-func sessionNotes(s *sys, args []string) []string {
+// noteActivity records a strom command inside a session as the agent's activity
+// (R7.2): an agent that only runs strom commands is not idle. It runs before the
+// command, so that the session's end, which clears the mark, comes after it.
+func noteActivity(s *sys, args []string) {
 	ref := s.sessionRef()
-	if ref.Session == "" || !validSessionID(ref.Session) {
-		return nil
-	}
 	// The statusLine Claude Code runs by itself is no act of the agent.
-	if len(args) > 0 && args[0] == "usage" {
-		return nil
+	if ref.Session == "" || !validSessionID(ref.Session) || len(args) > 0 && args[0] == "usage" {
+		return
 	}
 	if r, err := s.research(); err == nil {
 		r.NoteActivity(ref.Session)
+	}
+}
+
+// sessionNotes are the lines every strom command inside a session adds: the time
+// left (R7.2) and a pending finish request (R7.3).
+func sessionNotes(s *sys) []string {
+	ref := s.sessionRef()
+	if ref.Session == "" {
+		return nil
 	}
 	var notes []string
 	dl, err := time.Parse(time.RFC3339, s.getenv("STROM_DEADLINE"))
