@@ -174,6 +174,24 @@ func run(ctx context.Context, args []string, s *sys) int {
 	return code
 }
 
+// missingCommand is the sentence for a command group called without one of its
+// commands, or with a word none of them is.
+func missingCommand(c *ffcli.Command) string {
+	name := c.Name
+	if c.FlagSet != nil {
+		name = c.FlagSet.Name()
+	}
+	var subs []string
+	for _, sub := range c.Subcommands {
+		subs = append(subs, sub.Name)
+	}
+	what := "needs a command"
+	if c.FlagSet != nil && c.FlagSet.NArg() > 0 {
+		what = fmt.Sprintf("has no command %q", c.FlagSet.Arg(0))
+	}
+	return fmt.Sprintf("%s %s: %s — %s --help shows them", name, what, strings.Join(subs, ", "), name)
+}
+
 // rawOutput reports the commands whose output is not for a person to read as text:
 // the demo agent's own screen, a transcript (strom session log), the answers to
 // Claude Code's hooks and statusLine.
@@ -206,8 +224,10 @@ func (s *sys) finish(err error) int {
 	var nx ffcli.NoExecError
 	switch {
 	case errors.As(err, &nx):
-		fmt.Fprintln(s.stderr, usageWithExits(nx.Command))
-		return exitUsage
+		// A command that only groups others: one sentence naming them, not the
+		// whole help page.
+		err = usageError{msg: missingCommand(nx.Command)}
+		code = exitUsage
 	case errors.As(err, &ee):
 		code = ee.code
 		if ee.err == nil {
