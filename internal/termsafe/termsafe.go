@@ -13,7 +13,9 @@ import (
 )
 
 // String returns s with every control character shown as an escape: ESC as \x1b,
-// BEL as \x07, a lone CR as \r, a C1 control as \u009b, an invalid byte as \xff.
+// BEL as \x07, a lone CR as \r, DEL and the C1 controls as \u007f and \u009b, an
+// invalid byte as \xff. encoding/json escapes the C0 controls itself and leaves DEL
+// and C1 raw, so JSON output stays valid JSON.
 func String(s string) string {
 	if clean(s) {
 		return s
@@ -31,9 +33,11 @@ func String(s string) string {
 			b.WriteRune(r)
 		case r == '\r':
 			b.WriteString(`\r`)
-		case r < 0x20 || r == 0x7f:
+		case r < 0x20:
 			fmt.Fprintf(&b, `\x%02x`, r)
-		case r >= 0x80 && r < 0xa0:
+		case r == 0x7f || (r >= 0x80 && r < 0xa0):
+			// As \u escapes these read the same inside a JSON string, which
+			// encoding/json leaves them raw in.
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
 			b.WriteString(s[i : i+n])

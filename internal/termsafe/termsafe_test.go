@@ -2,6 +2,7 @@ package termsafe
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 )
 
@@ -18,7 +19,7 @@ func TestString(t *testing.T) {
 		{"é\rx", `é\rx`},
 		{"csi \u009b2J", `csi \u009b2J`},
 		{"bad \xff byte", `bad \xff byte`},
-		{"del\x7f", `del\x7f`},
+		{"del\x7f", `del\u007f`},
 		{"title \x1b]0;pwned\a", `title \x1b]0;pwned\x07`},
 	}
 	for _, tt := range tests {
@@ -38,5 +39,23 @@ func TestWriter(t *testing.T) {
 	}
 	if got, want := b.String(), "T-1  open  \\x1b[2Jgone\n"; got != want {
 		t.Errorf("wrote %q, want %q", got, want)
+	}
+}
+
+// TestJSONStaysJSON: JSON output passed through String still decodes to the same
+// text, whatever control characters the text held.
+func TestJSONStaysJSON(t *testing.T) {
+	t.Parallel()
+	in := "title \x1b[2J\a\r\x7f\u009b\u0085 end"
+	b, err := json.Marshal(map[string]string{"title": in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out map[string]string
+	if err := json.Unmarshal([]byte(String(string(b))), &out); err != nil {
+		t.Fatalf("String(%s) is no JSON: %v", b, err)
+	}
+	if out["title"] != in {
+		t.Errorf("decoded %q, want %q", out["title"], in)
 	}
 }
