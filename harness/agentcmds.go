@@ -2,8 +2,10 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 
 	"github.com/strom-research/strom/statefiles"
 )
@@ -38,9 +40,12 @@ func (r *Research) Record(ctx context.Context, ref SessionRef, text string) (sta
 // liveSession refuses a session id that is not the session of the live run: a
 // record must never be credited to a session that ended (an agent's process left
 // behind, a STROM_SESSION left in a shell) or never was.
+//
+// The run's pid is checked, not its lock: taking the lock even for a moment could
+// make a strom run starting just then believe another run works.
 func (r *Research) liveSession(id string) error {
 	ri, _ := r.LoadRun()
-	if ri != nil && ri.Session == id && r.RunAlive() {
+	if ri != nil && ri.Session == id && processAlive(ri.PID) {
 		return nil
 	}
 	return fmt.Errorf("%w: STROM_SESSION is %s, which is not the session working now — a record outside a session needs STROM_SESSION unset and strom record --task T-N \"…\"", ErrNotLiveSession, id)
@@ -110,4 +115,13 @@ func (r *Research) Ask(ctx context.Context, ref SessionRef, id, question string)
 		err = r.RequestClose(ref.Session, "waiting")
 	}
 	return t, err
+}
+
+// processAlive reports whether pid is a running process (not a zombie).
+func processAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return (err == nil || errors.Is(err, syscall.EPERM)) && !zombie(pid)
 }
