@@ -3,6 +3,7 @@ package harness
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/strom-research/strom/messages"
 	"os"
 	"strings"
 	"time"
@@ -33,11 +34,14 @@ func (f FinishRequest) Person() bool { return f.By != FinishByCondition }
 
 // Note is the line every strom command in the session adds while the request is
 // pending: the agent learns who asked and what to do.
-func (f FinishRequest) Note() string {
+func (f FinishRequest) Note() string { return f.SayNote(nil) }
+
+// SayNote is Note in p's language.
+func (f FinishRequest) SayNote(p *messages.Printer) string {
 	if f.Person() {
-		return FinishNote
+		return p.Say("note.finish_person")
 	}
-	return fmt.Sprintf("⏹ The week's usage cap of the condition “%s” is reached (%s): start nothing new, record what you found (strom record \"…\"), then close the session (strom session close).", f.Gate, f.Reason)
+	return p.Say("note.finish_cap", messages.Args{"Gate": f.Gate, "Reason": f.Reason})
 }
 
 // typed is what an agent that takes typed text is told.

@@ -1,7 +1,9 @@
 package harness
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
@@ -79,5 +81,28 @@ func TestEndLineInEachLanguage(t *testing.T) {
 		if got := c.rr.Line(); got != c.en {
 			t.Errorf("Line: %q, want %q", got, c.en)
 		}
+	}
+}
+
+// TestAgentNotesInCzech: the time notes of R7.2 with Czech plurals (1, 2, 5
+// minutes) and the finish request of R7.3.
+func TestAgentNotesInCzech(t *testing.T) {
+	t.Parallel()
+	p := messages.For(messages.Czech)
+	dl := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		left time.Duration
+		want string
+	}{
+		{time.Minute, "⏱ zbývá 1 minuta (konec 10:00 UTC)"},
+		{2 * time.Minute, "⏱ zbývá 2 minuty (konec 10:00 UTC)"},
+		{5 * time.Minute, "⏱ v tomto sezení zbývá 5 minut (konec 10:00 UTC)."},
+	} {
+		if got := SayTimeNote(p, dl.Add(-c.left), dl, 60*time.Minute); !strings.HasPrefix(got, c.want) {
+			t.Errorf("%v left: %q, want %q…", c.left, got, c.want)
+		}
+	}
+	if got := (FinishRequest{By: "person"}).SayNote(p); !strings.HasPrefix(got, "⏹ Člověk žádá toto sezení o dokončení") {
+		t.Errorf("finish note: %q", got)
 	}
 }

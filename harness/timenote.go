@@ -1,9 +1,9 @@
 package harness
 
 import (
-	"fmt"
-	"strconv"
 	"time"
+
+	"github.com/strom-research/strom/messages"
 )
 
 // Windows of R7.2 for a session of the given length: from warn on, every strom
@@ -22,21 +22,26 @@ func Windows(length time.Duration) (warn, wrap time.Duration) {
 }
 
 // TimeNote is the line every strom command inside a session adds (R7.2), or "" when
-// the session is not yet in its last stretch.
+// the session is not yet in its last stretch; in English (see SayTimeNote).
 func TimeNote(now, deadline time.Time, length time.Duration) string {
+	return SayTimeNote(nil, now, deadline, length)
+}
+
+// SayTimeNote is TimeNote in p's language.
+func SayTimeNote(p *messages.Printer, now, deadline time.Time, length time.Duration) string {
 	if deadline.IsZero() {
 		return ""
 	}
 	left := deadline.Sub(now)
 	warn, wrap := Windows(length)
-	ends := ClockAt(deadline.UTC()) + " UTC"
+	args := messages.Args{"Left": sayDuration(p, left), "Ends": ClockAt(deadline.UTC()) + " UTC"}
 	switch {
 	case left <= 0:
-		return "⏱ The session's time is up: record what you found now (strom record \"…\") and close the session (strom session close)."
+		return p.Say("note.time_up")
 	case left <= wrap:
-		return fmt.Sprintf("⏱ %s left (ends %s): write what you found now (strom record \"…\") and close the session (strom session close).", humanMinutes(left), ends)
+		return p.Say("note.wrap_up", args)
 	case left <= warn:
-		return fmt.Sprintf("⏱ %s left in this session (ends %s).", humanMinutes(left), ends)
+		return p.Say("note.time_left", args)
 	}
 	return ""
 }
@@ -46,18 +51,16 @@ const FinishNote = "⏹ A person asked this session to finish: start nothing new
 
 // humanMinutes says d rounded down, so that it never says more time than is left:
 // whole minutes from a minute on (1 min 59 s is "1 minute"), seconds under a minute.
-func humanMinutes(d time.Duration) string {
+func humanMinutes(d time.Duration) string { return sayDuration(nil, d) }
+
+func sayDuration(p *messages.Printer, d time.Duration) string {
 	switch m, sec := int(d/time.Minute), int(d/time.Second); {
-	case m >= 2:
-		return strconv.Itoa(m) + " minutes"
-	case m == 1:
-		return "1 minute"
-	case sec >= 2:
-		return strconv.Itoa(sec) + " seconds"
-	case sec == 1:
-		return "1 second"
+	case m >= 1:
+		return p.Say("note.minutes", messages.Args{"Count": m})
+	case sec >= 1:
+		return p.Say("note.seconds", messages.Args{"Count": sec})
 	}
-	return "less than a second"
+	return p.Say("note.under_second")
 }
 
 // TimeLeft is the time left until deadline as every view says it (the agent's

@@ -181,13 +181,13 @@ func sessionNotes(s *sys) []string {
 		if mins <= 0 {
 			mins = 60
 		}
-		if n := harness.TimeNote(s.clock().Now(), dl, time.Duration(mins)*time.Minute); n != "" {
+		if n := harness.SayTimeNote(s.msg(), s.clock().Now(), dl, time.Duration(mins)*time.Minute); n != "" {
 			notes = append(notes, n)
 		}
 	}
 	if r, err := s.research(); err == nil {
 		if f, ok := r.FinishRequested(ref.Session); ok {
-			notes = append(notes, f.Note())
+			notes = append(notes, f.SayNote(s.msg()))
 		}
 	}
 	return notes
