@@ -49,6 +49,7 @@ bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
 	./scripts/bench-cli.sh
 	./scripts/bench-big-queue.sh
+	./scripts/bench-age.sh
 
 # The README's picture of the app's overview, taken by its browser test.
 screenshot:

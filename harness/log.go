@@ -37,9 +37,14 @@ type SessionEntry struct {
 
 // Sessions lists sessions from the history's trailers, newest first; max 0 = all.
 func (r *Research) Sessions(ctx context.Context, max int) ([]SessionEntry, error) {
-	g, err := r.Git(ctx)
-	if err != nil {
-		return nil, err
+	// A bounded read is one git log process; finding the repository by its files
+	// spares the rev-parse that Open starts.
+	g, found := gitrepo.Discover(r.Tree.Root)
+	if !found || max <= 0 {
+		var err error
+		if g, err = r.Git(ctx); err != nil {
+			return nil, err
+		}
 	}
 	commits, err := g.Log(ctx, gitrepo.LogOptions{Max: max, TrailerKey: TrailerSession})
 	if err != nil {

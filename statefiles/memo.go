@@ -165,6 +165,12 @@ func (m *memo) known(schemaName string, data []byte) (sum, bool) {
 	m.load()
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if !m.have[s.k] && m.path != "" {
+		// Another strom process (the agent's command, beside a run) may have
+		// validated these bytes since this one read the memo: reading it again
+		// costs far less than validating.
+		m.add(readMemo(m.path)...)
+	}
 	return s, m.have[s.k]
 }
 

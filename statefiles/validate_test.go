@@ -70,6 +70,16 @@ func TestMemo(t *testing.T) {
 		t.Error("an entry written by one process was lost when another wrote")
 	}
 
+	// A process learns what another remembered after it read the memo: a harness
+	// finds the queue its agent's strom command validated.
+	if knows(a, schemas.Mode, []byte("later")) {
+		t.Fatal("an unknown content is known")
+	}
+	b.remember(sumOf(schemas.Mode, []byte("later")))
+	if !knows(a, schemas.Mode, []byte("later")) {
+		t.Error("a content another process remembered later is not known")
+	}
+
 	// The oldest entries go beyond memoMax.
 	for i := range memoMax + 10 {
 		m.remember(sumOf(schemas.Park, []byte(strconv.Itoa(i))))
