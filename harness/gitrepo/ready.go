@@ -37,7 +37,7 @@ func (r *Repo) OnBranch() error {
 	if strings.HasPrefix(strings.TrimSpace(string(b)), "ref: ") {
 		return nil
 	}
-	return &NotReadyError{Err: ErrDetachedHead, Msg: fmt.Sprintf("HEAD is detached in %s, so strom's commits would belong to no branch: switch to a branch (git switch main, or git switch -c NAME), then run strom again", r.Root)}
+	return &NotReadyError{Err: ErrDetachedHead, Msg: fmt.Sprintf("HEAD is detached in %s, so strom's commits would belong to no branch: switch to a branch (git switch BRANCH, or git switch -c BRANCH for a new one), then run strom again", r.Root)}
 }
 
 // Writable checks that files can be made in the git dir and its objects folder, by
