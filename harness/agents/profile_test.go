@@ -331,3 +331,16 @@ func TestInstalled(t *testing.T) {
 		})
 	}
 }
+
+// TestShippedInstall: only a shipped profile's install line is offered to run.
+func TestShippedInstall(t *testing.T) {
+	t.Parallel()
+	if got, want := ShippedInstall("claude"), "npm install -g @anthropic-ai/claude-code"; got != want {
+		t.Errorf("ShippedInstall(claude) = %q, want %q", got, want)
+	}
+	for _, b := range []string{"", "sh", "my-agent"} {
+		if got := ShippedInstall(b); got != "" {
+			t.Errorf("ShippedInstall(%q) = %q, want none", b, got)
+		}
+	}
+}
