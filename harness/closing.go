@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -62,6 +63,9 @@ func (r *Research) closeSession(ctx context.Context, res sessionResult, task sta
 		checks = append(checks, r.cleanState(ctx, p.Check)...)
 		res.NotAllowed = r.notAllowedNow(ctx)
 		msg := commitMessage(r.Messages(), res, task.Title, p.Profile.Name, texts, checks)
+		if r.sync != nil {
+			msg.Trailers = append(msg.Trailers, gitrepo.Trailer{Key: TrailerHost, Value: r.sync.Host})
+		}
 		r.marked("commit-start")
 		res.Commit, err = r.CommitLocked(ctx, msg)
 		r.marked("commit-end")

@@ -29,6 +29,7 @@ type SessionEntry struct {
 	End     string    `json:"end"`
 	Agent   string    `json:"agent,omitempty"`
 	Check   string    `json:"check,omitempty"`
+	Host    string    `json:"host,omitempty"` // the machine, in a research synced with a remote
 	When    time.Time `json:"when"`
 	Subject string    `json:"subject"`
 	Commit  string    `json:"commit"`
@@ -108,7 +109,7 @@ type keptLastSession struct {
 }
 
 // keptVersion changes with SessionEntry's fields.
-const keptVersion = 1
+const keptVersion = 2
 
 // lastSessionKept returns the kept answer when it was read from head. A missing or
 // unreadable file is no answer.
@@ -149,6 +150,8 @@ func sessionEntry(c gitrepo.Commit) SessionEntry {
 			e.Agent = t.Value
 		case TrailerCheck:
 			e.Check = t.Value
+		case TrailerHost:
+			e.Host = t.Value
 		}
 	}
 	return e

@@ -19,6 +19,7 @@ import (
 
 	"github.com/strom-research/strom/harness/consent"
 	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/harness/remote"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -36,6 +37,9 @@ type Research struct {
 	mark func(event string)
 	// prunedAt is when this process last pruned the sessions folder.
 	prunedAt time.Time
+	// sync is the remote a run shares the research through (sync.remote), nil
+	// when the research is worked in this clone alone.
+	sync *remote.Sync
 }
 
 func (r *Research) marked(event string) {

@@ -200,6 +200,13 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 		return *stopped, nil
 	}
 	defer done()
+	// A run shares the research through sync.remote when it is set (a chat does
+	// not: a person attends it on this machine).
+	if s, err := r.Settings(); err != nil {
+		return rr, err
+	} else if r.sync, err = r.syncOf(ctx, s, plan.Vars.Strom); err != nil {
+		return rr, err
+	}
 
 	max := o.Max
 	if max <= 0 {
@@ -282,6 +289,21 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 			}
 		}
 		p := plan
+		if r.sync != nil {
+			// Several machines: the task is the first open one after the remote's
+			// branch is merged in, claimed by a pushed commit.
+			claimed, id, err := r.claim(ctx, pk, o.Out)
+			if err != nil {
+				if ctx.Err() != nil {
+					return stopNow(StopByHand, "")
+				}
+				return stopNow(StopError, err.Error())
+			}
+			if claimed == nil {
+				continue
+			}
+			task, p.Session = claimed, id
+		}
 		p.Task = *task
 		res, err := r.runSession(ctx, p, events{interrupts: o.Interrupts, out: o.Out, terminal: o.Terminal})
 		if err != nil {
@@ -300,6 +322,11 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 			fmt.Fprint(o.Out, "\r\n")
 		}
 		r.printEnd(o.Out, res)
+		if r.sync != nil {
+			if err := r.publish(ctx, o.Out); err != nil {
+				return stopNow(StopError, err.Error())
+			}
+		}
 		// A screen only a person may answer (screens.go): the next session would
 		// meet it too.
 		if res.Screen != "" && res.End != EndNotLoggedIn {
@@ -371,6 +398,7 @@ func (r *Research) startAgentWork(ctx context.Context, o RunOptions, check func(
 	if plan, err = r.planAgent(o, s); err != nil {
 		return fail(err)
 	}
+
 	if err := r.refuseAgentWork(plan.Profile); err != nil {
 		return fail(err)
 	}

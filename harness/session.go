@@ -46,6 +46,9 @@ type sessionPlan struct {
 	Check       string // check.command as the run started with it (allowed), "" = none
 	Chat        bool   // a person attends: strom chat
 	Root        string // the work tree the agent starts in
+	// Session is the id of a session whose task was claimed on the remote already
+	// (started by it); "" = a new id, the task taken when the session starts.
+	Session string
 	// SessionsPerTask is run.sessionsPerTask: a task is parked after this many
 	// sessions in a row that ended neither done nor waiting; 0 = no limit.
 	SessionsPerTask int
@@ -90,6 +93,9 @@ func (r *Research) sessionsDir() string { return r.Tree.Path(statefiles.Sessions
 func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (sessionResult, error) {
 	now := r.Now()
 	id := NewSessionID(now)
+	if p.Session != "" {
+		id = p.Session
+	}
 	res := sessionResult{ID: id, Task: p.Task.ID}
 	p.Root = r.Tree.Root
 	deadline := now.Add(time.Duration(p.Minutes) * time.Minute)
@@ -121,7 +127,7 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 		if err != nil {
 			return err
 		}
-		if t.State != statefiles.Open {
+		if t.State != statefiles.Open && (t.State != statefiles.Started || p.Session == "" || t.Session != p.Session) {
 			return fmt.Errorf("task %s is %s now, not open", t.ID, t.State)
 		}
 		if recs, err = r.Tree.TaskRecordsLocked(t.ID); err != nil {

@@ -17,6 +17,8 @@ type Status struct {
 	// NotAllowed are the tree settings that start programs which no person on
 	// this computer allowed: a run and a chat refuse until strom allow.
 	NotAllowed []consent.Value
+	// Sync is the sync with a remote (sync.remote), off when unset.
+	Sync SyncState
 	// consent is the review NotAllowed comes from, for ConsentError.
 	consent consent.Review
 }
@@ -53,5 +55,6 @@ func (r *Research) Status(ctx context.Context) (Status, error) {
 	if rv, err := r.Consent(ctx); err == nil {
 		st.consent, st.NotAllowed = rv, rv.NotAllowed
 	}
+	st.Sync = r.SyncStatus(ctx)
 	return st, nil
 }

@@ -133,6 +133,7 @@ var Keys = []Key{
 	{Name: "agent.permissions", Kind: KindEnum, Values: []string{"ask", "accept-edits", "bypass"}, Default: "accept-edits", Person: true, Help: "what the agent may do without asking"},
 	{Name: "check.command", Kind: KindString, Help: "a shell line that must pass before a session's commit"},
 	{Name: "init.mode", Kind: KindEnum, Values: []string{ModeResearch, ModeArchive}, Default: ModeResearch, UserOnly: true, Help: "what strom init makes of a new research: research, or only a Strom archive (strom setup asks)"},
+	{Name: "sync.remote", Kind: KindString, Help: "the git remote several machines share this research through (claims and session commits are pushed there); unset = this clone alone"},
 	{Name: "messages.language", Kind: KindEnum, Values: []string{"en", "de", "cs", "system"}, Default: "system", UserOnly: true, Help: "the language of strom's messages; system follows LC_ALL, LC_MESSAGES, LANG"},
 }
 

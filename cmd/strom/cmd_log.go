@@ -41,7 +41,11 @@ func logCommand(s *sys) *ffcli.Command {
 				return nil
 			}
 			for _, e := range entries {
-				fmt.Fprintf(s.stdout, "%s  %s  %-5s %-18s %s\n", e.When.Local().Format("2006-01-02 15:04"), e.Session, e.Task, e.End, e.Subject)
+				subject := e.Subject
+				if e.Host != "" {
+					subject += "  @" + e.Host
+				}
+				fmt.Fprintf(s.stdout, "%s  %s  %-5s %-18s %s\n", e.When.Local().Format("2006-01-02 15:04"), e.Session, e.Task, e.End, subject)
 			}
 			return nil
 		}),

@@ -20,6 +20,8 @@ type statusJSON struct {
 	NotAllowed []consent.Value `json:"not_allowed"`
 	// Finish is a finish request pending in the running run (R7.3).
 	Finish *harness.FinishRequest `json:"finish_requested,omitempty"`
+	// Sync is the sync with a remote (sync.remote).
+	Sync harness.SyncState `json:"sync"`
 }
 
 func statusCommand(s *sys) *ffcli.Command {
@@ -44,7 +46,7 @@ func statusCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			out := statusJSON{Mode: st.Mode, Tasks: st.Counts, Last: st.Last, Running: st.Running, NotAllowed: st.NotAllowed}
+			out := statusJSON{Mode: st.Mode, Tasks: st.Counts, Last: st.Last, Running: st.Running, NotAllowed: st.NotAllowed, Sync: st.Sync}
 			if out.NotAllowed == nil {
 				out.NotAllowed = []consent.Value{}
 			}
@@ -83,6 +85,17 @@ func statusCommand(s *sys) *ffcli.Command {
 				fmt.Fprintf(s.stdout, "last session: %s on %s, %s, ended %s\n", st.Last.Session, st.Last.Task, st.Last.When.Local().Format("2006-01-02 15:04"), st.Last.End)
 			} else {
 				fmt.Fprintln(s.stdout, "last session: none yet")
+			}
+			switch sy := st.Sync; {
+			case !sy.On:
+				fmt.Fprintln(s.stdout, "sync: off (this clone alone; strom config set sync.remote REMOTE --for-tree shares it)")
+			case sy.Problem != "":
+				fmt.Fprintf(s.stdout, "sync: on with %s, but %s\n", sy.Remote, sy.Problem)
+			default:
+				fmt.Fprintf(s.stdout, "sync: on with %s, branch %s\n", sy.Remote, sy.Branch)
+				if sy.Unpushed > 0 {
+					fmt.Fprintf(s.stdout, "sync: %d session commits not pushed yet\n", sy.Unpushed)
+				}
 			}
 			if err := st.ConsentError(s.terminal() != nil); err != nil {
 				fmt.Fprintf(s.stdout, "not allowed: %v\n", err)

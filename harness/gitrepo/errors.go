@@ -158,3 +158,11 @@ func (e *NotReadyError) Error() string { return e.Msg }
 
 // Unwrap returns the sentinel.
 func (e *NotReadyError) Unwrap() error { return e.Err }
+
+// ErrPushRejected means the remote refused a push because its branch moved on:
+// someone else pushed first.
+var ErrPushRejected = errors.New("the remote's branch moved on")
+
+// ErrRemoteAway means a fetch or push did not reach the remote (network, server,
+// authentication); the error wraps the *GitError.
+var ErrRemoteAway = errors.New("the remote cannot be reached")

@@ -1,0 +1,169 @@
+package gitrepo
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Branch is the current branch's short name; "" on a detached HEAD.
+func (r *Repo) Branch(ctx context.Context) (string, error) {
+	out, err := r.git(ctx, []string{"symbolic-ref", "-q", "--short", "HEAD"}, nil, nil)
+	if err != nil {
+		var ge *GitError
+		if errors.As(err, &ge) && strings.TrimSpace(ge.Stderr) == "" {
+			return "", nil
+		}
+		return "", fmt.Errorf("read the branch: %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// Upstream is the remote and branch the current branch tracks (branch.<b>.remote
+// and branch.<b>.merge); both "" when it tracks none.
+func (r *Repo) Upstream(ctx context.Context) (remote, branch string, err error) {
+	b, err := r.Branch(ctx)
+	if err != nil || b == "" {
+		return "", "", err
+	}
+	remote, _ = r.anyConfig(ctx, "branch."+b+".remote")
+	merge, _ := r.anyConfig(ctx, "branch."+b+".merge")
+	return remote, strings.TrimPrefix(merge, "refs/heads/"), nil
+}
+
+// RemoteURL is the URL of a remote of this clone's git config; "" when there is
+// no such remote.
+func (r *Repo) RemoteURL(ctx context.Context, remote string) string {
+	u, _ := r.anyConfig(ctx, "remote."+remote+".url")
+	return u
+}
+
+func (r *Repo) anyConfig(ctx context.Context, key string) (string, error) {
+	out, err := r.git(ctx, []string{"config", "--get", key}, nil, nil)
+	return strings.TrimSpace(string(out)), err
+}
+
+// TrackingRef is the ref a fetch of remote's branch updates.
+func TrackingRef(remote, branch string) string {
+	return "refs/remotes/" + remote + "/" + branch
+}
+
+// Fetch brings remote's branch into TrackingRef(remote, branch). A remote that
+// does not answer gives an error wrapping ErrRemoteAway.
+func (r *Repo) Fetch(ctx context.Context, remote, branch string) error {
+	spec := "+refs/heads/" + branch + ":" + TrackingRef(remote, branch)
+	if _, err := r.git(ctx, []string{"fetch", "-q", "--no-tags", "--no-write-fetch-head", remote, spec}, nil, nil); err != nil {
+		return fmt.Errorf("fetch %s from %s: %w: %w", branch, remote, ErrRemoteAway, err)
+	}
+	return nil
+}
+
+// Merge merges ref into the current branch (a fast-forward when it can), with the
+// clone's merge drivers, local changes stashed and put back (--autostash). A merge
+// that leaves conflicts is aborted, so the branch and the work tree are as they
+// were, and gives a *ConflictError naming the paths (Unmerged set).
+func (r *Repo) Merge(ctx context.Context, ref, message string, fallbackName, fallbackEmail string) error {
+	env, err := r.identityEnv(ctx, fallbackName, fallbackEmail)
+	if err != nil {
+		return fmt.Errorf("merge %s: %w", ref, err)
+	}
+	_, err = r.git(ctx, []string{"merge", "-q", "--no-edit", "--no-verify", "--autostash", "-m", message, ref}, nil, env)
+	if err == nil {
+		return nil
+	}
+	out, _ := r.git(ctx, []string{"ls-files", "-u", "-z"}, nil, nil)
+	if paths := unmergedPaths(out); len(paths) > 0 {
+		_, _ = r.git(context.WithoutCancel(ctx), []string{"merge", "--abort"}, nil, nil)
+		return &ConflictError{Dir: r.Root, Paths: paths, Unmerged: true}
+	}
+	return fmt.Errorf("merge %s: %w", ref, err)
+}
+
+// Push pushes HEAD to remote's branch. A push the remote refused because its
+// branch moved on gives ErrPushRejected; one that did not reach the remote gives
+// an error wrapping ErrRemoteAway. A push that got through also moves
+// TrackingRef(remote, branch).
+func (r *Repo) Push(ctx context.Context, remote, branch string) error {
+	out, err := r.git(ctx, []string{"push", "--porcelain", "--no-verify", remote, "HEAD:refs/heads/" + branch}, nil, nil)
+	if err == nil {
+		return nil
+	}
+	// --porcelain: one line per ref, "<flag>\t<from>:<to>\t<summary>"; "!" is a
+	// ref the remote refused. git's own words are translated, the flags are not.
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		if l := sc.Text(); strings.HasPrefix(l, "!\t") {
+			// [rejected] (fetch first, non-fast-forward), or [remote rejected] when
+			// another push held the ref's lock at that moment.
+			return fmt.Errorf("push to %s: %s: %w", remote, strings.TrimSpace(l), ErrPushRejected)
+		}
+	}
+	return fmt.Errorf("push to %s: %w: %w", remote, ErrRemoteAway, err)
+}
+
+// CountAhead counts the commits of HEAD that ref does not have and whose message
+// has the trailer key; every such commit of HEAD when ref does not exist.
+func (r *Repo) CountAhead(ctx context.Context, ref, key string) (int, error) {
+	rng := "HEAD"
+	if _, err := r.git(ctx, []string{"rev-parse", "-q", "--verify", ref + "^{commit}"}, nil, nil); err == nil {
+		rng = ref + "..HEAD"
+	}
+	out, err := r.git(ctx, []string{"log", "--format=%(trailers:key=" + key + ",valueonly,separator=%x2C)%x00", rng}, nil, nil)
+	if err != nil {
+		var ge *GitError
+		if errors.As(err, &ge) && strings.Contains(ge.Stderr, "does not have any commits") {
+			return 0, nil
+		}
+		return 0, fmt.Errorf("count the commits not pushed: %w", err)
+	}
+	n := 0
+	for _, f := range splitNUL(out) {
+		if strings.TrimSpace(f) != "" {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// UndoCommit takes back commit, HEAD's last commit that nobody has yet: the
+// branch moves to its parent, the index of paths is reset to it, and the work
+// tree stays as it is.
+func (r *Repo) UndoCommit(ctx context.Context, commit string, paths ...string) error {
+	head, err := r.Head(ctx)
+	if err != nil {
+		return fmt.Errorf("undo commit: %w", err)
+	}
+	if head != commit {
+		return fmt.Errorf("undo commit %s: HEAD is %s now", short(commit), short(head))
+	}
+	if _, err := r.git(ctx, []string{"reset", "-q", "--soft", commit + "^"}, nil, nil); err != nil {
+		return fmt.Errorf("undo commit: %w", err)
+	}
+	if len(paths) > 0 {
+		args := append([]string{"reset", "-q", "--"}, paths...)
+		if _, err := r.git(ctx, args, nil, []string{"GIT_LITERAL_PATHSPECS=1"}); err != nil {
+			return fmt.Errorf("undo commit: %w", err)
+		}
+	}
+	return nil
+}
+
+func short(h string) string {
+	if len(h) > 7 {
+		return h[:7]
+	}
+	return h
+}
+
+// RemoteHasBranch asks the remote whether it has branch. An error wraps
+// ErrRemoteAway.
+func (r *Repo) RemoteHasBranch(ctx context.Context, remote, branch string) (bool, error) {
+	out, err := r.git(ctx, []string{"ls-remote", "--heads", remote, "refs/heads/" + branch}, nil, nil)
+	if err != nil {
+		return false, fmt.Errorf("ask %s for %s: %w: %w", remote, branch, ErrRemoteAway, err)
+	}
+	return strings.TrimSpace(string(out)) != "", nil
+}

@@ -1,0 +1,132 @@
+// Package remote syncs a research with the git remote several machines share
+// (sync.remote): it integrates the remote's branch before a task is claimed and
+// after a session, claims a task with a pushed commit, and pushes session commits.
+// git's atomic ref update on the remote is the lock: of two claims of one task,
+// the one pushed first holds, and the other machine takes back its own and looks
+// again. A remote that cannot be reached never loses a commit: commits stay in the
+// clone and are pushed by the next Publish.
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/strom-research/strom/harness/gitrepo"
+)
+
+// MaxTries bounds the rounds of integrate, claim and push that meet a remote
+// branch moved on by others, before a claim or a push gives up for this time.
+const MaxTries = 20
+
+// ErrNoRemote means sync.remote names a remote this clone's git config lacks.
+var ErrNoRemote = errors.New("no such git remote")
+
+// ErrBusy means the remote's branch moved on MaxTries times in a row.
+var ErrBusy = errors.New("the remote's branch kept moving")
+
+// Sync is a research synced with one branch of one remote.
+type Sync struct {
+	Git    *gitrepo.Repo
+	Remote string // the remote's name in the clone's git config
+	Branch string // the remote's branch
+	Host   string // this machine's name, for claims and Strom-Host trailers
+}
+
+// Resolve makes the Sync of the setting sync.remote = name: the branch is the
+// current branch's upstream when it tracks that remote, else the current branch's
+// own name. nil when name is "" (sync is off).
+func Resolve(ctx context.Context, g *gitrepo.Repo, name, host string) (*Sync, error) {
+	if name == "" {
+		return nil, nil
+	}
+	if g.RemoteURL(ctx, name) == "" {
+		return nil, fmt.Errorf("resolve sync.remote: %w: %q is not a remote of this clone: add it (git remote add %s URL) or set sync.remote to one git remote lists", ErrNoRemote, name, name)
+	}
+	b, err := g.Branch(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("resolve sync.remote: %w", err)
+	}
+	if b == "" {
+		return nil, fmt.Errorf("resolve sync.remote: %w", gitrepo.ErrDetachedHead)
+	}
+	if rem, up, err := g.Upstream(ctx); err == nil && rem == name && up != "" {
+		b = up
+	}
+	return &Sync{Git: g, Remote: name, Branch: b, Host: host}, nil
+}
+
+// Ref is the local ref that follows the remote's branch.
+func (s *Sync) Ref() string { return gitrepo.TrackingRef(s.Remote, s.Branch) }
+
+// Integrate fetches the remote's branch and merges it into the current one, with
+// strom's merge drivers for its own files. A remote away gives an error wrapping
+// gitrepo.ErrRemoteAway; files of the research's own that both sides changed give
+// a *gitrepo.ConflictError, with the merge taken back (nothing lost). A remote
+// branch that does not exist yet is nothing to merge.
+func (s *Sync) Integrate(ctx context.Context) error {
+	if err := s.Git.Fetch(ctx, s.Remote, s.Branch); err != nil {
+		if exists, lerr := s.Git.RemoteHasBranch(ctx, s.Remote, s.Branch); lerr == nil && !exists {
+			return nil
+		}
+		return err
+	}
+	return s.Git.Merge(ctx, s.Ref(), "strom: merge "+s.Remote+"/"+s.Branch, "strom", "strom@localhost")
+}
+
+// Publish pushes the clone's commits to the remote's branch, integrating first
+// whenever the branch moved on. Errors as Integrate's, and ErrBusy.
+func (s *Sync) Publish(ctx context.Context) error {
+	for try := 0; try < MaxTries; try++ {
+		err := s.Git.Push(ctx, s.Remote, s.Branch)
+		if !errors.Is(err, gitrepo.ErrPushRejected) {
+			return err
+		}
+		if err := s.Integrate(ctx); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("push to %s: %w (%d tries)", s.Remote, ErrBusy, MaxTries)
+}
+
+// Claim is a task taken in a local commit not pushed yet.
+type Claim struct {
+	Commit string
+	// Undo takes the claim back: its commit and its change of the queue.
+	Undo func(context.Context) error
+}
+
+// Claim integrates, asks take for a claim of the first open task and pushes it.
+// A push the remote refused (another machine pushed first, maybe a claim of the
+// same task) undoes the claim and goes round again: take then sees the merged
+// queue. take returns nil when no task is left. A remote away undoes the claim
+// and gives an error wrapping gitrepo.ErrRemoteAway: a claim that is not on the
+// remote is no claim.
+func (s *Sync) Claim(ctx context.Context, take func(ctx context.Context) (*Claim, error)) (bool, error) {
+	for try := 0; try < MaxTries; try++ {
+		if err := s.Integrate(ctx); err != nil {
+			return false, err
+		}
+		c, err := take(ctx)
+		if err != nil || c == nil {
+			return false, err
+		}
+		err = s.Git.Push(ctx, s.Remote, s.Branch)
+		if err == nil {
+			return true, nil
+		}
+		if uerr := c.Undo(context.WithoutCancel(ctx)); uerr != nil {
+			return false, fmt.Errorf("take back the claim: %w (after: %w)", uerr, err)
+		}
+		if !errors.Is(err, gitrepo.ErrPushRejected) {
+			return false, err
+		}
+	}
+	return false, fmt.Errorf("claim a task on %s: %w (%d tries)", s.Remote, ErrBusy, MaxTries)
+}
+
+// Unpushed counts the clone's commits with trailer key that the remote's branch
+// does not have, as far as the last fetch or push knows.
+func (s *Sync) Unpushed(ctx context.Context, key string) (int, error) {
+	return s.Git.CountAhead(ctx, s.Ref(), key)
+}

@@ -1,0 +1,224 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/harness/merge"
+	"github.com/strom-research/strom/harness/remote"
+	"github.com/strom-research/strom/messages"
+	"github.com/strom-research/strom/statefiles"
+)
+
+// Trailers of a research synced with a remote (sync.remote).
+const (
+	TrailerHost  = "Strom-Host"  // the machine that made a session or claim commit
+	TrailerClaim = "Strom-Claim" // the task a claim commit takes
+)
+
+// syncOf is the research's sync with its remote as the settings s say, nil when
+// sync.remote is unset. It registers strom's merge drivers in the clone (strom
+// is this binary): integrating the remote's branch needs them.
+func (r *Research) syncOf(ctx context.Context, s statefiles.Settings, strom string) (*remote.Sync, error) {
+	v, err := s.Resolve("sync.remote", "")
+	if err != nil || v.Value == "" {
+		return nil, err
+	}
+	g, err := r.Git(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sy, err := remote.Resolve(ctx, g, v.Value, r.hostName())
+	if err != nil || sy == nil {
+		return nil, err
+	}
+	if strom != "" {
+		if _, err := merge.Install(ctx, g, r.Tree, strom); err != nil {
+			return nil, err
+		}
+	}
+	return sy, nil
+}
+
+// hostName is this machine's name in claims and Strom-Host trailers: STROM_HOST,
+// else the host name.
+func (r *Research) hostName() string {
+	if h := strings.TrimSpace(r.Getenv("STROM_HOST")); h != "" {
+		return h
+	}
+	h, _ := os.Hostname()
+	return h
+}
+
+// SyncState is what strom status says of the sync with a remote.
+type SyncState struct {
+	On       bool   `json:"on"`
+	Remote   string `json:"remote,omitempty"`
+	Branch   string `json:"branch,omitempty"`
+	Unpushed int    `json:"unpushed"`          // session commits the remote's branch does not have yet
+	Problem  string `json:"problem,omitempty"` // why sync.remote cannot be used, "" when it can
+}
+
+// SyncStatus reads the sync's state without asking the remote: the commits not
+// pushed are counted against what the last fetch or push saw.
+func (r *Research) SyncStatus(ctx context.Context) SyncState {
+	s, err := r.Settings()
+	if err != nil {
+		return SyncState{}
+	}
+	v, err := s.Resolve("sync.remote", "")
+	if err != nil || v.Value == "" {
+		return SyncState{}
+	}
+	st := SyncState{On: true, Remote: v.Value}
+	g, err := r.Git(ctx)
+	if err != nil {
+		st.Problem = err.Error()
+		return st
+	}
+	sy, err := remote.Resolve(ctx, g, v.Value, "")
+	if err != nil {
+		st.Problem = err.Error()
+		return st
+	}
+	st.Branch = sy.Branch
+	st.Unpushed, _ = sy.Unpushed(ctx, TrailerSession)
+	return st
+}
+
+// claim takes task, or the first open task after the remote's branch is merged
+// in, for a session: it marks the task started by a new session, commits that
+// and pushes it. It returns the task and the session's id; nil when no task is
+// left to take. While the remote cannot be reached no task is claimed: the run
+// stops with a sentence (a claim that is not on the remote could be a second
+// machine's work on the same task).
+func (r *Research) claim(ctx context.Context, pk *picker, out io.Writer) (*statefiles.Task, string, error) {
+	sy := r.sync
+	var task *statefiles.Task
+	var id string
+	first := true
+	take := func(ctx context.Context) (*remote.Claim, error) {
+		t, _, lines, err := r.next(ctx, pk)
+		for _, s := range lines {
+			fmt.Fprintln(out, s)
+		}
+		if err != nil || t == nil {
+			task = nil
+			return nil, err
+		}
+		if !first {
+			fmt.Fprintln(out, r.Messages().Say("sync.retry", messages.Args{"Remote": sy.Remote}))
+		}
+		first = false
+		id = NewSessionID(r.Now())
+		path := r.Tree.Path(statefiles.QueueFile)
+		var c remote.Claim
+		err = r.Tree.Locked(ctx, func() error {
+			before, err := os.ReadFile(path)
+			if err != nil {
+				return fmt.Errorf("claim task: %w", err)
+			}
+			q, err := r.Tree.LoadQueue()
+			if err != nil {
+				return err
+			}
+			qt, err := q.Find(t.ID)
+			if err != nil {
+				return err
+			}
+			if qt.State != statefiles.Open {
+				return fmt.Errorf("task %s is %s now, not open", qt.ID, qt.State)
+			}
+			qt.State, qt.Session, qt.Updated = statefiles.Started, id, r.Now().UTC()
+			claimed := *qt
+			task = &claimed
+			if err := r.Tree.SaveQueue(q); err != nil {
+				return err
+			}
+			msg := gitrepo.Message{
+				Subject: r.Messages().Say("sync.claim_subject", messages.Args{"Task": t.ID, "Host": sy.Host}),
+				Body:    "session " + id,
+				Trailers: []gitrepo.Trailer{
+					{Key: TrailerClaim, Value: t.ID},
+					{Key: TrailerHost, Value: sy.Host},
+				},
+			}
+			c.Commit, err = r.commitPaths(ctx, msg, []string{".strom/" + statefiles.QueueFile})
+			if err != nil {
+				_ = statefiles.WriteAtomic(path, before, 0o644)
+				return err
+			}
+			c.Undo = func(ctx context.Context) error {
+				return r.Tree.Locked(ctx, func() error {
+					if err := sy.Git.UndoCommit(ctx, c.Commit, ".strom/"+statefiles.QueueFile); err != nil {
+						return err
+					}
+					return statefiles.WriteAtomic(path, before, 0o644)
+				})
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("claim task %s: %w", t.ID, err)
+		}
+		return &c, nil
+	}
+	ok, err := sy.Claim(ctx, take)
+	if err != nil {
+		return nil, "", r.syncError(err)
+	}
+	if !ok {
+		return nil, "", nil
+	}
+	fmt.Fprintln(out, r.Messages().Say("sync.claimed", messages.Args{"Task": task.ID, "Remote": sy.Remote, "Branch": sy.Branch, "Host": sy.Host}))
+	return task, id, nil
+}
+
+// publish pushes the session's commit (and any left from before) to the remote,
+// merging the remote's branch first whenever it moved on. It never fails the
+// run: a remote away leaves the commits here, said in a line, and the next claim
+// stops the run; a conflict is returned for the run to stop on.
+func (r *Research) publish(ctx context.Context, out io.Writer) error {
+	sy := r.sync
+	err := sy.Publish(ctx)
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, gitrepo.ErrRemoteAway) {
+		n, _ := sy.Unpushed(ctx, TrailerSession)
+		fmt.Fprintln(out, r.Messages().Say("sync.not_pushed", messages.Args{"Remote": sy.Remote, "Count": n}))
+		return nil
+	}
+	return r.syncError(err)
+}
+
+// syncError turns a sync failure into the run's sentence.
+func (r *Research) syncError(err error) error {
+	sy := r.sync
+	p := r.Messages()
+	var ce *gitrepo.ConflictError
+	switch {
+	case errors.As(err, &ce):
+		return errors.New(p.Say("sync.conflict", messages.Args{"Remote": sy.Remote, "Branch": sy.Branch, "Paths": strings.Join(ce.Paths, ", ")}))
+	case errors.Is(err, gitrepo.ErrRemoteAway):
+		return errors.New(p.Say("sync.away", messages.Args{"Remote": sy.Remote, "Cause": gitCause(err)}))
+	}
+	return err
+}
+
+// gitCause is git's own last line of a failed command, or the error.
+func gitCause(err error) string {
+	var ge *gitrepo.GitError
+	if errors.As(err, &ge) {
+		lines := strings.Split(strings.TrimSpace(ge.Stderr), "\n")
+		if l := strings.TrimSpace(lines[len(lines)-1]); l != "" {
+			return l
+		}
+	}
+	return err.Error()
+}
