@@ -1,0 +1,250 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/strom-research/strom/harness/gitrepo"
+)
+
+func TestMain(m *testing.M) {
+	// Every git the tests start sees only the test repositories' own configuration,
+	// a fixed identity and fixed dates.
+	for k, v := range map[string]string{
+		"GIT_CONFIG_GLOBAL":   "/dev/null",
+		"GIT_CONFIG_NOSYSTEM": "1",
+		"GIT_AUTHOR_DATE":     "2026-11-30T09:00:00Z",
+		"GIT_COMMITTER_DATE":  "2026-11-30T09:00:00Z",
+		"GIT_AUTHOR_NAME":     "t",
+		"GIT_AUTHOR_EMAIL":    "t@example.com",
+		"GIT_COMMITTER_NAME":  "t",
+		"GIT_COMMITTER_EMAIL": "t@example.com",
+	} {
+		os.Setenv(k, v)
+	}
+	os.Exit(m.Run())
+}
+
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func write(t *testing.T, dir, name, text string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// machines is a bare remote with one commit and n clones of it, each a Sync.
+func machines(t *testing.T, n int) (string, []*Sync) {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	seed := filepath.Join(dir, "seed")
+	git(t, dir, "init", "-q", "-b", "main", seed)
+	write(t, seed, "notes.md", "notes\n")
+	git(t, seed, "add", "-A")
+	git(t, seed, "commit", "-q", "-m", "first")
+	bare := filepath.Join(dir, "remote.git")
+	git(t, dir, "clone", "-q", "--bare", seed, bare)
+	var out []*Sync
+	for i := 0; i < n; i++ {
+		c := filepath.Join(dir, "m"+string(rune('a'+i)))
+		git(t, dir, "clone", "-q", bare, c)
+		g, err := gitrepo.Open(ctx, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := Resolve(ctx, g, "origin", filepath.Base(c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	return bare, out
+}
+
+func commitFile(t *testing.T, s *Sync, name, text string) string {
+	t.Helper()
+	write(t, s.Git.Root, name, text)
+	git(t, s.Git.Root, "add", "-A")
+	git(t, s.Git.Root, "commit", "-q", "-m", "change "+name)
+	return git(t, s.Git.Root, "rev-parse", "HEAD")
+}
+
+func TestResolve(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, ms := machines(t, 1)
+	g := ms[0].Git
+	if s, err := Resolve(ctx, g, "", "h"); s != nil || err != nil {
+		t.Errorf("Resolve of an unset sync.remote = %v, %v; want off", s, err)
+	}
+	if _, err := Resolve(ctx, g, "nope", "h"); !errors.Is(err, ErrNoRemote) || !strings.Contains(err.Error(), "git remote add nope URL") {
+		t.Errorf("Resolve of a missing remote: %v", err)
+	}
+	if ms[0].Branch != "main" || ms[0].Ref() != "refs/remotes/origin/main" {
+		t.Errorf("branch %q, ref %q", ms[0].Branch, ms[0].Ref())
+	}
+	// A branch that tracks another branch of the remote syncs with that one.
+	git(t, g.Root, "switch", "-q", "-c", "work", "--track", "origin/main")
+	if s, err := Resolve(ctx, g, "origin", "h"); err != nil || s.Branch != "main" {
+		t.Errorf("Resolve on a branch tracking origin/main = %+v, %v", s, err)
+	}
+	git(t, g.Root, "switch", "-q", "-c", "alone")
+	if s, err := Resolve(ctx, g, "origin", "h"); err != nil || s.Branch != "alone" {
+		t.Errorf("Resolve on an untracked branch = %+v, %v; want the same name", s, err)
+	}
+}
+
+// TestClaimRejectedTakesBack: another machine pushed between the fetch and the
+// push of a claim. The claim is undone, the other's commit merged in, and take
+// asked again; the second claim reaches the remote.
+func TestClaimRejectedTakesBack(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	bare, ms := machines(t, 2)
+	a, b := ms[0], ms[1]
+	takes, undos := 0, 0
+	var claims []string
+	ok, err := a.Claim(ctx, func(ctx context.Context) (*Claim, error) {
+		takes++
+		if takes == 1 {
+			// b claims and pushes first.
+			commitFile(t, b, "b.txt", "b\n")
+			if err := b.Git.Push(ctx, b.Remote, b.Branch); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c := commitFile(t, a, "claim.txt", strings.Repeat("a", takes)+"\n")
+		claims = append(claims, c)
+		return &Claim{Commit: c, Undo: func(ctx context.Context) error {
+			undos++
+			return a.Git.UndoCommit(ctx, c, "claim.txt")
+		}}, nil
+	})
+	if err != nil || !ok {
+		t.Fatalf("Claim = %v, %v", ok, err)
+	}
+	if takes != 2 || undos != 1 {
+		t.Errorf("take asked %d times, undo %d; want 2 and 1", takes, undos)
+	}
+	remoteLog := git(t, bare, "log", "--format=%H", "main")
+	if strings.Contains(remoteLog, claims[0]) || !strings.Contains(remoteLog, claims[1]) {
+		t.Errorf("the remote has the refused claim or lacks the second:\n%s", remoteLog)
+	}
+	if git(t, bare, "show", "main:b.txt") != "b" {
+		t.Error("the other machine's commit is not on the remote")
+	}
+}
+
+// TestClaimRemoteAway: with the remote away no claim is made, and a claim whose
+// push did not get through is taken back.
+func TestClaimRemoteAway(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	bare, ms := machines(t, 1)
+	a := ms[0]
+	undos := 0
+	ok, err := a.Claim(ctx, func(ctx context.Context) (*Claim, error) {
+		c := commitFile(t, a, "claim.txt", "a\n")
+		if err := os.Rename(bare, bare+".away"); err != nil {
+			t.Fatal(err)
+		}
+		return &Claim{Commit: c, Undo: func(ctx context.Context) error {
+			undos++
+			return a.Git.UndoCommit(ctx, c, "claim.txt")
+		}}, nil
+	})
+	if ok || !errors.Is(err, gitrepo.ErrRemoteAway) || undos != 1 {
+		t.Fatalf("Claim with the remote away = %v, %v (undos %d)", ok, err, undos)
+	}
+	if _, err := a.Claim(ctx, func(ctx context.Context) (*Claim, error) {
+		t.Fatal("take asked while the remote is away")
+		return nil, nil
+	}); !errors.Is(err, gitrepo.ErrRemoteAway) {
+		t.Errorf("the next Claim = %v", err)
+	}
+}
+
+// TestPublishKeepsCommitsWhileAway: a session commit made while the remote is
+// away stays, is counted, and the next Publish pushes it after merging.
+func TestPublishKeepsCommitsWhileAway(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	bare, ms := machines(t, 2)
+	a, b := ms[0], ms[1]
+	if err := os.Rename(bare, bare+".away"); err != nil {
+		t.Fatal(err)
+	}
+	write(t, a.Git.Root, "s.txt", "session\n")
+	git(t, a.Git.Root, "add", "-A")
+	git(t, a.Git.Root, "commit", "-q", "-m", "session\n\nStrom-Session: s1")
+	if err := a.Publish(ctx); !errors.Is(err, gitrepo.ErrRemoteAway) {
+		t.Fatalf("Publish while away = %v", err)
+	}
+	if n, err := a.Unpushed(ctx, "Strom-Session"); n != 1 || err != nil {
+		t.Errorf("Unpushed = %d, %v; want 1", n, err)
+	}
+	if err := os.Rename(bare+".away", bare); err != nil {
+		t.Fatal(err)
+	}
+	commitFile(t, b, "b.txt", "b\n")
+	if err := b.Publish(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Publish(ctx); err != nil {
+		t.Fatalf("Publish with the remote back: %v", err)
+	}
+	if n, _ := a.Unpushed(ctx, "Strom-Session"); n != 0 {
+		t.Errorf("Unpushed after the push = %d", n)
+	}
+	if git(t, bare, "show", "main:s.txt") != "session" || git(t, bare, "show", "main:b.txt") != "b" {
+		t.Error("the remote lacks one side's commit")
+	}
+}
+
+// TestIntegrateConflictTakesBack: both machines changed a file of the research's
+// own: the merge is taken back, the branch and the work tree as they were.
+func TestIntegrateConflictTakesBack(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, ms := machines(t, 2)
+	a, b := ms[0], ms[1]
+	commitFile(t, b, "notes.md", "b's notes\n")
+	if err := b.Publish(ctx); err != nil {
+		t.Fatal(err)
+	}
+	head := commitFile(t, a, "notes.md", "a's notes\n")
+	write(t, a.Git.Root, "draft.txt", "not committed\n")
+	err := a.Integrate(ctx)
+	var ce *gitrepo.ConflictError
+	if !errors.As(err, &ce) || len(ce.Paths) != 1 || ce.Paths[0] != "notes.md" {
+		t.Fatalf("Integrate = %v; want a conflict in notes.md", err)
+	}
+	if got := git(t, a.Git.Root, "rev-parse", "HEAD"); got != head {
+		t.Errorf("HEAD moved to %s", got)
+	}
+	if op, _ := a.Git.InProgress(ctx); op != "" {
+		t.Errorf("a %s is left in progress", op)
+	}
+	if b, _ := os.ReadFile(filepath.Join(a.Git.Root, "notes.md")); string(b) != "a's notes\n" {
+		t.Errorf("notes.md = %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(a.Git.Root, "draft.txt")); string(b) != "not committed\n" {
+		t.Errorf("draft.txt = %q", b)
+	}
+}
