@@ -61,19 +61,26 @@ func (m ModeState) Text() string {
 // Advice says how to install the research's agent, or which installed one to choose.
 func (m ModeState) Advice() string { return installAdvice(m.Binary, m.Install) }
 
+// SayAdvice is Advice in p's language.
+func (m ModeState) SayAdvice(p *messages.Printer) string {
+	return sayInstallAdvice(p, m.Binary, m.Install)
+}
+
 // installAdvice says how to install the agent's program (install, from its
 // profile) or choose an agent that is installed.
-func installAdvice(binary, install string) string {
-	how := "install it"
+func installAdvice(binary, install string) string { return sayInstallAdvice(nil, binary, install) }
+
+func sayInstallAdvice(p *messages.Printer, binary, install string) string {
+	how := p.Say("advice.install")
 	if install != "" {
-		how = "install it with " + install
+		how = p.Say("advice.install_with", messages.Args{"Install": install})
 	}
 	for _, name := range installedAgents {
 		if _, err := exec.LookPath(name); err == nil && name != binary {
-			return how + ", or choose " + name + ", which is installed, with strom config set agent.name " + name
+			return p.Say("advice.or_installed", messages.Args{"How": how, "Agent": name})
 		}
 	}
-	return how + ", or choose another agent with strom config set agent.name NAME"
+	return p.Say("advice.or_another", messages.Args{"How": how})
 }
 
 // agentProfile resolves the agent a research works with: override, else the
@@ -137,10 +144,11 @@ func (r *Research) refuseAgentWork(prof agents.Profile) error {
 		return err
 	}
 	if m.Mode == statefiles.ModeArchive {
-		return fmt.Errorf("%w — switch research on with strom mode research", ErrArchive)
+		return messages.Wrap(ErrArchive, r.Messages().Say("refuse.archive"))
 	}
 	if !prof.Installed(exec.LookPath) {
-		return fmt.Errorf("%w: %s is not installed on this computer — %s", ErrWaitingForAgent, prof.Binary, installAdvice(prof.Binary, prof.Install))
+		return messages.Wrap(ErrWaitingForAgent, r.Messages().Say("refuse.waiting", messages.Args{"Binary": prof.Binary,
+			"Advice": sayInstallAdvice(r.Messages(), prof.Binary, prof.Install)}))
 	}
 	return nil
 }

@@ -149,15 +149,14 @@ func (r *Research) lockRun() (func(), error) {
 	}
 	if held {
 		ri, _ := r.LoadRun()
-		who := ""
-		if ri != nil {
-			who = fmt.Sprintf(" (pid %d", ri.PID)
-			if ri.Session != "" {
-				who += ", session " + ri.Session + " on " + ri.Task
-			}
-			who += ")"
+		p := r.Messages()
+		switch {
+		case ri == nil:
+			return nil, messages.Wrap(ErrRunning, p.Say("refuse.running"))
+		case ri.Session != "":
+			return nil, messages.Wrap(ErrRunning, p.Say("refuse.running_session", messages.Args{"PID": ri.PID, "Session": ri.Session, "Task": ri.Task}))
 		}
-		return nil, fmt.Errorf("%w%s: wait for it to end, or ask it to finish with strom session finish", ErrRunning, who)
+		return nil, messages.Wrap(ErrRunning, p.Say("refuse.running_pid", messages.Args{"PID": ri.PID}))
 	}
 	return unlock, nil
 }

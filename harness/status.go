@@ -11,6 +11,7 @@ import (
 type Status struct {
 	Mode     string
 	ModeText string
+	State    *ModeState // the mode as strom mode reads it; nil when it could not be read
 	Counts   map[statefiles.State]int
 	Last     *SessionEntry
 	Running  *RunInfo
@@ -40,7 +41,7 @@ func (r *Research) Status(ctx context.Context) (Status, error) {
 	// Broken settings or agent profile still leave the saved mode to show.
 	st.Mode, st.ModeText = m.Mode, m.Mode
 	if ms, err := r.modeState(m, st.Running); err == nil {
-		st.ModeText = ms.Text()
+		st.ModeText, st.State = ms.Text(), &ms
 	}
 	sum, err := r.Tree.QueueSummary(ctx)
 	if err != nil {

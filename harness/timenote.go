@@ -65,12 +65,15 @@ func sayDuration(p *messages.Printer, d time.Duration) string {
 
 // TimeLeft is the time left until deadline as every view says it (the agent's
 // notes, strom status, strom session list): rounded down, "time is up" at the end.
-func TimeLeft(now, deadline time.Time) string {
+func TimeLeft(now, deadline time.Time) string { return SayTimeLeft(nil, now, deadline) }
+
+// SayTimeLeft is TimeLeft in p's language.
+func SayTimeLeft(p *messages.Printer, now, deadline time.Time) string {
 	left := deadline.Sub(now)
 	if left <= 0 {
-		return "time is up"
+		return p.Say("note.is_up")
 	}
-	return humanMinutes(left) + " left"
+	return p.Say("note.left", messages.Args{"Left": sayDuration(p, left)})
 }
 
 // ClockAt is a moment as HH:MM, or HH:MM:SS when it does not fall on a whole

@@ -98,14 +98,14 @@ func (m *menu) mode() step {
 	case harness.ModeWaiting:
 		v, st := m.choose(m.say("menu.mode_waiting", messages.Args{"Agent": ms.Agent}), true,
 			choice{m.say("menu.keep_archive"), "archive"},
-			choice{m.say("menu.install_agent", messages.Args{"Advice": ms.Advice()}), "install"})
+			choice{m.say("menu.install_agent", messages.Args{"Advice": ms.SayAdvice(m.Msg)}), "install"})
 		if st != stepOK {
 			return st
 		}
 		if v == "archive" {
 			m.do("mode", statefiles.ModeArchive)
 		} else {
-			m.note(m.say("menu.agent_how", messages.Args{"Agent": ms.Binary, "Advice": ms.Advice()}))
+			m.note(m.say("menu.agent_how", messages.Args{"Agent": ms.Binary, "Advice": ms.SayAdvice(m.Msg)}))
 		}
 	default:
 		m.do("mode", statefiles.ModeArchive)

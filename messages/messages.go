@@ -153,3 +153,15 @@ func fromLocale(loc string) string {
 	}
 	return English
 }
+
+// Wrap gives err the sentence text in a person's language while errors.Is and
+// errors.As still find err: a sentinel keeps its identity whatever language says it.
+func Wrap(err error, text string) error { return &said{err: err, text: text} }
+
+type said struct {
+	err  error
+	text string
+}
+
+func (s *said) Error() string { return s.text }
+func (s *said) Unwrap() error { return s.err }

@@ -131,7 +131,7 @@ func (e exitErr) Unwrap() error { return e.err }
 // personOnly refuses a command inside a session: only a person may run it.
 func (s *sys) personOnly(what string) error {
 	if id := s.inSession(); id != "" {
-		return fmt.Errorf("%s is for a person, not for the agent in session %s: record what you would change with strom record, and a person will decide", what, id)
+		return errors.New(s.msg().Say("refuse.person_only", messages.Args{"What": what, "Session": id}))
 	}
 	return nil
 }

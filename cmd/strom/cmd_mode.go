@@ -97,7 +97,7 @@ func (s *sys) offerInstall(ctx context.Context, r *harness.Research) func(binary
 		if tty == nil {
 			return harness.ErrDeclined
 		}
-		if !s.yes(tty, fmt.Sprintf("%s is not installed on this computer. Install it now with %s?", binary, line)) {
+		if !s.yes(tty, s.msg().Say("mode.install_offer", messages.Args{"Binary": binary, "Install": line})) {
 			return harness.ErrDeclined
 		}
 		fmt.Fprintf(s.stderr, "$ %s\n", line)
@@ -113,7 +113,7 @@ func (s *sys) offerInstall(ctx context.Context, r *harness.Research) func(binary
 // waiting for an agent (with how to install it).
 func modeText(p *messages.Printer, ms harness.ModeState) string {
 	if ms.Shown == harness.ModeWaiting {
-		return p.Say("mode.shown_waiting", messages.Args{"Binary": ms.Binary, "Advice": ms.Advice()})
+		return p.Say("mode.shown_waiting", messages.Args{"Binary": ms.Binary, "Advice": ms.SayAdvice(p)})
 	}
 	if ms.Shown == statefiles.ModeArchive {
 		return p.Say("mode.shown_archive")

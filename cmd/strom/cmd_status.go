@@ -8,6 +8,7 @@ import (
 
 	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/consent"
+	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -57,34 +58,44 @@ func statusCommand(s *sys) *ffcli.Command {
 			if *asJSON {
 				return s.printJSON(out)
 			}
-			fmt.Fprintf(s.stdout, "mode: %s\n", st.ModeText)
-			fmt.Fprintf(s.stdout, "tasks: %d open · %d started · %d waiting · %d parked · %d done\n",
-				st.Counts[statefiles.Open], st.Counts[statefiles.Started], st.Counts[statefiles.Waiting], st.Counts[statefiles.Parked], st.Counts[statefiles.Done])
+			p := s.msg()
+			mode := st.ModeText
+			if st.State != nil {
+				mode = modeText(p, *st.State)
+			}
+			fmt.Fprintln(s.stdout, p.Say("status.mode", messages.Args{"Mode": mode}))
+			fmt.Fprintln(s.stdout, p.Say("status.tasks", messages.Args{"Open": st.Counts[statefiles.Open], "Started": st.Counts[statefiles.Started],
+				"Waiting": st.Counts[statefiles.Waiting], "Parked": st.Counts[statefiles.Parked], "Done": st.Counts[statefiles.Done]}))
 			if st.Running != nil {
 				ri := st.Running
 				pending := ""
 				if asked {
-					pending = ", finish requested"
+					pending = p.Say("status.finish_asked")
 					if !finish.Person() {
-						pending += " by the cap of the condition “" + finish.Gate + "”"
+						pending = p.Say("status.finish_cap", messages.Args{"Gate": finish.Gate})
 					}
 				}
 				switch {
 				case !ri.PausedTill.IsZero() && ri.Session == "":
-					fmt.Fprintf(s.stdout, "running: paused until %s — %s%s (pid %d)\n", ri.PausedTill.Local().Format("15:04"), ri.PauseWhy, pending, ri.PID)
+					fmt.Fprintln(s.stdout, p.Say("status.paused", messages.Args{"Until": ri.PausedTill.Local().Format("15:04"), "Why": ri.PauseWhy, "Pending": pending, "PID": ri.PID}))
 				case ri.Session != "":
-					fmt.Fprintf(s.stdout, "running: session %s on %s, %s (until %s)%s (pid %d)\n", ri.Session, ri.Task,
-						harness.TimeLeft(r.Now(), ri.Deadline), harness.ClockAt(ri.Deadline.Local()), pending, ri.PID)
+					fmt.Fprintln(s.stdout, p.Say("status.session", messages.Args{"Session": ri.Session, "Task": ri.Task,
+						"Left": harness.SayTimeLeft(p, r.Now(), ri.Deadline), "Until": harness.ClockAt(ri.Deadline.Local()), "Pending": pending, "PID": ri.PID}))
 				default:
-					fmt.Fprintf(s.stdout, "running: between sessions%s (pid %d)\n", pending, ri.PID)
+					fmt.Fprintln(s.stdout, p.Say("status.between", messages.Args{"Pending": pending, "PID": ri.PID}))
 				}
 			} else {
-				fmt.Fprintln(s.stdout, "running: no")
+				fmt.Fprintln(s.stdout, p.Say("status.no_run"))
 			}
 			if st.Last != nil {
-				fmt.Fprintf(s.stdout, "last session: %s on %s, %s, ended %s\n", st.Last.Session, st.Last.Task, st.Last.When.Local().Format("2006-01-02 15:04"), st.Last.End)
+				end := st.Last.End
+				if _, ok := harness.ParseEnd(end); ok {
+					end = p.Say("end." + end)
+				}
+				fmt.Fprintln(s.stdout, p.Say("status.last", messages.Args{"Session": st.Last.Session, "Task": st.Last.Task,
+					"When": st.Last.When.Local().Format("2006-01-02 15:04"), "End": end}))
 			} else {
-				fmt.Fprintln(s.stdout, "last session: none yet")
+				fmt.Fprintln(s.stdout, p.Say("status.last_none"))
 			}
 			switch sy := st.Sync; {
 			case !sy.On:
