@@ -282,8 +282,8 @@ fi
 		return string(out), err
 	}
 	out, err := run()
-	if err == nil {
-		t.Fatalf("the run went on without its remote:\n%s", out)
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("the run without its remote: %v, want exit status 1:\n%s", err, out)
 	}
 	d.cmd.Wait()
 	for _, want := range []string{
@@ -321,4 +321,47 @@ func (h *cliHarness) mustIn(t *testing.T, dir string, args ...string) string {
 		t.Fatalf("strom %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return string(out)
+}
+
+// TestSyncConflictStops: this clone and the remote changed the same file of the
+// research's own. The run merges nothing, starts no session and says what to do;
+// the clone's commit and the remote's stay as they were.
+func TestSyncConflictStops(t *testing.T) {
+	t.Parallel()
+	h := syncSetup(t, syncAgent, 2)
+	url := "file://" + filepath.Join(h.dir, "remote.git")
+	laptop, desktop := filepath.Join(h.dir, "laptop"), filepath.Join(h.dir, "desktop")
+	for _, dir := range []string{laptop, desktop} {
+		h.gitIn(t, h.dir, "clone", "-q", url, dir)
+		if err := os.WriteFile(filepath.Join(dir, "notes.md"), []byte(filepath.Base(dir)+" wrote this\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		h.gitIn(t, dir, "add", "notes.md")
+		h.gitIn(t, dir, "commit", "-q", "-m", "notes of "+filepath.Base(dir))
+	}
+	h.gitIn(t, desktop, "push", "-q", "origin", "main")
+	head := h.gitIn(t, laptop, "rev-parse", "HEAD")
+
+	cmd := exec.Command(h.strom, "run", "--loop", "--agent", "command", "--", "sh", filepath.Join(h.dir, "agent.sh"))
+	cmd.Dir, cmd.Env = laptop, h.env
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("strom run: %v, want exit status 1\n%s", err, out)
+	}
+	want := "0 sessions · stopped: error (this clone and origin/main changed the same files (notes.md), which strom leaves to a person: merge them by hand (git pull origin main), then run strom again; nothing was lost)"
+	if !strings.Contains(string(out), want) {
+		t.Errorf("the run's output lacks %q:\n%s", want, out)
+	}
+	if got := h.gitIn(t, laptop, "rev-parse", "HEAD"); got != head {
+		t.Errorf("HEAD moved from %s to %s", head, got)
+	}
+	if st := h.gitIn(t, laptop, "status", "--porcelain", "--untracked-files=no"); strings.TrimSpace(st) != "" {
+		t.Errorf("the work tree changed:\n%s", st)
+	}
+	if b, _ := os.ReadFile(filepath.Join(laptop, "notes.md")); string(b) != "laptop wrote this\n" {
+		t.Errorf("notes.md = %q", b)
+	}
+	if q := h.gitIn(t, h.dir, "--git-dir="+filepath.Join(h.dir, "remote.git"), "show", "main:.strom/queue.json"); strings.Contains(q, "started") {
+		t.Errorf("a claim reached the remote:\n%s", q)
+	}
 }
