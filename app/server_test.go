@@ -475,3 +475,45 @@ func TestPageLanguages(t *testing.T) {
 		})
 	}
 }
+
+// TestPageWaitingForArchive: a run that waits for an archive says which and when it
+// asks again, and offers no Finish and stop.
+func TestPageWaitingForArchive(t *testing.T) {
+	t.Parallel()
+	r := newResearch(t, "Find Anna")
+	working(t, r, "")
+	if err := r.UpdateRun(func(ri *harness.RunInfo) {
+		ri.Session, ri.Task = "", ""
+		ri.PausedTill, ri.PauseWhy, ri.WaitArchive = testNow.Add(5*time.Minute), "the archive “matriky” does not answer", "matriky"
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_, h := newServer(t, r.Tree.Root)
+	body := do(h, "GET", "/", "secret-token", nil, nil).Body.String()
+	want := "Waiting for the archive “matriky”, asks it again at " + testNow.Add(5*time.Minute).Local().Format("15:04")
+	if !strings.Contains(body, `data-state="archive"`) || !strings.Contains(body, want) {
+		t.Errorf("page lacks %q:\n%s", want, body)
+	}
+	if strings.Contains(body, `action="/finish"`) {
+		t.Error("Finish and stop is offered while the run waits for an archive")
+	}
+}
+
+// TestFragment: /overview is the overview without the page around it, what the
+// page's script puts in place; it needs the token like every route.
+func TestFragment(t *testing.T) {
+	t.Parallel()
+	r := newResearch(t, "Find Anna")
+	_, h := newServer(t, r.Tree.Root)
+	rec := do(h, "GET", "/overview", "secret-token", nil, nil)
+	body := rec.Body.String()
+	if rec.Code != http.StatusOK || !strings.Contains(body, `<section class="research"`) || strings.Contains(body, "<html") {
+		t.Errorf("/overview: %d\n%s", rec.Code, body)
+	}
+	if rec := do(h, "GET", "/overview", "", nil, nil); rec.Code != http.StatusForbidden {
+		t.Errorf("/overview without the token: %d", rec.Code)
+	}
+	if ct := rec.Header().Get("Content-Security-Policy"); !strings.Contains(ct, "default-src 'none'") {
+		t.Errorf("CSP %q", ct)
+	}
+}
