@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+
+	"github.com/strom-research/strom/messages"
 )
 
 // menuDriver drives the real menu (strom menu, a separate process) under an outer
@@ -322,5 +324,70 @@ func TestSetupOnTerminal(t *testing.T) {
 		if out := h.must(t, "config", "get", "init.mode"); !strings.Contains(out, "archive") {
 			t.Errorf("%s: init.mode after the answer: %s", tt.env, out)
 		}
+	}
+}
+
+// TestMenuEveryScreenInGermanAndCzech walks every menu and submenu in the
+// accessible mode, in German and Czech: each shows its own words and none of the
+// English menu's.
+func TestMenuEveryScreenInGermanAndCzech(t *testing.T) {
+	ids := []string{"menu.work_alone", "menu.queue", "menu.add_task", "menu.answer", "menu.unpark", "menu.settings",
+		"menu.alone", "menu.gate_test", "menu.agent_choose", "menu.language_choose", "menu.maintenance", "menu.install_hooks",
+		"menu.check_files", "menu.files_ok", "menu.archives_how", "menu.setup_question", "menu.new_archive", "menu.back",
+		"menu.leave", "menu.nothing_waiting", "menu.nothing_parked", "menu.task_title", "menu.task_body", "menu.mode_research"}
+	for _, tt := range []struct{ lang, env string }{{"de", "LANG=de_DE.UTF-8"}, {"cs", "LANG=cs_CZ.UTF-8"}} {
+		t.Run(tt.lang, func(t *testing.T) {
+			t.Parallel()
+			p, en := messages.For(tt.lang), messages.For(messages.English)
+			say := func(id string) string { return p.Say(id) }
+			h := menuResearch(t)
+			d := startMenu(t, h, tt.env, "ACCESSIBLE=1")
+			main := func(keys string) { d.answer(say("menu.leave"), keys) }
+			// The daily queue work.
+			main("3\r")
+			d.answer(say("menu.unpark"), "1\r")
+			d.answer(say("menu.task_title"), "Neue Aufgabe\r")
+			d.answer(say("menu.task_body"), "\r")
+			main("3\r")
+			d.answer(say("menu.unpark"), "2\r")
+			d.expect(say("menu.nothing_waiting"))
+			main("3\r")
+			d.answer(say("menu.unpark"), "3\r")
+			d.expect(say("menu.nothing_parked"))
+			// Settings and each of its menus.
+			main("4\r")
+			d.answer(say("menu.maintenance"), "1\r")
+			d.answer(say("menu.gate_test"), "4\r")
+			d.answer(say("menu.maintenance"), "2\r")
+			d.answer(say("menu.agent_choose"), "4\r") // demo, as it is
+			main("4\r")
+			d.answer(say("menu.maintenance"), "3\r")
+			d.answer(say("menu.language_choose"), "4\r") // as the system says
+			main("4\r")
+			d.answer(say("menu.maintenance"), "4\r")
+			d.expect(say("menu.archives_how"))
+			main("4\r")
+			d.answer(say("menu.maintenance"), "5\r")
+			d.answer(say("menu.check_files"), "2\r")
+			d.expect(say("menu.files_ok"))
+			main("4\r")
+			d.answer(say("menu.maintenance"), "6\r")
+			d.answer(say("menu.setup_question"), "3\r")
+			d.answer(say("menu.maintenance"), "7\r")
+			main("5\r")
+			d.leave()
+			screen := d.screen()
+			for _, id := range ids {
+				if english := en.Say(id); strings.Contains(screen, english) {
+					t.Errorf("the %s menu shows the English %q", tt.lang, english)
+				}
+				if word := say(id); !strings.Contains(screen, word) {
+					t.Errorf("the %s menu never showed %s %q", tt.lang, id, word)
+				}
+			}
+			if out := h.must(t, "task", "list"); !strings.Contains(out, "Neue Aufgabe") {
+				t.Errorf("the task added in the menu is not in the queue:\n%s", out)
+			}
+		})
 	}
 }
