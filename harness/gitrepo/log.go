@@ -231,6 +231,21 @@ const logFields = 5
 // logCLI reads the log with one `git log` process; only when that fails does it
 // start a second, to tell an unborn branch (no commits: no error) from a failure.
 func (r *Repo) logCLI(ctx context.Context, opts LogOptions) ([]Commit, error) {
+	if opts.Max > 0 {
+		// git stops after Max commits that pass --grep. Almost always each of them
+		// carries the trailer; when one only mentions the key, read on unbounded.
+		cs, read, err := r.logCLIOnce(ctx, opts, opts.Max)
+		if err != nil || len(cs) == opts.Max || read < opts.Max {
+			return cs, err
+		}
+	}
+	cs, _, err := r.logCLIOnce(ctx, opts, 0)
+	return cs, err
+}
+
+// logCLIOnce is one `git log` process, of at most limit commits (0: all); it also
+// returns how many commits git gave.
+func (r *Repo) logCLIOnce(ctx context.Context, opts LogOptions, limit int) ([]Commit, int, error) {
 	// Replace refs and re-encoding are off because go-git knows neither; the
 	// format's last field is the raw message, so any byte but NUL may appear in it.
 	args := []string{
@@ -244,6 +259,9 @@ func (r *Repo) logCLI(ctx context.Context, opts LogOptions) ([]Commit, error) {
 		// the commits that pass, so a key mentioned in a body changes nothing.
 		args = append(args, "--regexp-ignore-case", "--fixed-strings", "--grep="+opts.TrailerKey)
 	}
+	if limit > 0 {
+		args = append(args, "--max-count="+strconv.Itoa(limit))
+	}
 	rev := opts.rev
 	if rev == "" {
 		rev = "HEAD"
@@ -256,12 +274,13 @@ func (r *Repo) logCLI(ctx context.Context, opts LogOptions) ([]Commit, error) {
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, fmt.Errorf("read log: %w", err)
+		return nil, 0, fmt.Errorf("read log: %w", err)
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("read log: %w", &GitError{Args: args, Err: err})
+		return nil, 0, fmt.Errorf("read log: %w", &GitError{Args: args, Err: err})
 	}
 	sink := &logSink{opts: opts}
+	read := 0
 	br := bufio.NewReaderSize(stdout, 64<<10)
 	var perr error
 	stopped := false
@@ -281,6 +300,7 @@ func (r *Repo) logCLI(ctx context.Context, opts LogOptions) ([]Commit, error) {
 		if n < logFields {
 			break
 		}
+		read++
 		if !sink.add(f[0], f[1]+" <"+f[2]+">", parseRawDate(f[3]), f[4]) {
 			stopped = true
 		}
@@ -291,18 +311,18 @@ func (r *Repo) logCLI(ctx context.Context, opts LogOptions) ([]Commit, error) {
 	_, _ = io.Copy(io.Discard, stdout)
 	werr := cmd.Wait()
 	if ctx.Err() != nil {
-		return nil, fmt.Errorf("read log: %w", ctx.Err())
+		return nil, 0, fmt.Errorf("read log: %w", ctx.Err())
 	}
 	if werr != nil && !stopped {
 		if _, err := r.Head(ctx); errors.Is(err, ErrNoCommits) {
-			return nil, nil
+			return nil, 0, nil
 		}
-		return nil, fmt.Errorf("read log: %w", &GitError{Args: args, Stderr: stderr.String(), Err: werr})
+		return nil, 0, fmt.Errorf("read log: %w", &GitError{Args: args, Stderr: stderr.String(), Err: werr})
 	}
 	if perr != nil {
-		return nil, fmt.Errorf("read log: %w", perr)
+		return nil, 0, fmt.Errorf("read log: %w", perr)
 	}
-	return sink.out, nil
+	return sink.out, read, nil
 }
 
 // parseRawDate reads git's --date=raw ("1700000000 +0100") into the same time
