@@ -155,7 +155,8 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 	}
 
 	// The prompt, in a file too: agents that take it so, and a person reading later.
-	info := agents.TaskInfo{ID: task.ID, Title: task.Title, Body: task.Body, Deadline: deadline, Minutes: p.Minutes, Strom: p.Vars.Strom}
+	info := agents.TaskInfo{ID: task.ID, Title: task.Title, Body: task.Body, Deadline: deadline, Minutes: p.Minutes, Strom: p.Vars.Strom,
+		Msg: r.Messages()}
 	for _, q := range task.Questions {
 		info.Answers = append(info.Answers, agents.QA{Question: q.Question, Answer: q.Answer})
 	}
