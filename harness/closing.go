@@ -37,7 +37,7 @@ func (r *Research) closeSession(ctx context.Context, res sessionResult, task sta
 			return err
 		}
 		if t.State == statefiles.Started && t.Session == res.ID {
-			t.State, t.Session, t.Updated = statefiles.Open, "", r.Now().UTC()
+			t.State, t.Session, t.Host, t.Updated = statefiles.Open, "", "", r.Now().UTC()
 		}
 		// A session records only on its own task (strom record refuses another).
 		recs, err := r.Tree.TaskRecordsLocked(task.ID)

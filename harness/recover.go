@@ -57,7 +57,7 @@ func (r *Research) recoverCrash(ctx context.Context, out func(string), check str
 	return r.Tree.UpdateQueue(ctx, func(q *statefiles.Queue) error {
 		for i := range q.Tasks {
 			if q.Tasks[i].State == statefiles.Started {
-				q.Tasks[i].State, q.Tasks[i].Session = statefiles.Open, ""
+				q.Tasks[i].State, q.Tasks[i].Session, q.Tasks[i].Host = statefiles.Open, "", ""
 			}
 		}
 		return nil

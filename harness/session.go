@@ -528,7 +528,7 @@ func (r *Research) UpdateRun(fn func(*RunInfo)) error {
 func (r *Research) abandon(ctx context.Context, id, task string, cause error) error {
 	_ = r.Tree.UpdateQueue(ctx, func(q *statefiles.Queue) error {
 		if t, err := q.Find(task); err == nil && t.State == statefiles.Started && t.Session == id {
-			t.State, t.Session = statefiles.Open, ""
+			t.State, t.Session, t.Host = statefiles.Open, "", ""
 		}
 		return nil
 	})

@@ -134,7 +134,7 @@ func (r *Research) claim(ctx context.Context, pk *picker, out io.Writer) (*state
 			if qt.State != statefiles.Open {
 				return fmt.Errorf("task %s is %s now, not open", qt.ID, qt.State)
 			}
-			qt.State, qt.Session, qt.Updated = statefiles.Started, id, r.Now().UTC()
+			qt.State, qt.Session, qt.Host, qt.Updated = statefiles.Started, id, sy.Host, r.Now().UTC()
 			claimed := *qt
 			task = &claimed
 			if err := r.Tree.SaveQueue(q); err != nil {

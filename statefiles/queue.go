@@ -53,16 +53,19 @@ type Question struct {
 
 // Task is one entry of the queue.
 type Task struct {
-	ID         string    `json:"id"`
-	Title      string    `json:"title"`
-	Body       string    `json:"body,omitempty"`
-	State      State     `json:"state"`
-	Created    time.Time `json:"created"`
-	Updated    time.Time `json:"updated"`
-	Session    string    `json:"session,omitempty"`
-	Reason     string    `json:"reason,omitempty"`
-	ParkedFrom State     `json:"parked_from,omitempty"`
-	AddedBy    string    `json:"added_by,omitempty"`
+	ID      string    `json:"id"`
+	Title   string    `json:"title"`
+	Body    string    `json:"body,omitempty"`
+	State   State     `json:"state"`
+	Created time.Time `json:"created"`
+	Updated time.Time `json:"updated"`
+	Session string    `json:"session,omitempty"`
+	// Host is the machine that claimed the task for its session through the
+	// remote (sync.remote); "" for a clone alone.
+	Host       string `json:"host,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+	ParkedFrom State  `json:"parked_from,omitempty"`
+	AddedBy    string `json:"added_by,omitempty"`
 	// Needs names the archives the task reads (R7.1.1): a run takes it only while
 	// each of them answers its probe.
 	Needs     []string   `json:"needs,omitempty"`

@@ -214,6 +214,9 @@ func listTasks(ctx context.Context, s *sys, o listOptions) error {
 			extra = " — " + t.Reason
 		case statefiles.Started:
 			extra = " — session " + t.Session
+			if t.Host != "" {
+				extra += " on " + t.Host
+			}
 		case statefiles.Waiting:
 			if n := len(t.Questions); n > 0 {
 				extra = " — asks: " + t.Questions[n-1].Question
@@ -280,7 +283,11 @@ func printTask(s *sys, t statefiles.Task, recs []statefiles.Record) {
 	case statefiles.Parked:
 		fmt.Fprintf(s.stdout, " (%s; returns to %s)", t.Reason, t.ParkedFrom)
 	case statefiles.Started:
-		fmt.Fprintf(s.stdout, " (session %s)", t.Session)
+		if t.Host != "" {
+			fmt.Fprintf(s.stdout, " (session %s on %s)", t.Session, t.Host)
+		} else {
+			fmt.Fprintf(s.stdout, " (session %s)", t.Session)
+		}
 	}
 	fmt.Fprintf(s.stdout, "\ncreated: %s  updated: %s\n", t.Created.Format("2006-01-02 15:04 MST"), t.Updated.Format("2006-01-02 15:04 MST"))
 	if t.AddedBy != "" {

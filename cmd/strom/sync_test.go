@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -264,7 +265,7 @@ func TestSyncRemoteAway(t *testing.T) {
 	const tasks = 3
 	agent := `#!/bin/sh
 if [ "$STROM_TASK" = T-1 ] && [ ! -e "$KILLED" ]; then
-	touch "$KILLED"
+	strom task list > "$KILLED"
 	kill -9 "-$DAEMON"
 fi
 ` + strings.TrimPrefix(syncAgent, "#!/bin/sh\n")
@@ -294,6 +295,10 @@ fi
 		if !strings.Contains(out, want) {
 			t.Errorf("the run's output lacks %q:\n%s", want, out)
 		}
+	}
+	// The claim names its machine in the queue while the session works.
+	if b, _ := os.ReadFile(filepath.Join(h.dir, "killed")); !regexp.MustCompile(`T-1 +started +Find register 1 — session \S+ on laptop`).Match(b) {
+		t.Errorf("strom task list during the session:\n%s", b)
 	}
 	if n := strings.Count(out, "▶ session"); n != 1 {
 		t.Errorf("%d sessions while the remote was away, want 1:\n%s", n, out)

@@ -31,7 +31,7 @@ type fields map[string]json.RawMessage
 
 // stateGroup are the fields that change together with a task's state: they are
 // merged as one, so a merge never mixes one side's state with the other's reason.
-var stateGroup = []string{"state", "session", "reason", "parked_from"}
+var stateGroup = []string{"state", "session", "host", "reason", "parked_from"}
 
 // Queue merges three versions of queue.json: base (the common ancestor; nil or
 // empty when there is none), ours and theirs. A task both sides kept is merged

@@ -226,3 +226,29 @@ func TestPark(t *testing.T) {
 		t.Errorf("both counted: %s %v", both, err)
 	}
 }
+
+// TestQueueClaimHostStaysWithItsSession: the machine that claimed a task moves
+// with the claim's state and session; the other side's later claim brings its own.
+func TestQueueClaimHostStaysWithItsSession(t *testing.T) {
+	t.Parallel()
+	base := queue(2, task("T-1", "Find Anna", "started", 0, 1, `"session":"20261130T090100Z-aaaa","host":"laptop"`))
+	ours := queue(2, task("T-1", "Find Anna", "open", 0, 5))
+	theirs := queue(2, task("T-1", "Find Anna", "started", 0, 6, `"session":"20261130T090600Z-bbbb","host":"desktop"`))
+	q, _ := mustQueue(t, base, ours, theirs)
+	if tk := q.Tasks[0]; tk.State != statefiles.Started || tk.Session != "20261130T090600Z-bbbb" || tk.Host != "desktop" {
+		t.Errorf("their claim = %+v", tk)
+	}
+	ours = queue(2, task("T-1", "Find Anna", "open", 0, 7))
+	q, _ = mustQueue(t, base, ours, theirs)
+	if tk := q.Tasks[0]; tk.State != statefiles.Open || tk.Session != "" || tk.Host != "" {
+		t.Errorf("our later return to the queue kept a claim's field: %+v", tk)
+	}
+	// Their later session, started in a clone alone, never gets our host.
+	base = queue(2, task("T-1", "Find Anna", "open", 0, 0))
+	ours = queue(2, task("T-1", "Find Anna", "started", 0, 5, `"session":"20261130T090500Z-aaaa","host":"laptop"`))
+	theirs = queue(2, task("T-1", "Find Anna", "started", 0, 6, `"session":"20261130T090600Z-bbbb"`))
+	q, _ = mustQueue(t, base, ours, theirs)
+	if tk := q.Tasks[0]; tk.Session != "20261130T090600Z-bbbb" || tk.Host != "" {
+		t.Errorf("a session got another claim's host: %+v", tk)
+	}
+}
