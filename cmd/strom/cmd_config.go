@@ -192,7 +192,7 @@ func configSetCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(s.stdout, "%s = %s (%s)\n", k.Name, args[1], f.Shown)
+			fmt.Fprintln(s.stdout, s.msg().Say("config.set", messages.Args{"Key": k.Name, "Value": args[1], "File": f.Shown}))
 			if *forTree && consent.Guarded(k.Name) {
 				return s.allowSet(ctx, k.Name)
 			}
@@ -244,7 +244,7 @@ func configUnsetCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(s.stdout, "%s unset (%s)\n", k.Name, f.Shown)
+			fmt.Fprintln(s.stdout, s.msg().Say("config.unset", messages.Args{"Key": k.Name, "File": f.Shown}))
 			return nil
 		}),
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -99,7 +100,7 @@ func taskAddCommand(s *sys) *ffcli.Command {
 				return s.printJSON(t)
 			}
 			if t.State == statefiles.Parked {
-				fmt.Fprintf(s.stdout, "%s (parked: %s)\n", t.ID, t.Reason)
+				fmt.Fprintln(s.stdout, s.msg().Say("task.added_parked", messages.Args{"Task": t.ID, "Reason": s.parkReason(t.Reason)}))
 				return nil
 			}
 			fmt.Fprintln(s.stdout, t.ID)
@@ -190,9 +191,9 @@ func listTasks(ctx context.Context, s *sys, o listOptions) error {
 		case total > 0:
 			fmt.Fprintf(s.stdout, "Page %d is past the last page: %d tasks, %d a page.\n", page, total, listPage)
 		case want != "":
-			fmt.Fprintf(s.stdout, "No %s tasks.\n", want)
+			fmt.Fprintln(s.stdout, s.msg().Say("task.none_in_state", messages.Args{"State": s.msg().Say("state." + string(want))}))
 		default:
-			fmt.Fprintln(s.stdout, "The queue is empty: add a task with strom task add \"…\"")
+			fmt.Fprintln(s.stdout, s.msg().Say("task.queue_empty"))
 		}
 		return nil
 	}
@@ -374,7 +375,7 @@ task made meanwhile leave the task as it was, and your text in
 					return err
 				}
 			}
-			fmt.Fprintf(s.stdout, "%s edited.\n", t.ID)
+			fmt.Fprintln(s.stdout, s.msg().Say("task.edited", messages.Args{"Task": t.ID}))
 			return nil
 		}),
 	}
@@ -403,7 +404,7 @@ func taskMoveCommand(s *sys) *ffcli.Command {
 			if err := r.MoveTask(ctx, args[0], *before); err != nil {
 				return err
 			}
-			fmt.Fprintf(s.stdout, "%s now comes before %s.\n", statefiles.NormalizeID(args[0]), statefiles.NormalizeID(*before))
+			fmt.Fprintln(s.stdout, s.msg().Say("task.moved", messages.Args{"Task": statefiles.NormalizeID(args[0]), "Before": statefiles.NormalizeID(*before)}))
 			return nil
 		}),
 	}
@@ -436,7 +437,7 @@ func taskParkCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(s.stdout, "%s parked: %s\n", t.ID, t.Reason)
+			fmt.Fprintln(s.stdout, s.msg().Say("task.parked", messages.Args{"Task": t.ID, "Reason": s.parkReason(t.Reason)}))
 			return nil
 		}),
 	}
@@ -465,7 +466,7 @@ func taskUnparkCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(s.stdout, "%s is %s again.\n", t.ID, t.State)
+			fmt.Fprintln(s.stdout, s.msg().Say("task.unparked", messages.Args{"Task": t.ID, "State": s.msg().Say("state." + string(t.State))}))
 			return nil
 		}),
 	}
@@ -494,8 +495,17 @@ func taskAnswerCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(s.stdout, "%s answered; it is back in the queue.\n", t.ID)
+			fmt.Fprintln(s.stdout, s.msg().Say("task.answered", messages.Args{"Task": t.ID}))
 			return nil
 		}),
 	}
+}
+
+// parkReason is a parking reason as a person reads it: the archive's reason, kept
+// in English in queue.json, in the person's language.
+func (s *sys) parkReason(reason string) string {
+	if reason == harness.ArchiveReason {
+		return s.msg().Say("task.archive_reason")
+	}
+	return reason
 }
