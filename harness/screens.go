@@ -1,10 +1,6 @@
 package harness
 
 import (
-	"path/filepath"
-	"slices"
-
-	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/limits"
 )
 
@@ -19,7 +15,8 @@ import (
 // how the session ends for it: a login screen means the agent is not logged in,
 // any other screen that the agent failed to get going.
 //
-// Codex's TUI shows two such screens: "Trust this folder?" and its sign-in menu.
+// Codex's TUI shows two such screens: "Trust this folder?" and its sign-in menu;
+// both Codex and codex exec wait for ever for a network they cannot reach.
 func personScreen(p sessionPlan, tail []byte) (limits.Screen, End, bool) {
 	// A person at the keyboard (strom run --interactive, a chat) answers the
 	// screens; only Claude Code shows them.
@@ -31,7 +28,7 @@ func personScreen(p sessionPlan, tail []byte) (limits.Screen, End, bool) {
 	switch {
 	case isClaude(p.Profile):
 		scr, ok = limits.ClaudeScreen(string(tail))
-	case isCodexTUI(p.Profile):
+	case isCodex(p.Profile):
 		scr, ok = limits.CodexScreen(string(tail))
 		// Codex redraws the folder's name cell by cell: the session knows it.
 		if ok && scr.Kind == limits.ScreenTrust && p.Root != "" {
@@ -45,13 +42,4 @@ func personScreen(p sessionPlan, tail []byte) (limits.Screen, End, bool) {
 		return scr, EndNotLoggedIn, true
 	}
 	return scr, EndAgentFailed, true
-}
-
-// isCodexTUI reports whether a profile starts Codex's TUI (not codex exec, which
-// shows no screens).
-func isCodexTUI(p agents.Profile) bool {
-	if filepath.Base(p.Binary) != "codex" && p.PatternSet != "codex" && p.Name != "codex" {
-		return false
-	}
-	return !slices.Contains(p.Command, "exec") && !slices.Contains(p.Command, "e")
 }

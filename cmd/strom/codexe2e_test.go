@@ -243,3 +243,25 @@ func TestCodexTrustDialog(t *testing.T) {
 	}
 	mustContain(t, "the task list", c.must(t, "task", "list"), "T-1  open")
 }
+
+// TestCodexExecOffline: codex exec whose provider cannot be reached waits for the
+// network for ever ("Reconnecting... waiting for network"), as it does without a
+// login offline; strom ends the session with a sentence that names the login, and
+// the run stops for a person.
+func TestCodexExecOffline(t *testing.T) {
+	t.Parallel()
+	c := newClientRepo(t, clientSetup{agent: "codex-exec", noLogin: true,
+		codexConfig: "openai_base_url = \"http://127.0.0.1:9/v1\"\ncheck_for_update_on_startup = false\n",
+		env:         []string{"CODEX_API_KEY=sk-test"}})
+	c.must(t, "task", "add", "Find the baptism of Anna Novak")
+	code, screen := c.run(t, 120*time.Second, "run", "--agent", "codex-exec", "--loop")
+	if code != 3 {
+		t.Fatalf("exit %d, want 3:\n%s\n%s", code, screen, c.transcripts(t))
+	}
+	says := "Codex cannot reach its model provider and waits for the network: check this machine's network and Codex's login (run `codex` once and log in), then run strom again."
+	mustContain(t, "the run's output", screen, "ended: agent-failed — "+says, "1 session · stopped: the agent needs a person — "+says)
+	mustContain(t, "the task list", c.must(t, "task", "list"), "T-1  open")
+	if left := processesOf("HOME=" + c.home); len(left) > 0 {
+		t.Errorf("processes left running after the session:\n%s", strings.Join(left, "\n"))
+	}
+}

@@ -135,6 +135,10 @@ type clientSetup struct {
 	untrusted bool
 	// noConfig: Codex has no config.toml (its own OpenAI provider and login).
 	noConfig bool
+	// codexConfig, when set, is Codex's config.toml instead.
+	codexConfig string
+	// env is added to the client's environment.
+	env []string
 }
 
 // clientEnvPrefixes are the variables of the person's own clients and models,
@@ -208,7 +212,12 @@ func newClientRepo(t *testing.T, cs clientSetup) *claudeRepo {
 		if err := os.MkdirAll(filepath.Join(home, ".codex"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if !cs.noConfig {
+		switch {
+		case cs.codexConfig != "":
+			if err := os.WriteFile(filepath.Join(home, ".codex", "config.toml"), []byte(cs.codexConfig), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		case !cs.noConfig:
 			writeCodexConfig(t, filepath.Join(home, ".codex"), srv.URL, repo, cs)
 		}
 	case opencodeClient:
@@ -222,7 +231,7 @@ func newClientRepo(t *testing.T, cs clientSetup) *claudeRepo {
 			env = append(env, "GROK_API_KEY=sk-test")
 		}
 	}
-	h.env = env
+	h.env = append(env, cs.env...)
 	h.must(t, "init", "--agent", strings.TrimSuffix(cs.agent, "-exec"))
 	c := &claudeRepo{cliHarness: h, srv: srv, home: home}
 	t.Cleanup(func() {

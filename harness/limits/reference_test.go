@@ -243,3 +243,25 @@ func TestCodexScreens(t *testing.T) {
 		t.Errorf("a quoted question counts: %+v", scr)
 	}
 }
+
+// TestCodexOffline: codex exec and the TUI wait for ever for a network they
+// cannot reach; the wait is a screen for a person, a single reconnect is not.
+func TestCodexOffline(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(filepath.Join(otherClientsDir, "codex/nocreds-offline-exec.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The capture is the --json output; strom runs codex exec without it.
+	human := "ERROR: Reconnecting... 5/5\nwarning: Falling back from WebSockets to HTTPS transport.\nERROR: Reconnecting... waiting for network\n"
+	for _, text := range []string{human, "■ Reconnecting... waiting for network"} {
+		if scr, ok := CodexScreen(text); !ok || scr.Kind != ScreenOffline || !strings.Contains(scr.Advice, "run `codex` once and log in") {
+			t.Errorf("%q: %v %+v", text, ok, scr)
+		}
+	}
+	for _, text := range []string{"ERROR: Reconnecting... 2/5", string(data), "• I saw Reconnecting... waiting for network in the log"} {
+		if scr, ok := CodexScreen(text); ok {
+			t.Errorf("%.60q: found %+v", text, scr)
+		}
+	}
+}

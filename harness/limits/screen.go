@@ -93,9 +93,12 @@ var (
 )
 
 // codexRules recognise Codex's screens that wait for a person (Codex 0.171.0):
-// the folder trust question and the sign-in menu.
+// the folder trust question, the sign-in menu, and the endless wait for a
+// network (codex exec and the TUI print it, and wait for ever, when the model
+// provider cannot be reached, as without a login offline).
 var codexRules = sync.OnceValue(func() []screenRule {
 	return []screenRule{
+		{ScreenOffline, regexp.MustCompile(`^(?:ERROR: )?Reconnecting\.\.\. waiting for network`)},
 		{ScreenTrust, regexp.MustCompile(`^Trust this folder\? Codex can read, edit, and run files here`)},
 		{ScreenLogin, regexp.MustCompile(`^Welcome to Codex, OpenAI's command-line coding agent|^Finish signing in via your browser`)},
 	}
@@ -121,6 +124,8 @@ func CodexScreen(text string) (Screen, bool) {
 				scr.Advice = CodexTrustAdvice(folder)
 			case ScreenLogin:
 				scr.Advice = "Codex is not logged in and asks how to sign in: run `codex` once by hand, sign in, then run strom again."
+			case ScreenOffline:
+				scr.Advice = "Codex cannot reach its model provider and waits for the network: check this machine's network and Codex's login (run `codex` once and log in), then run strom again."
 			}
 			return scr, true
 		}
