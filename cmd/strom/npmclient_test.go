@@ -222,6 +222,7 @@ func newClientRepo(t *testing.T, cs clientSetup) *claudeRepo {
 		}
 	case opencodeClient:
 		env = append(env, "OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1",
+			"OPENCODE_DISABLE_DEFAULT_PLUGINS=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1",
 			// OpenCode installs its plugins with npm at start-up; the tests need none.
 			"npm_config_registry=http://127.0.0.1:9/", "npm_config_offline=true")
 		writeOpenCodeConfig(t, filepath.Join(home, ".config", "opencode"), srv.URL)

@@ -28,7 +28,7 @@ func TestOpenCodeSessionRecordsAndCloses(t *testing.T) {
 
 // TestOpenCodeWrapUpAtTimeLimit: the wrap-up typed into OpenCode's TUI at the
 // time limit reaches the model as a user turn; the model records and closes. The
-// session's clock runs 6 times faster: OpenCode takes a while to start.
+// session's clock runs 4 times faster: OpenCode takes a while to start.
 func TestOpenCodeWrapUpAtTimeLimit(t *testing.T) {
 	t.Parallel()
 	const wrapUp = "Time is up for this session."
@@ -38,8 +38,8 @@ func TestOpenCodeWrapUpAtTimeLimit(t *testing.T) {
 	}})
 	c.must(t, "task", "add", "Find the baptism of Anna Novak")
 	origin := time.Now().Format(time.RFC3339Nano)
-	c.env = append(c.env, "STROM_TEST_TIME_SCALE=6", "STROM_TEST_TIME_ORIGIN="+origin, "STROM_TEST_TIME_BASE="+origin)
-	code, screen := c.run(t, 240*time.Second, "run", "--minutes", "5")
+	c.env = append(c.env, "STROM_TEST_TIME_SCALE=4", "STROM_TEST_TIME_ORIGIN="+origin, "STROM_TEST_TIME_BASE="+origin)
+	code, screen := c.run(t, 300*time.Second, "run", "--minutes", "5")
 	if code != 0 {
 		t.Fatalf("exit %d, want 0:\n%s\n%s", code, screen, c.transcripts(t))
 	}
@@ -130,7 +130,7 @@ func TestOpenCodeNotLoggedIn(t *testing.T) {
 			t.Parallel()
 			c := newClientRepo(t, tc.setup)
 			c.must(t, "task", "add", "Find the baptism of Anna Novak")
-			code, screen := c.run(t, 90*time.Second, "run", "--loop")
+			code, screen := c.run(t, 240*time.Second, "run", "--loop")
 			if code != 3 {
 				t.Fatalf("exit %d, want 3:\n%s\n%s", code, screen, c.transcripts(t))
 			}
