@@ -41,11 +41,14 @@ func (r *Research) Record(ctx context.Context, ref SessionRef, text string) (sta
 // record must never be credited to a session that ended (an agent's process left
 // behind, a STROM_SESSION left in a shell) or never was.
 //
-// The run's pid is checked, not its lock: taking the lock even for a moment could
-// make a strom run starting just then believe another run works.
+// The run's pid is checked first, not its lock: taking the lock even for a moment
+// could make a strom run starting just then believe another run works. Only when
+// the pid cannot be seen is the lock asked: an agent's sandbox may have a process
+// namespace of its own (Codex's workspace-write sandbox does), where the run's pid
+// does not exist although the run works.
 func (r *Research) liveSession(id string) error {
 	ri, _ := r.LoadRun()
-	if ri != nil && ri.Session == id && processAlive(ri.PID) {
+	if ri != nil && ri.Session == id && (processAlive(ri.PID) || r.RunAlive()) {
 		return nil
 	}
 	return fmt.Errorf("%w: STROM_SESSION is %s, which is not the session working now — a record outside a session needs STROM_SESSION unset and strom record --task T-N \"…\"", ErrNotLiveSession, id)
