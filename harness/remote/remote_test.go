@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func git(t *testing.T, dir string, args ...string) string {
+func git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
@@ -41,7 +41,7 @@ func git(t *testing.T, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-func write(t *testing.T, dir, name, text string) {
+func write(t testing.TB, dir, name, text string) {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
@@ -49,7 +49,7 @@ func write(t *testing.T, dir, name, text string) {
 }
 
 // machines is a bare remote with one commit and n clones of it, each a Sync.
-func machines(t *testing.T, n int) (string, []*Sync) {
+func machines(t testing.TB, n int) (string, []*Sync) {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -77,7 +77,7 @@ func machines(t *testing.T, n int) (string, []*Sync) {
 	return bare, out
 }
 
-func commitFile(t *testing.T, s *Sync, name, text string) string {
+func commitFile(t testing.TB, s *Sync, name, text string) string {
 	t.Helper()
 	write(t, s.Git.Root, name, text)
 	git(t, s.Git.Root, "add", "-A")
