@@ -10,6 +10,7 @@ import (
 
 	"github.com/strom-research/strom/agentpty"
 	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -77,7 +78,7 @@ Words after -- go to the agent: strom run --agent command -- ./my-agent.sh`, run
 			set := map[string]bool{}
 			fs.Visit(func(f *flagT) { set[f.Name] = true })
 			if set["max"] && (*max < 1 || *max > 100) {
-				return usagef("--max takes a whole number 1–100, not %d", *max)
+				return usageError{msg: s.msg().Say("usage.max", messages.Args{"Value": *max})}
 			}
 			n := 0
 			for _, k := range []string{"max", "loop", "task"} {
@@ -86,7 +87,7 @@ Words after -- go to the agent: strom run --agent command -- ./my-agent.sh`, run
 				}
 			}
 			if n > 1 {
-				return usagef("choose one of --max, --loop and --task")
+				return usageError{msg: s.msg().Say("usage.one_of")}
 			}
 			// The seed's form, --task T-4 T-1: the words after --task are more ids.
 			for _, w := range words {
@@ -96,10 +97,10 @@ Words after -- go to the agent: strom run --agent command -- ./my-agent.sh`, run
 				_ = tasks.Set(w)
 			}
 			if set["task"] && len(tasks) == 0 {
-				return usagef("--task needs the ids of tasks, as in --task T-4,T-1")
+				return usageError{msg: s.msg().Say("usage.task_ids")}
 			}
 			if *interactive && s.terminal() == nil {
-				return usagef("--interactive needs a terminal to type into the agent: run it in a terminal, or leave --interactive out")
+				return usageError{msg: s.msg().Say("usage.interactive")}
 			}
 			r, err := s.research()
 			if err != nil {
@@ -113,7 +114,7 @@ Words after -- go to the agent: strom run --agent command -- ./my-agent.sh`, run
 				for i, id := range tasks {
 					t, err := q.Find(id)
 					if err != nil {
-						return usagef("--task %s: there is no task %s — strom task list shows the ids", id, statefiles.NormalizeID(id))
+						return usageError{msg: s.msg().Say("usage.no_task", messages.Args{"Given": id, "Task": statefiles.NormalizeID(id)})}
 					}
 					tasks[i] = t.ID
 				}
@@ -135,7 +136,7 @@ Words after -- go to the agent: strom run --agent command -- ./my-agent.sh`, run
 			}
 			if *minutes != "" {
 				if m, err := strconv.Atoi(*minutes); err != nil || m < 5 || m > 600 {
-					return usagef("--minutes takes a whole number 5–600, not %q", *minutes)
+					return usageError{msg: s.msg().Say("usage.minutes", messages.Args{"Value": strconv.Quote(*minutes)})}
 				}
 			}
 			if *until != "" {
