@@ -232,7 +232,11 @@ func (t *Tree) SaveQueue(q *Queue) error {
 		return err
 	}
 	t.indexSavedQueue(q, data)
-	t.rememberQueue(q, data)
+	// The bytes of the queue are not kept past its save: a run lives for hours, and
+	// the next change loads the queue again.
+	loadedMu.Lock()
+	delete(loaded, t.Dir)
+	loadedMu.Unlock()
 	return nil
 }
 
