@@ -49,10 +49,8 @@ func SayTimeNote(p *messages.Printer, now, deadline time.Time, length time.Durat
 // FinishNote is the line shown while a person's request to finish is pending (R7.3).
 const FinishNote = "⏹ A person asked this session to finish: start nothing new, record what you found (strom record \"…\"), then close the session (strom session close)."
 
-// humanMinutes says d rounded down, so that it never says more time than is left:
+// sayDuration says d rounded down, so that it never says more time than is left:
 // whole minutes from a minute on (1 min 59 s is "1 minute"), seconds under a minute.
-func humanMinutes(d time.Duration) string { return sayDuration(nil, d) }
-
 func sayDuration(p *messages.Printer, d time.Duration) string {
 	switch m, sec := int(d/time.Minute), int(d/time.Second); {
 	case m >= 1:
