@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/harness/gates"
+	"github.com/strom-research/strom/harness/gates/claudeusage"
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/internal/testenv"
@@ -515,5 +517,35 @@ func TestFragment(t *testing.T) {
 	}
 	if ct := rec.Header().Get("Content-Security-Policy"); !strings.Contains(ct, "default-src 'none'") {
 		t.Errorf("CSP %q", ct)
+	}
+}
+
+// TestPageAnswersAndUsage: the condition's last answers come from gate.log, newest
+// first, and the week's Claude usage from the agent's last report.
+func TestPageAnswersAndUsage(t *testing.T) {
+	t.Parallel()
+	r := newResearch(t, "Find Anna")
+	for i, reason := range []string{"lead 12.0 ≥ 10 needed", "lead 3.5 < 10 needed"} {
+		e := gates.LogEntry{When: testNow.Add(time.Duration(i) * time.Minute), Gate: "claude-usage", Args: []string{"10"}, Verdict: "go", Reason: reason, Did: "go"}
+		if i == 1 {
+			e.Verdict, e.Did = "wait", "wait"
+		}
+		if err := gates.AppendLog(r.Tree, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	u := claudeusage.Usage{WeekUsed: 41, WeekResetsAt: testNow.Add(72 * time.Hour), FiveHourUsed: 7, Source: "the agent's report", At: testNow}
+	if err := gates.SaveReport(r.Tree, "", u); err != nil {
+		t.Fatal(err)
+	}
+	_, h := newServer(t, r.Tree.Root)
+	body := do(h, "GET", "/", "secret-token", nil, nil).Body.String()
+	waitAt := strings.Index(body, "wait — lead 3.5 &lt; 10 needed")
+	goAt := strings.Index(body, "go — lead 12.0 ≥ 10 needed")
+	if waitAt < 0 || goAt < 0 || waitAt > goAt {
+		t.Errorf("the condition's answers are missing or not newest first:\n%s", body)
+	}
+	if !strings.Contains(body, "41 % of the week used") || !strings.Contains(body, "five hours: 7 %") {
+		t.Errorf("the week's usage is missing:\n%s", body)
 	}
 }
