@@ -140,10 +140,19 @@ func (m *menu) work() step {
 	if gate != "" {
 		items = append(items, choice{m.say("menu.work_loop", messages.Args{"Gate": gate}), "loop"})
 	}
-	v, st := m.choose(m.say("menu.work_alone"), true, items...)
-	if st != stepOK {
-		return st
+	for {
+		v, st := m.choose(m.say("menu.work_alone"), true, items...)
+		if st != stepOK {
+			return st
+		}
+		// Esc in a question below goes back to this menu, one level.
+		if st := m.workChoice(v); st != stepBack {
+			return st
+		}
 	}
+}
+
+func (m *menu) workChoice(v string) step {
 	switch v {
 	case "max":
 		n, st := m.input(m.say("menu.how_many"), "1", func(s string) error {
@@ -341,13 +350,21 @@ func (m *menu) alone() step {
 	if gate == "" {
 		gate = m.say("menu.gate_none")
 	}
-	v, st := m.choose(m.say("menu.alone"), true,
-		choice{m.say("menu.minutes", messages.Args{"Minutes": m.setting("run.minutes")}), "minutes"},
-		choice{m.say("menu.gate", messages.Args{"Gate": gate}), "gate"},
-		choice{m.say("menu.gate_test"), "test"})
-	if st != stepOK {
-		return st
+	for {
+		v, st := m.choose(m.say("menu.alone"), true,
+			choice{m.say("menu.minutes", messages.Args{"Minutes": m.setting("run.minutes")}), "minutes"},
+			choice{m.say("menu.gate", messages.Args{"Gate": gate}), "gate"},
+			choice{m.say("menu.gate_test"), "test"})
+		if st != stepOK {
+			return st
+		}
+		if st := m.aloneChoice(v); st != stepBack {
+			return st
+		}
 	}
+}
+
+func (m *menu) aloneChoice(v string) step {
 	switch v {
 	case "minutes":
 		key, _ := statefiles.LookupKey("run.minutes")
@@ -361,7 +378,7 @@ func (m *menu) alone() step {
 			return nil
 		})
 		if st != stepOK || strings.TrimSpace(n) == "0" {
-			return stepBack
+			return stepBack // 0 goes back without a change (R7.2), as Esc does
 		}
 		m.do("config", "set", "run.minutes", strings.TrimSpace(n))
 	case "gate":

@@ -224,6 +224,8 @@ func TestMenuWorkInOrder(t *testing.T) {
 		d.answer(w.work, "\x1b[B") // the arrow key down to the second item
 		d.answer("> "+w.work, "\r")
 		d.answer(w.inOrder, "\r")
+		d.answer(w.howMany, "\x1b") // Esc: one level back, to the same menu
+		d.answer(w.inOrder, "\r")
 		d.answer(w.howMany, "\x7f2\r") // the offered 1 replaced by 2
 		d.expect(w.end2)
 		d.answer(w.work, "\x1b") // Esc on the first level leaves
@@ -246,7 +248,8 @@ func TestMenuMinutes(t *testing.T) {
 			d.answer(w.alone, "1\r")
 			d.answer(w.minutesItem, "1\r")
 			d.answer(w.minutesAsk, "0\r")
-			d.answer(w.back, "7\r") // Settings again: back to the first level
+			d.answer(w.minutesItem, "4\r") // the same menu again, unchanged: back
+			d.answer(w.back, "7\r")        // Settings: back to the first level
 			d.answer(w.work, "5\r")
 			d.leave()
 			if out := h.must(t, "config", "get", "run.minutes"); !strings.Contains(out, "60") || !strings.Contains(out, "default") {
