@@ -17,12 +17,13 @@ install:
 
 # The race pass runs the crash test with 10 kills and the simulated night of 3 hours
 # (-short); the full 50 kills run once more without the race detector, which would
-# slow every re-executed strom. `make soak` runs the 12-hour night.
+# slow every re-executed strom, and so does the menu driven by keys, whose terminal
+# reader races inside bubbletea v2 (bubbletea#1599). `make soak` runs the 12-hour night.
 test:
 	$(GO) mod download
 	$(GO) vet ./...
 	$(GO) test -race -short -count=1 -timeout 25m ./...
-	$(GO) test -count=1 -run 'TestCrashResume' ./cmd/strom/
+	$(GO) test -count=1 -run 'TestCrashResume|TestMenuWorkInOrder' ./cmd/strom/
 
 # The real clients — Claude Code, Codex, OpenCode, Grok CLI (pinned, installed by npm
 # into .cache/ on first use) — under strom, against a scripted model server; `make

@@ -19,6 +19,9 @@ import (
 func TestMain(m *testing.M) {
 	if filepath.Base(os.Args[0]) != "strom" { // not a strom the tests started
 		testenv.CacheHome()
+		// Every strom and agent these tests start inherits it: a -race binary
+		// otherwise sleeps a second when it exits.
+		os.Setenv("GORACE", "atexit_sleep_ms=0")
 	}
 	testscript.Main(m, map[string]func(){
 		"strom": func() {
@@ -58,6 +61,9 @@ func TestScripts(t *testing.T) {
 			e.Setenv("GIT_AUTHOR_DATE", "2026-11-30T09:00:00Z")
 			e.Setenv("GIT_COMMITTER_DATE", "2026-11-30T09:00:00Z")
 			e.Setenv("TZ", "UTC")
+			// A binary built with -race sleeps a second when it exits (GORACE's
+			// atexit_sleep_ms); every strom a script runs would pay for it.
+			e.Setenv("GORACE", "atexit_sleep_ms=0")
 			e.Setenv("STROM_TEST_TIME_BASE", "2026-11-30T09:00:00Z")
 			gitconfig := "[user]\n\tname = Test Person\n\temail = person@example.com\n[init]\n\tdefaultBranch = main\n"
 			return os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644)

@@ -218,6 +218,13 @@ func TestMenuWorkInOrder(t *testing.T) {
 	}
 	t.Run("en/keys", func(t *testing.T) {
 		t.Parallel()
+		if raceEnabled {
+			// The drawn form's input reader in bubbletea v2 is closed at the end of a
+			// form while its own goroutine may still read it (charmbracelet/bubbletea
+			// #1599): the race detector reports it inside the library and fails the
+			// menu's process. make test runs this case again without -race.
+			t.Skip("the drawn form's reader races inside bubbletea v2 under -race (bubbletea#1599); make test runs this case in its pass without -race")
+		}
 		w := menuLanguages[0]
 		h := menuResearch(t)
 		d := startMenu(t, h, w.env)
