@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/strom-research/strom/harness/gitrepo"
@@ -169,11 +170,14 @@ func bodyRecords(body string) int {
 	return n
 }
 
-func nothingRecorded(line string) bool {
+func nothingRecorded(line string) bool { return nothingRecordedLines()[line] }
+
+// nothingRecordedLines are the line of an empty session's commit in every language,
+// said once per process.
+var nothingRecordedLines = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
 	for _, lang := range messages.Languages {
-		if line == messages.For(lang).Say("commit.nothing_recorded") {
-			return true
-		}
+		m[messages.For(lang).Say("commit.nothing_recorded")] = true
 	}
-	return false
-}
+	return m
+})

@@ -79,7 +79,9 @@ func (r *Research) Overview(ctx context.Context, max int) (Overview, error) {
 			}
 			_, v.FinishPending = r.Requested("finish", ri.Session)
 			_, v.AppAsked = r.Requested(appFinishRequest, ri.Session)
-			if recs, err := r.Tree.LoadProgress(); err == nil {
+			// The task's records through the index: the overview is read every second
+			// while a page is open, and progress.jsonl only grows.
+			if recs, err := r.Records(ctx, ri.Task); err == nil {
 				for _, rec := range recs {
 					if rec.Session == ri.Session {
 						v.Records++
