@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/agentpty"
+	"github.com/strom-research/strom/internal/capped"
 	"github.com/strom-research/strom/internal/clock"
 )
 
@@ -62,7 +63,7 @@ func Probe(ctx context.Context, c clock.Clock, dir, name, line string) Result {
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "STROM_ARCHIVE="+name)
 	var stderr bytes.Buffer
-	cmd.Stderr = &limited{&stderr, 1 << 12}
+	cmd.Stderr = &capped.Writer{B: &stderr, N: 1 << 12}
 	// The probe and whatever it started stop together, or a child holding its
 	// output open would keep the probe from ending.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -98,19 +99,6 @@ func lastLine(s string) string {
 		last = string(r[:99]) + "…"
 	}
 	return strings.ToValidUTF8(last, "?")
-}
-
-// limited keeps at most n bytes and drops the rest.
-type limited struct {
-	b *bytes.Buffer
-	n int
-}
-
-func (l *limited) Write(p []byte) (int, error) {
-	if room := l.n - l.b.Len(); room > 0 {
-		l.b.Write(p[:min(room, len(p))])
-	}
-	return len(p), nil
 }
 
 // Prober asks archives on behalf of one run and remembers each answer for

@@ -18,6 +18,7 @@ import (
 	"github.com/strom-research/strom/agentpty"
 	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/gates/claudeusage"
+	"github.com/strom-research/strom/internal/capped"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -135,7 +136,7 @@ func (a *Asker) program(ctx context.Context) Reply {
 		cmd.Env = append(cmd.Env, "STROM_GATE_NOW="+a.At.Format(time.RFC3339))
 	}
 	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &limited{&stdout, 1 << 16}, &limited{&stderr, 1 << 16}
+	cmd.Stdout, cmd.Stderr = &capped.Writer{B: &stdout, N: 1 << 16}, &capped.Writer{B: &stderr, N: 1 << 16}
 	// The gate and whatever it started stop together: a child left holding stdout
 	// would keep the answer from ever ending.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -174,20 +175,6 @@ func describeExit(ps *os.ProcessState, err error) string {
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return strings.TrimSpace(lines[len(lines)-1])
-}
-
-// limited keeps at most n bytes and drops the rest, so a chatty gate cannot fill
-// the memory.
-type limited struct {
-	b *bytes.Buffer
-	n int
-}
-
-func (l *limited) Write(p []byte) (int, error) {
-	if room := l.n - l.b.Len(); room > 0 {
-		l.b.Write(p[:min(room, len(p))])
-	}
-	return len(p), nil
 }
 
 // claudeUsage is the built-in gate: the steps of R7.5 in their order.
