@@ -27,6 +27,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/strom-research/strom/harness"
@@ -62,6 +63,9 @@ type Server struct {
 	csrf  string
 	w     words
 	tmpl  *template.Template
+
+	mu   sync.Mutex
+	kept map[string]keptSessions // root → its last sessions as of its HEAD
 }
 
 // ErrNotLoopback means the address to listen on is not a loopback address.
@@ -102,7 +106,7 @@ func New(addr string, o Options) (*Server, error) {
 	}
 	mac := hmac.New(sha256.New, []byte(o.Token))
 	mac.Write([]byte("strom app csrf"))
-	s := &Server{o: o, addr: addr, token: o.Token, csrf: hex.EncodeToString(mac.Sum(nil)), w: wordsFor(o.Lang)}
+	s := &Server{o: o, addr: addr, token: o.Token, csrf: hex.EncodeToString(mac.Sum(nil)), w: wordsFor(o.Lang), kept: map[string]keptSessions{}}
 	t, err := s.parse()
 	if err != nil {
 		return nil, fmt.Errorf("read the overview's page: %w", err)

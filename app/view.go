@@ -93,7 +93,10 @@ func (s *Server) research(ctx context.Context, root string) researchView {
 		return v
 	}
 	v.Now = r.Now()
-	o, err := r.Overview(ctx, showSessions)
+	o, err := r.Overview(ctx, 0)
+	if err == nil {
+		o.Sessions, err = s.sessions(ctx, r)
+	}
 	v.Mode = o.Mode.Shown
 	if o.Mode.Shown == harness.ModeWaiting {
 		v.ModeNote = o.Mode.Text()
@@ -107,6 +110,31 @@ func (s *Server) research(ctx context.Context, root string) researchView {
 		v.Usage = &u
 	}
 	return v
+}
+
+// sessions returns a research's last sessions, read from the history again only when
+// its HEAD moved: the page's event stream looks every second.
+func (s *Server) sessions(ctx context.Context, r *harness.Research) ([]harness.SessionEntry, error) {
+	head := r.HeadCommit(ctx)
+	s.mu.Lock()
+	kept, ok := s.kept[r.Tree.Root]
+	s.mu.Unlock()
+	if ok && head != "" && kept.head == head {
+		return kept.list, nil
+	}
+	list, err := r.Sessions(ctx, showSessions)
+	if err == nil && head != "" {
+		s.mu.Lock()
+		s.kept[r.Tree.Root] = keptSessions{head, list}
+		s.mu.Unlock()
+	}
+	return list, err
+}
+
+// keptSessions are the last sessions of a history as of its HEAD.
+type keptSessions struct {
+	head string
+	list []harness.SessionEntry
 }
 
 // find returns the research of an id from the page.

@@ -59,6 +59,25 @@ func (r *Research) Sessions(ctx context.Context, max int) ([]SessionEntry, error
 	return out, nil
 }
 
+// HeadCommit is the commit HEAD names, read from the ref files without starting
+// git; "" when strom does not read this layout itself. What the history says
+// cannot change while it stays the same.
+func (r *Research) HeadCommit(ctx context.Context) string {
+	g, found := gitrepo.Discover(r.Tree.Root)
+	if !found {
+		return ""
+	}
+	return headOf(ctx, g)
+}
+
+func headOf(ctx context.Context, g *gitrepo.Repo) string {
+	h, err := g.Head(ctx)
+	if err != nil {
+		return ""
+	}
+	return h
+}
+
 // LastSession is the newest session of the history, or nil when there is none: the
 // same entry as Sessions(ctx, 1) returns. strom status asks for it on every call, so
 // the answer is kept for the HEAD it was read from (.strom/run/last-session.json):
@@ -67,12 +86,10 @@ func (r *Research) Sessions(ctx context.Context, max int) ([]SessionEntry, error
 // reads the answer again (the faster path on a big repository, see
 // gitrepo.Repo.LastCommitWithTrailer).
 func (r *Research) LastSession(ctx context.Context) (*SessionEntry, error) {
-	head := ""
 	g, found := gitrepo.Discover(r.Tree.Root)
+	head := ""
 	if found {
-		if h, err := g.Head(ctx); err == nil {
-			head = h
-		}
+		head = headOf(ctx, g)
 	}
 	if head != "" {
 		if e, ok := r.lastSessionKept(head); ok {
