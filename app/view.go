@@ -93,15 +93,15 @@ func (s *Server) research(ctx context.Context, root string) researchView {
 		return v
 	}
 	v.Now = r.Now()
-	o, err := r.Overview(ctx, 0)
+	o, err := r.Overview(ctx)
 	if err == nil {
-		o.Sessions, err = s.sessions(ctx, r)
+		v.Sessions, err = s.sessions(ctx, r)
 	}
 	v.Mode = o.Mode.Shown
 	if o.Mode.Shown == harness.ModeWaiting {
 		v.ModeNote = o.Mode.Text()
 	}
-	v.Run, v.Tasks, v.Sessions = o.Run, o.Tasks, o.Sessions
+	v.Run, v.Tasks = o.Run, o.Tasks
 	if err != nil {
 		v.Err = err.Error()
 	}

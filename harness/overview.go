@@ -16,14 +16,14 @@ import (
 )
 
 // Overview is a research as a person looks in on it from outside the run's
-// terminal (strom app): the mode, the run, the queue and the last sessions. It is
-// read from the same files strom status reads, and changes nothing.
+// terminal (strom app): the mode, the run and the queue (the last sessions come
+// from Sessions). It is read from the same files strom status reads, and changes
+// nothing.
 type Overview struct {
-	Root     string
-	Mode     ModeState
-	Run      *RunView // nil when no run is alive
-	Tasks    []statefiles.Task
-	Sessions []SessionEntry // newest first
+	Root  string
+	Mode  ModeState
+	Run   *RunView // nil when no run is alive
+	Tasks []statefiles.Task
 }
 
 // RunView is the live run as the overview shows it.
@@ -47,9 +47,8 @@ func (v *RunView) Paused() bool { return v != nil && v.Session == "" && !v.Pause
 // transcriptLines is how many of the transcript's last lines the overview carries.
 const transcriptLines = 12
 
-// Overview reads the research for the app. Sessions are the last max sessions of
-// the history (0 = none).
-func (r *Research) Overview(ctx context.Context, max int) (Overview, error) {
+// Overview reads the research for the app.
+func (r *Research) Overview(ctx context.Context) (Overview, error) {
 	o := Overview{Root: r.Tree.Root}
 	m, err := r.Tree.LoadMode()
 	if err != nil {
@@ -91,11 +90,6 @@ func (r *Research) Overview(ctx context.Context, max int) (Overview, error) {
 			v.Transcript = lastLines(filepath.Join(r.sessionsDir(), ri.Session+".log"), transcriptLines)
 		}
 		o.Run = v
-	}
-	if max > 0 {
-		if o.Sessions, err = r.Sessions(ctx, max); err != nil {
-			return o, err
-		}
 	}
 	return o, nil
 }
