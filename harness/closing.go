@@ -63,8 +63,11 @@ func (r *Research) closeSession(ctx context.Context, res sessionResult, task sta
 		checks = append(checks, r.cleanState(ctx, p.Check)...)
 		res.NotAllowed = r.notAllowedNow(ctx)
 		msg := commitMessage(r.Messages(), res, task.Title, p.Profile.Name, texts, checks)
+		// A crashed session is committed before the run resolves its sync.
 		if r.sync != nil {
 			msg.Trailers = append(msg.Trailers, gitrepo.Trailer{Key: TrailerHost, Value: r.sync.Host})
+		} else if r.synced() {
+			msg.Trailers = append(msg.Trailers, gitrepo.Trailer{Key: TrailerHost, Value: r.hostName()})
 		}
 		r.marked("commit-start")
 		res.Commit, err = r.CommitLocked(ctx, msg)

@@ -23,6 +23,15 @@ type picker struct {
 	chosen  bool     // the run works on --task's tasks only
 	prober  *archives.Prober
 	told    map[string]bool // "T-3 ddb": a pass-over the run already printed
+	// stale is how old a claim of a started task may grow before a synced run
+	// takes the task over (the session limit plus StaleGrace); 0 without sync.
+	stale time.Duration
+}
+
+// takeable reports whether the run may take t: open, or started under a claim
+// older than pk.stale (a machine that died, or a session that never began).
+func (r *Research) takeable(pk *picker, t *statefiles.Task) bool {
+	return t.State == statefiles.Open || r.staleClaim(pk, t)
 }
 
 // newPicker is the picker of a run with the tasks --task chose (none: the queue).
@@ -87,7 +96,7 @@ func (r *Research) next(ctx context.Context, pk *picker) (task *statefiles.Task,
 	}
 	if !pk.chosen {
 		for i := range q.Tasks {
-			if t := &q.Tasks[i]; t.State == statefiles.Open {
+			if t := &q.Tasks[i]; r.takeable(pk, t) {
 				if ok, err := take(t); err != nil || ok {
 					return t, nil, lines, err
 				}
@@ -100,7 +109,7 @@ func (r *Research) next(ctx context.Context, pk *picker) (task *statefiles.Task,
 	p := r.Messages()
 	for i := 0; i < len(pk.pending); {
 		t, err := q.Find(pk.pending[i])
-		if err != nil || t.State != statefiles.Open {
+		if err != nil || !r.takeable(pk, t) {
 			if err != nil {
 				lines = append(lines, p.Say("run.skipped_missing", messages.Args{"Task": pk.pending[i]}))
 			} else {

@@ -53,10 +53,14 @@ func (r *Research) recoverCrash(ctx context.Context, out func(string), check str
 			}
 		}
 	}
-	// A task held by a session that no longer runs returns to the queue.
+	// A task held by a session that no longer runs returns to the queue. In a
+	// research synced with a remote, a started task may be another machine's
+	// claim: only one made before sync (no host) returns here; a claim of a
+	// session that never began returns when it grows stale (StaleGrace).
+	synced := r.synced()
 	return r.Tree.UpdateQueue(ctx, func(q *statefiles.Queue) error {
 		for i := range q.Tasks {
-			if q.Tasks[i].State == statefiles.Started {
+			if q.Tasks[i].State == statefiles.Started && (!synced || q.Tasks[i].Host == "") {
 				q.Tasks[i].State, q.Tasks[i].Session, q.Tasks[i].Host = statefiles.Open, "", ""
 			}
 		}

@@ -215,6 +215,15 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 		max = len(o.Tasks)
 	}
 	pk := r.newPicker(o.Tasks)
+	if r.sync != nil {
+		pk.stale = time.Duration(plan.Minutes)*time.Minute + StaleGrace
+		// What the last run left here (a crashed session's commit among it) is
+		// pushed first, and the queue picked from is the remote's.
+		if err := r.syncStart(ctx, o.Out); err != nil {
+			rr.Stop, rr.Detail = StopError, err.Error()
+			return rr, nil
+		}
+	}
 	stopNow := func(s Stop, detail string) (RunResult, error) {
 		rr.Stop, rr.Detail = s, detail
 		return rr, nil
@@ -281,7 +290,7 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 				return stopNow(gs.Stop, gs.Reason)
 			}
 			// The gate may have waited for hours: take the task only if it is still open.
-			if t, err := r.Tree.FindTask(ctx, task.ID); err == nil && t.State != statefiles.Open {
+			if t, err := r.Tree.FindTask(ctx, task.ID); err == nil && !r.takeable(pk, &t) {
 				continue
 			} else if errors.Is(err, statefiles.ErrUnknownTask) {
 				continue

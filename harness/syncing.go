@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/harness/merge"
@@ -19,7 +20,37 @@ import (
 const (
 	TrailerHost  = "Strom-Host"  // the machine that made a session or claim commit
 	TrailerClaim = "Strom-Claim" // the task a claim commit takes
+	// TrailerTakeover is on a claim of a task another claim held too long:
+	// "<old session>@<old host>".
+	TrailerTakeover = "Strom-Takeover"
 )
+
+// StaleGrace is how long past the session limit (run.minutes) a claim holds its
+// task: a claim older than both is a machine that died mid-session, and another
+// machine may take the task over.
+const StaleGrace = 10 * time.Minute
+
+// staleClaim reports whether t is started under a claim older than pk.stale: its
+// session began (the session id says when; the task's last change where the id
+// does not) longer ago than the session limit plus StaleGrace. Only a synced run
+// sees stale claims: alone, a clone's crashed session returns its task itself.
+func (r *Research) staleClaim(pk *picker, t *statefiles.Task) bool {
+	if pk.stale <= 0 || t.State != statefiles.Started {
+		return false
+	}
+	return r.Now().Sub(claimTime(*t)) > pk.stale
+}
+
+// claimTime is when the claim of a started task was made: the time its session
+// id begins with, else the task's last change.
+func claimTime(t statefiles.Task) time.Time {
+	if len(t.Session) >= 16 {
+		if at, err := time.Parse("20060102T150405Z", t.Session[:16]); err == nil {
+			return at
+		}
+	}
+	return t.Updated
+}
 
 // syncOf is the research's sync with its remote as the settings s say, nil when
 // sync.remote is unset. It registers strom's merge drivers in the clone (strom
@@ -45,6 +76,17 @@ func (r *Research) syncOf(ctx context.Context, s statefiles.Settings, strom stri
 	return sy, nil
 }
 
+// synced reports whether the tree's settings share the research through a
+// remote (sync.remote set), usable or not.
+func (r *Research) synced() bool {
+	s, err := r.Settings()
+	if err != nil {
+		return false
+	}
+	v, err := s.Resolve("sync.remote", "")
+	return err == nil && v.Value != ""
+}
+
 // hostName is this machine's name in claims and Strom-Host trailers: STROM_HOST,
 // else the host name.
 func (r *Research) hostName() string {
@@ -62,6 +104,31 @@ type SyncState struct {
 	Branch   string `json:"branch,omitempty"`
 	Unpushed int    `json:"unpushed"`          // session commits the remote's branch does not have yet
 	Problem  string `json:"problem,omitempty"` // why sync.remote cannot be used, "" when it can
+	// Claims are the started tasks other machines claimed, as far as the last
+	// fetch brought them (at most maxClaimsShown).
+	Claims []ClaimInfo `json:"claims"`
+}
+
+// ClaimInfo is a started task another machine claimed.
+type ClaimInfo struct {
+	Task    string    `json:"task"`
+	Host    string    `json:"host"`
+	Session string    `json:"session"`
+	Since   time.Time `json:"since"`
+}
+
+// maxClaimsShown bounds the claims strom status lists.
+const maxClaimsShown = 50
+
+// HostName is this machine's name in claims and Strom-Host trailers.
+func (r *Research) HostName() string { return r.hostName() }
+
+// ClaimTime is when the claim of a started task was made.
+func ClaimTime(t statefiles.Task) time.Time { return claimTime(t) }
+
+// ClaimedElsewhere reports whether t is started under another machine's claim.
+func (r *Research) ClaimedElsewhere(t statefiles.Task) bool {
+	return t.State == statefiles.Started && t.Host != "" && t.Host != r.hostName()
 }
 
 // SyncStatus reads the sync's state without asking the remote: the commits not
@@ -88,6 +155,14 @@ func (r *Research) SyncStatus(ctx context.Context) SyncState {
 	}
 	st.Branch = sy.Branch
 	st.Unpushed, _ = sy.Unpushed(ctx, TrailerSession)
+	st.Claims = []ClaimInfo{}
+	if started, _, err := r.Tree.QueuePage(ctx, statefiles.Started, 0, 1<<30); err == nil {
+		for _, t := range started {
+			if r.ClaimedElsewhere(t) && len(st.Claims) < maxClaimsShown {
+				st.Claims = append(st.Claims, ClaimInfo{Task: t.ID, Host: t.Host, Session: t.Session, Since: claimTime(t)})
+			}
+		}
+	}
 	return st
 }
 
@@ -131,7 +206,14 @@ func (r *Research) claim(ctx context.Context, pk *picker, out io.Writer) (*state
 			if err != nil {
 				return err
 			}
-			if qt.State != statefiles.Open {
+			var takeover string
+			switch {
+			case qt.State == statefiles.Open:
+			case r.staleClaim(pk, qt):
+				takeover = qt.Session + "@" + qt.Host
+				fmt.Fprintln(out, r.Messages().Say("sync.takeover", messages.Args{"Task": qt.ID, "Session": qt.Session,
+					"Host": hostOrUnknown(r.Messages(), qt.Host), "Since": claimTime(*qt).Local().Format("2006-01-02 15:04")}))
+			default:
 				return fmt.Errorf("task %s is %s now, not open", qt.ID, qt.State)
 			}
 			qt.State, qt.Session, qt.Host, qt.Updated = statefiles.Started, id, sy.Host, r.Now().UTC()
@@ -147,6 +229,9 @@ func (r *Research) claim(ctx context.Context, pk *picker, out io.Writer) (*state
 					{Key: TrailerClaim, Value: t.ID},
 					{Key: TrailerHost, Value: sy.Host},
 				},
+			}
+			if takeover != "" {
+				msg.Trailers = append(msg.Trailers, gitrepo.Trailer{Key: TrailerTakeover, Value: takeover})
 			}
 			c.Commit, err = r.commitPaths(ctx, msg, []string{".strom/" + statefiles.QueueFile})
 			if err != nil {
@@ -177,6 +262,21 @@ func (r *Research) claim(ctx context.Context, pk *picker, out io.Writer) (*state
 	}
 	fmt.Fprintln(out, r.Messages().Say("sync.claimed", messages.Args{"Task": task.ID, "Remote": sy.Remote, "Branch": sy.Branch, "Host": sy.Host}))
 	return task, id, nil
+}
+
+// syncStart begins a synced run: the commits an earlier run left in this clone
+// are pushed (a crashed session's commit among them), or else the remote's
+// branch is merged in, so that the run picks from the remote's queue. A remote
+// away is said by the first claim.
+func (r *Research) syncStart(ctx context.Context, out io.Writer) error {
+	if n, _ := r.sync.Unpushed(ctx, TrailerSession); n > 0 {
+		return r.publish(ctx, out)
+	}
+	err := r.sync.Integrate(ctx)
+	if err == nil || errors.Is(err, gitrepo.ErrRemoteAway) {
+		return nil
+	}
+	return r.syncError(err)
 }
 
 // publish pushes the session's commit (and any left from before) to the remote,
@@ -221,4 +321,12 @@ func gitCause(err error) string {
 		}
 	}
 	return err.Error()
+}
+
+// hostOrUnknown is a claim's host as a sentence names it.
+func hostOrUnknown(p *messages.Printer, host string) string {
+	if host == "" {
+		return p.Say("sync.host_unknown")
+	}
+	return host
 }

@@ -107,6 +107,10 @@ func statusCommand(s *sys) *ffcli.Command {
 				if sy.Unpushed > 0 {
 					fmt.Fprintf(s.stdout, "sync: %d session commits not pushed yet\n", sy.Unpushed)
 				}
+				for _, c := range sy.Claims {
+					fmt.Fprintln(s.stdout, p.Say("status.claim", messages.Args{"Task": c.Task, "Host": c.Host, "Session": c.Session,
+						"Since": c.Since.Local().Format("2006-01-02 15:04")}))
+				}
 			}
 			if err := st.ConsentError(s.terminal() != nil); err != nil {
 				fmt.Fprintf(s.stdout, "not allowed: %v\n", err)

@@ -214,9 +214,14 @@ func listTasks(ctx context.Context, s *sys, o listOptions) error {
 		case statefiles.Parked:
 			extra = " — " + t.Reason
 		case statefiles.Started:
-			extra = " — session " + t.Session
-			if t.Host != "" {
-				extra += " on " + t.Host
+			switch {
+			case r.ClaimedElsewhere(t):
+				extra = " — " + s.msg().Say("task.claimed_elsewhere", messages.Args{"Host": t.Host, "Session": t.Session,
+					"Since": harness.ClaimTime(t).Local().Format("2006-01-02 15:04")})
+			case t.Host != "":
+				extra = " — session " + t.Session + " on " + t.Host
+			default:
+				extra = " — session " + t.Session
 			}
 		case statefiles.Waiting:
 			if n := len(t.Questions); n > 0 {

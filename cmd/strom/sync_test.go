@@ -370,3 +370,235 @@ func TestSyncConflictStops(t *testing.T) {
 		t.Errorf("a claim reached the remote:\n%s", q)
 	}
 }
+
+// hangAgent is syncAgent, but its first session on T-1 writes its file and a
+// record, says so in $HANG and then hangs (its strom is killed meanwhile).
+const hangAgent = `#!/bin/sh
+mkdir -p notes
+if [ "$STROM_TASK" = T-1 ] && [ ! -e "$HANG" ]; then
+	echo "half of $STROM_TASK on $STROM_HOST" > "notes/$STROM_TASK-$STROM_SESSION.txt"
+	strom record "half of $STROM_TASK" >/dev/null
+	echo $$ > "$HANG"
+	exec sleep 600
+fi
+` + `echo "$STROM_TASK on $STROM_HOST" > "notes/$STROM_TASK-$STROM_SESSION.txt"
+strom record "found the page for $STROM_TASK" >/dev/null
+strom done >/dev/null
+`
+
+// deadMachine is a research of tasks tasks shared by laptop and desktop through
+// a git daemon, where laptop's run was killed (kill -9) in its session on T-1.
+type deadMachine struct {
+	h                *cliHarness
+	d                *gitDaemon
+	laptop, desktop  string
+	hang, killedSess string
+}
+
+func killLaptop(t *testing.T, tasks int) *deadMachine {
+	t.Helper()
+	h := syncSetup(t, hangAgent, tasks)
+	m := &deadMachine{h: h, d: startGitDaemon(t, h, h.dir, 0), hang: filepath.Join(h.dir, "hang")}
+	m.laptop, m.desktop = filepath.Join(h.dir, "laptop"), filepath.Join(h.dir, "desktop")
+	for _, dir := range []string{m.laptop, m.desktop} {
+		h.gitIn(t, h.dir, "clone", "-q", m.d.url("remote.git"), dir)
+	}
+	t.Cleanup(func() {
+		if b, err := os.ReadFile(m.hang); err == nil {
+			var pid int
+			fmt.Sscan(string(b), &pid)
+			if pid > 0 {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	cmd := m.run("laptop", "")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for try := 0; ; try++ {
+		if b, err := os.ReadFile(m.hang); err == nil && strings.HasSuffix(string(b), "\n") {
+			break
+		}
+		if try > 600 {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("laptop's session on T-1 did not begin:\n%s", out.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	q, err := statefiles.At(m.laptop).LoadQueue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t1, _ := q.Find("T-1")
+	m.killedSess = t1.Session
+	if t1.State != statefiles.Started || t1.Host != "laptop" {
+		t.Fatalf("laptop's T-1 = %+v, want started on laptop", t1)
+	}
+	return m
+}
+
+// run is strom run --loop on machine, its clock at base ("" the real one).
+func (m *deadMachine) run(machine, base string) *exec.Cmd {
+	cmd := exec.Command(m.h.strom, "run", "--loop", "--agent", "command", "--", "sh", filepath.Join(m.h.dir, "agent.sh"))
+	cmd.Dir = filepath.Join(m.h.dir, machine)
+	cmd.Env = append(slices.Clip(m.h.env), "STROM_HOST="+machine, "HANG="+m.hang)
+	if base != "" {
+		cmd.Env = append(cmd.Env, "STROM_TEST_TIME_BASE="+base)
+	}
+	return cmd
+}
+
+func (m *deadMachine) mustRun(t *testing.T, machine, base string) string {
+	t.Helper()
+	out, err := m.run(machine, base).CombinedOutput()
+	if err != nil {
+		t.Fatalf("strom run --loop on %s: %v\n%s", machine, err, out)
+	}
+	return string(out)
+}
+
+// remoteSessions are the session commits on the remote's branch, oldest first:
+// "task end host" each.
+func (m *deadMachine) remoteSessions(t *testing.T) []string {
+	t.Helper()
+	out := m.h.gitIn(t, m.h.dir, "--git-dir="+filepath.Join(m.h.dir, "remote.git"), "log", "--reverse",
+		"--format=%(trailers:key=Strom-Task,valueonly,separator=)|%(trailers:key=Strom-End,valueonly,separator=)|%(trailers:key=Strom-Host,valueonly,separator=)", "main")
+	var got []string
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Split(l, "|"); len(f) == 3 && f[0] != "" {
+			got = append(got, strings.Join(f, " "))
+		}
+	}
+	return got
+}
+
+// TestSyncKilledRunner: laptop's run is killed (kill -9) in its session on T-1.
+// Its claim stays on the remote: desktop works every other task and not T-1, and
+// shows the claim with laptop's name. laptop's rerun commits what the session
+// left, pushes it, and works T-1 once more; nothing is lost.
+func TestSyncKilledRunner(t *testing.T) {
+	t.Parallel()
+	const tasks = 4
+	m := killLaptop(t, tasks)
+	out := m.mustRun(t, "desktop", "")
+	if strings.Count(out, "▶ session") != tasks-1 || strings.Contains(out, "on T-1") {
+		t.Errorf("desktop while laptop's claim holds T-1:\n%s", out)
+	}
+	// desktop's next run starts from a queue that holds laptop's claim: it is
+	// another machine's, not a session of desktop's that died.
+	m.h.mustIn(t, m.desktop, "task", "add", "Find register 5")
+	if out := m.mustRun(t, "desktop", ""); strings.Count(out, "▶ session") != 1 || strings.Contains(out, "on T-1") {
+		t.Errorf("desktop's second run while laptop's claim holds T-1:\n%s", out)
+	}
+	st := m.h.mustIn(t, m.desktop, "status")
+	if !regexp.MustCompile(`(?m)^claim: T-1 started on laptop, session ` + m.killedSess + `, since \d{4}-\d\d-\d\d \d\d:\d\d$`).MatchString(st) {
+		t.Errorf("strom status on desktop does not show laptop's claim:\n%s", st)
+	}
+	if js := m.h.mustIn(t, m.desktop, "status", "--json"); !strings.Contains(js, `"host": "laptop"`) || !strings.Contains(js, `"task": "T-1"`) {
+		t.Errorf("strom status --json on desktop lacks laptop's claim:\n%s", js)
+	}
+	if l := m.h.mustIn(t, m.desktop, "task", "list"); !regexp.MustCompile(`T-1 +started +Find register 1 — started on laptop, session ` + m.killedSess + `, since `).MatchString(l) {
+		t.Errorf("strom task list on desktop:\n%s", l)
+	}
+	if l := m.h.mustIn(t, m.desktop, "task", "list", "--json"); !strings.Contains(l, `"host": "laptop"`) {
+		t.Errorf("strom task list --json on desktop lacks the host:\n%s", l)
+	}
+
+	out = m.mustRun(t, "laptop", "")
+	for _, want := range []string{"↺ session " + m.killedSess + " on T-1 did not end", "▶ session"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("laptop's rerun lacks %q:\n%s", want, out)
+		}
+	}
+	want := []string{"T-2 done desktop", "T-3 done desktop", "T-4 done desktop", "T-5 done desktop", "T-1 crashed laptop", "T-1 done laptop"}
+	got := m.remoteSessions(t)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("session commits on the remote = %q, want %q", got, want)
+	}
+	m.checkKept(t, tasks+1)
+}
+
+// checkKept: on the remote every task is done, the killed session's file and
+// record are kept, and no clone has a session commit the remote lacks.
+func (m *deadMachine) checkKept(t *testing.T, tasks int) {
+	t.Helper()
+	check := filepath.Join(m.h.dir, "check")
+	m.h.gitIn(t, m.h.dir, "clone", "-q", m.d.url("remote.git"), check)
+	q, err := statefiles.At(check).LoadQueue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tk := range q.Tasks {
+		if tk.State != statefiles.Done {
+			t.Errorf("%s is %s on the remote, want done", tk.ID, tk.State)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(check, "notes", "T-1-"+m.killedSess+".txt")); err != nil || !strings.Contains(string(b), "half of T-1 on laptop") {
+		t.Errorf("the killed session's file on the remote: %q %v", b, err)
+	}
+	recs, err := statefiles.At(check).LoadProgress()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range recs {
+		found = found || (r.Session == m.killedSess && r.Text == "half of T-1")
+	}
+	if !found {
+		t.Errorf("the killed session's record is not on the remote: %+v", recs)
+	}
+	for _, dir := range []string{m.laptop, m.desktop} {
+		if n := strings.TrimSpace(m.h.gitIn(t, dir, "rev-list", "--count", "origin/main..HEAD")); n != "0" {
+			if ahead := m.h.gitIn(t, dir, "log", "--format=%(trailers:key=Strom-Session,valueonly)", "origin/main..HEAD"); strings.TrimSpace(ahead) != "" {
+				t.Errorf("%s has session commits the remote lacks: %s", filepath.Base(dir), ahead)
+			}
+		}
+	}
+}
+
+// TestSyncStaleClaim: laptop dies in its session on T-1 and does not come back.
+// Once its claim is older than the session limit plus 10 minutes (the clock
+// moved on two hours), desktop takes T-1 over, says so and commits it with a
+// Strom-Takeover trailer. laptop's rerun later still lands what its session
+// left, and T-1 is not worked a third time: two sessions, both in history.
+func TestSyncStaleClaim(t *testing.T) {
+	t.Parallel()
+	const tasks = 3
+	m := killLaptop(t, tasks)
+	// Within the claim's time, desktop leaves T-1 to laptop.
+	soon := time.Now().UTC().Add(65 * time.Minute).Format(time.RFC3339)
+	if out := m.mustRun(t, "desktop", soon); strings.Contains(out, "on T-1") {
+		t.Errorf("desktop took T-1 within the claim's time:\n%s", out)
+	}
+	later := time.Now().UTC().Add(2 * time.Hour).Format(time.RFC3339)
+	out := m.mustRun(t, "desktop", later)
+	if !regexp.MustCompile(`⇄ T-1 is held by session ` + m.killedSess + ` on laptop since \d{4}-\d\d-\d\d \d\d:\d\d, longer than the session limit plus 10 minutes: this machine takes it over`).MatchString(out) {
+		t.Errorf("desktop's run does not say it took T-1 over:\n%s", out)
+	}
+	if strings.Count(out, "▶ session") != 1 {
+		t.Errorf("desktop's run after the claim grew stale:\n%s", out)
+	}
+	claim := m.h.gitIn(t, m.h.dir, "--git-dir="+filepath.Join(m.h.dir, "remote.git"), "log", "-1", "--format=%B", "--grep=Strom-Takeover")
+	if !strings.Contains(claim, "Strom-Claim: T-1") || !strings.Contains(claim, "Strom-Takeover: "+m.killedSess+"@laptop") || !strings.Contains(claim, "Strom-Host: desktop") {
+		t.Errorf("the takeover's claim commit:\n%s", claim)
+	}
+
+	out = m.mustRun(t, "laptop", time.Now().UTC().Add(3*time.Hour).Format(time.RFC3339))
+	if !strings.Contains(out, "↺ session "+m.killedSess+" on T-1 did not end") || strings.Contains(out, "▶ session") {
+		t.Errorf("laptop's rerun:\n%s", out)
+	}
+	got := m.remoteSessions(t)
+	want := []string{"T-2 done desktop", "T-3 done desktop", "T-1 done desktop", "T-1 crashed laptop"}
+	if !slices.Equal(got, want) {
+		t.Errorf("session commits on the remote = %q, want %q", got, want)
+	}
+	m.checkKept(t, tasks)
+}

@@ -146,6 +146,13 @@ func mergeTask(o, a, b fields) fields {
 			from = a
 		case av == ov:
 			from = b
+		case released(o, a):
+			// A claim's session returned the task (a crash committed on a rerun)
+			// while the other side moved on: a takeover, or its end. The return
+			// is of a claim that no longer holds.
+			from = b
+		case released(o, b):
+			from = a
 		case aLater:
 			from = a
 		default:
@@ -184,6 +191,18 @@ func mergeTask(o, a, b fields) fields {
 		}
 	}
 	return out
+}
+
+// released reports whether side returned to open the task base had started: the
+// end of the claim's session without an outcome.
+func released(base, side fields) bool {
+	return str(base, "state") == "started" && str(side, "state") == "open"
+}
+
+func str(t fields, name string) string {
+	var s string
+	_ = json.Unmarshal(t[name], &s)
+	return s
 }
 
 // question is one question of a task, as the merge compares it.

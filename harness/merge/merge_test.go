@@ -238,10 +238,12 @@ func TestQueueClaimHostStaysWithItsSession(t *testing.T) {
 	if tk := q.Tasks[0]; tk.State != statefiles.Started || tk.Session != "20261130T090600Z-bbbb" || tk.Host != "desktop" {
 		t.Errorf("their claim = %+v", tk)
 	}
+	// Their claim of a task our claim held is a takeover: our later return of
+	// the claim (a crashed session committed on a rerun) yields to it.
 	ours = queue(2, task("T-1", "Find Anna", "open", 0, 7))
 	q, _ = mustQueue(t, base, ours, theirs)
-	if tk := q.Tasks[0]; tk.State != statefiles.Open || tk.Session != "" || tk.Host != "" {
-		t.Errorf("our later return to the queue kept a claim's field: %+v", tk)
+	if tk := q.Tasks[0]; tk.State != statefiles.Started || tk.Session != "20261130T090600Z-bbbb" || tk.Host != "desktop" {
+		t.Errorf("our later return undid their takeover: %+v", tk)
 	}
 	// Their later session, started in a clone alone, never gets our host.
 	base = queue(2, task("T-1", "Find Anna", "open", 0, 0))
@@ -250,5 +252,46 @@ func TestQueueClaimHostStaysWithItsSession(t *testing.T) {
 	q, _ = mustQueue(t, base, ours, theirs)
 	if tk := q.Tasks[0]; tk.Session != "20261130T090600Z-bbbb" || tk.Host != "" {
 		t.Errorf("a session got another claim's host: %+v", tk)
+	}
+}
+
+// TestQueueReleaseYields: a machine that died reruns and commits its crashed
+// session, which returns the task its claim held; meanwhile another machine took
+// the task over. The return yields to the other side, whichever change is later.
+func TestQueueReleaseYields(t *testing.T) {
+	t.Parallel()
+	claim := `"session":"20261130T090000Z-aaaa","host":"laptop"`
+	base := queue(2, task("T-1", "Find Anna", "started", 0, 0, claim))
+	released := queue(2, task("T-1", "Find Anna", "open", 0, 50))
+	cases := []struct {
+		name, theirs, want string
+	}{
+		{"taken over", task("T-1", "Find Anna", "started", 0, 20, `"session":"20261130T092000Z-bbbb","host":"desktop"`), "started 20261130T092000Z-bbbb desktop"},
+		{"taken over and done", task("T-1", "Find Anna", "done", 0, 30, `"session":"20261130T092000Z-bbbb"`), "done 20261130T092000Z-bbbb "},
+		{"parked by a person", task("T-1", "Find Anna", "parked", 0, 10, `"reason":"by hand","parked_from":"started"`), "parked  "},
+		{"returned on both sides", task("T-1", "Find Anna", "open", 0, 40), "open  "},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			for _, side := range []string{"ours released", "theirs released"} {
+				ours, theirs := released, queue(2, c.theirs)
+				if side == "theirs released" {
+					ours, theirs = theirs, ours
+				}
+				q, _ := mustQueue(t, base, ours, theirs)
+				tk := q.Tasks[0]
+				if got := fmt.Sprintf("%s %s %s", tk.State, tk.Session, tk.Host); got != c.want {
+					t.Errorf("%s: T-1 = %q, want %q", side, got, c.want)
+				}
+			}
+		})
+	}
+	// Without the claim in the common version, a return is an ordinary change:
+	// the later change wins.
+	q, _ := mustQueue(t, queue(2, task("T-1", "Find Anna", "done", 0, 0)), released,
+		queue(2, task("T-1", "Find Anna", "parked", 0, 10, `"reason":"x","parked_from":"open"`)))
+	if q.Tasks[0].State != statefiles.Open {
+		t.Errorf("T-1 is %s, want open (the later change)", q.Tasks[0].State)
 	}
 }
