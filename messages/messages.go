@@ -1,7 +1,9 @@
 // Package messages holds every sentence strom says to a person or to an agent, in
 // English, German and Czech. The catalogs are embedded, one file per language
-// (catalog/en.toml, de.toml, cs.toml); plurals follow CLDR (Czech: one, few, many,
-// other). A Printer never fails: a message missing in its language falls back to
+// (catalog/en.toml, de.toml, cs.toml), and beside them the words of the command
+// line — the help of every command and flag (ids help.…) and the sentences of bad
+// usage (usage.…) — in catalog/cli/, read only by a command that prints them; plurals
+// follow CLDR (Czech: one, few, many, other). A Printer never fails: a message missing in its language falls back to
 // English, and an id missing everywhere is returned as itself, so a mistake shows
 // instead of silence (TestCatalogs keeps both from happening). Machine words —
 // trailers, JSON, state files, exit codes — are never looked up here.
@@ -17,8 +19,16 @@ import (
 	"golang.org/x/text/language"
 )
 
-//go:embed catalog/*.toml
+//go:embed catalog/*.toml catalog/cli/*.toml
 var catalogs embed.FS
+
+// cliPart is the folder of the command line's words: help texts and usage errors.
+const cliPart = "cli/"
+
+// cliID reports whether id is one of the command line's words (catalog/cli/).
+func cliID(id string) bool {
+	return strings.HasPrefix(id, "help.") || strings.HasPrefix(id, "usage.")
+}
 
 // Languages strom speaks, English first (the fallback).
 const (
@@ -42,26 +52,29 @@ var (
 	loadMu  sync.Mutex
 )
 
-// bundleFor returns the bundle of one language, with English under it as the
+// bundleFor returns the bundle of one language and part ("" for what commands
+// say, cliPart for the command line's words), with English under it as the
 // fallback, read the first time it is asked for: an agent's strom command pays for
-// its own language only. A bundle is never changed once it is handed out, so
+// its own language only, and only a command that prints help or a usage error reads
+// the command line's words. A bundle is never changed once it is handed out, so
 // printers of any languages can say messages from many goroutines at once.
-func bundleFor(lang string) *i18n.Bundle {
-	if b, ok := bundles.Load(lang); ok {
+func bundleFor(part, lang string) *i18n.Bundle {
+	key := part + lang
+	if b, ok := bundles.Load(key); ok {
 		return b.(*i18n.Bundle)
 	}
 	loadMu.Lock()
 	defer loadMu.Unlock()
-	if b, ok := bundles.Load(lang); ok {
+	if b, ok := bundles.Load(key); ok {
 		return b.(*i18n.Bundle)
 	}
 	b := i18n.NewBundle(language.English)
 	b.RegisterUnmarshalFunc("toml", toml.Unmarshal)
-	_, _ = b.LoadMessageFileFS(catalogs, "catalog/"+English+".toml")
+	_, _ = b.LoadMessageFileFS(catalogs, "catalog/"+part+English+".toml")
 	if lang != English {
-		_, _ = b.LoadMessageFileFS(catalogs, "catalog/"+lang+".toml")
+		_, _ = b.LoadMessageFileFS(catalogs, "catalog/"+part+lang+".toml")
 	}
-	bundles.Store(lang, b)
+	bundles.Store(key, b)
 	return b
 }
 
@@ -69,6 +82,10 @@ func bundleFor(lang string) *i18n.Bundle {
 type Printer struct {
 	lang string
 	loc  *i18n.Localizer
+
+	mainOnce sync.Once
+	cliOnce  sync.Once
+	cli      *i18n.Localizer // the command line's words, read at their first use
 }
 
 // For returns the printer of a language: en, de or cs; anything else is English.
@@ -76,7 +93,18 @@ func For(lang string) *Printer {
 	if !known(lang) {
 		lang = English
 	}
-	return &Printer{lang: lang, loc: i18n.NewLocalizer(bundleFor(lang), lang)}
+	return &Printer{lang: lang}
+}
+
+// localizer is the printer's localizer for id: the command line's words come from
+// catalog/cli/, everything else from the main catalog; each is read at its first use.
+func (p *Printer) localizer(id string) *i18n.Localizer {
+	if cliID(id) {
+		p.cliOnce.Do(func() { p.cli = i18n.NewLocalizer(bundleFor(cliPart, p.lang), p.lang) })
+		return p.cli
+	}
+	p.mainOnce.Do(func() { p.loc = i18n.NewLocalizer(bundleFor("", p.lang), p.lang) })
+	return p.loc
 }
 
 func known(lang string) bool {
@@ -110,7 +138,7 @@ func (p *Printer) Say(id string, args ...Args) string {
 	if n, ok := data["Count"]; ok {
 		cfg.PluralCount = n
 	}
-	s, err := p.loc.Localize(cfg)
+	s, err := p.localizer(id).Localize(cfg)
 	if s == "" && err != nil {
 		return id
 	}
@@ -119,7 +147,11 @@ func (p *Printer) Say(id string, args ...Args) string {
 
 // Has reports whether the English catalog knows id.
 func Has(id string) bool {
-	_, err := i18n.NewLocalizer(bundleFor(English), English).Localize(&i18n.LocalizeConfig{MessageID: id, PluralCount: 2})
+	part := ""
+	if cliID(id) {
+		part = cliPart
+	}
+	_, err := i18n.NewLocalizer(bundleFor(part, English), English).Localize(&i18n.LocalizeConfig{MessageID: id, PluralCount: 2})
 	return err == nil
 }
 

@@ -12,16 +12,33 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// forms reads a catalog as id → plural form → text ("" for a message without forms).
+// forms reads a language's catalogs — what commands say and the command line's
+// words — as id → plural form → text ("" for a message without forms).
 func forms(t *testing.T, lang string) map[string]map[string]string {
 	t.Helper()
-	b, err := catalogs.ReadFile("catalog/" + lang + ".toml")
+	out := map[string]map[string]string{}
+	for _, part := range []string{"", cliPart} {
+		file := "catalog/" + part + lang + ".toml"
+		for id, f := range formsOf(t, file) {
+			if cliID(id) != (part == cliPart) {
+				t.Errorf("%s has %s, which belongs in the other catalog: help.… and usage.… are the command line's words (catalog/cli/), the rest is said by commands", file, id)
+			}
+			out[id] = f
+		}
+	}
+	return out
+}
+
+// formsOf reads one catalog file as id → plural form → text.
+func formsOf(t *testing.T, file string) map[string]map[string]string {
+	t.Helper()
+	b, err := catalogs.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var raw map[string]any
 	if err := toml.Unmarshal(b, &raw); err != nil {
-		t.Fatalf("%s.toml: %v", lang, err)
+		t.Fatalf("%s: %v", file, err)
 	}
 	out := map[string]map[string]string{}
 	var walk func(prefix string, m map[string]any)
@@ -146,10 +163,11 @@ func TestCatalogsLoad(t *testing.T) {
 	}
 }
 
-var sayRE = regexp.MustCompile(`\.Say\(\s*"([a-z0-9_.\-]+)"\s*[,)]`)
+var sayRE = regexp.MustCompile(`\.(?:Say|usage)\(\s*"([a-z0-9_.\-]+)"\s*[,)]`)
 
-// TestUsedIDsExist: every id that strom's code passes to Say as a literal is in the
-// English catalog (and so, by TestCatalogs, in all three).
+// TestUsedIDsExist: every id that strom's code passes to Say (or to cmd/strom's
+// s.usage) as a literal is in the English catalog (and so, by TestCatalogs, in all
+// three).
 func TestUsedIDsExist(t *testing.T) {
 	t.Parallel()
 	en := forms(t, English)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,6 +47,9 @@ type sys struct {
 	json    bool              // the running command was asked for --json
 	res     *harness.Research // the research repo, once found
 	printer *messages.Printer // the person's language, once asked for
+
+	// helpArgs are the placeholders of help texts, by message id (helpWith).
+	helpArgs map[string]messages.Args
 
 	// flagsOf names the command whose flag set last spoke (its help or a flag
 	// error): the flag package writes there, strom decides what a person sees.
@@ -176,7 +180,7 @@ func run(ctx context.Context, args []string, s *sys) int {
 
 // missingCommand is the sentence for a command group called without one of its
 // commands, or with a word none of them is.
-func missingCommand(c *ffcli.Command) string {
+func (s *sys) missingCommand(c *ffcli.Command) string {
 	name := c.Name
 	if c.FlagSet != nil {
 		name = c.FlagSet.Name()
@@ -185,11 +189,12 @@ func missingCommand(c *ffcli.Command) string {
 	for _, sub := range c.Subcommands {
 		subs = append(subs, sub.Name)
 	}
-	what := "needs a command"
+	args := messages.Args{"Command": name, "Commands": strings.Join(subs, ", ")}
 	if c.FlagSet != nil && c.FlagSet.NArg() > 0 {
-		what = fmt.Sprintf("has no command %q", c.FlagSet.Arg(0))
+		args["Word"] = c.FlagSet.Arg(0)
+		return s.msg().Say("usage.group.no_such", args)
 	}
-	return fmt.Sprintf("%s %s: %s — %s --help shows them", name, what, strings.Join(subs, ", "), name)
+	return s.msg().Say("usage.group.needs", args)
 }
 
 // rawOutput reports the commands whose output is not for a person to read as text:
@@ -226,7 +231,7 @@ func (s *sys) finish(err error) int {
 	case errors.As(err, &nx):
 		// A command that only groups others: one sentence naming them, not the
 		// whole help page.
-		err = usageError{msg: missingCommand(nx.Command)}
+		err = usageError{msg: s.missingCommand(nx.Command)}
 		code = exitUsage
 	case errors.As(err, &ee):
 		code = ee.code
@@ -290,7 +295,7 @@ func (s *sys) flagOutcome(root *ffcli.Command, err error) error {
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		if c := findCommand(root, name); c != nil {
-			fmt.Fprint(s.stdout, usageWithExits(c))
+			fmt.Fprint(s.stdout, s.usageOf(c))
 		}
 		return err
 	}
@@ -298,7 +303,7 @@ func (s *sys) flagOutcome(root *ffcli.Command, err error) error {
 	if !isFlagError(err) && !(errors.As(err, &ue) && ue.flag) {
 		return err
 	}
-	return usageError{msg: flagSentence(findCommand(root, name), err) + ": " + name + " --help shows the options"}
+	return s.usage("usage.flag.see_help", messages.Args{"Problem": s.flagSentence(findCommand(root, name), err), "Command": name})
 }
 
 // findCommand returns the command whose flag set is called name.
@@ -315,59 +320,68 @@ func findCommand(c *ffcli.Command, name string) *ffcli.Command {
 }
 
 // flagSentence says in words what the flag package found wrong.
-func flagSentence(c *ffcli.Command, err error) string {
+func (s *sys) flagSentence(c *ffcli.Command, err error) string {
 	m := strings.TrimPrefix(err.Error(), "error parsing commandline arguments: ")
 	name := "strom"
 	if c != nil {
 		name = c.FlagSet.Name()
 	}
-	flagName := func(s string) string { return "--" + strings.TrimLeft(s, "-") }
+	p := s.msg()
+	flagName := func(s string) string {
+		if s = strings.TrimLeft(s, "-"); len(s) == 1 {
+			return "-" + s
+		}
+		return "--" + s
+	}
 	switch {
 	case strings.HasPrefix(m, "flag provided but not defined: "):
 		f := strings.TrimPrefix(m, "flag provided but not defined: ")
 		if f == "-help" || f == "-h" {
-			return name + " has no help of its own"
+			return p.Say("usage.flag.no_help", messages.Args{"Command": name})
 		}
-		return fmt.Sprintf("%s has no option %s", name, flagName(f))
+		return p.Say("usage.flag.unknown", messages.Args{"Command": name, "Flag": flagName(f)})
 	case strings.HasPrefix(m, "flag needs an argument: "):
-		return fmt.Sprintf("%s needs a value", flagName(strings.TrimPrefix(m, "flag needs an argument: ")))
+		return p.Say("usage.flag.needs_value", messages.Args{"Flag": flagName(strings.TrimPrefix(m, "flag needs an argument: "))})
 	case strings.HasPrefix(m, "invalid value "), strings.HasPrefix(m, "invalid boolean value "):
 		// invalid value "x" for flag -max: parse error
 		rest := strings.TrimPrefix(strings.TrimPrefix(m, "invalid boolean value "), "invalid value ")
 		val, rest, _ := strings.Cut(rest, " for ")
+		if v, err := strconv.Unquote(val); err == nil {
+			val = v
+		}
 		rest = strings.TrimPrefix(rest, "flag ")
 		fl, _, _ := strings.Cut(rest, ": ")
-		kind := "another value"
+		kind := "usage.kind.some"
 		if c != nil {
 			if f := c.FlagSet.Lookup(strings.TrimLeft(fl, "-")); f != nil {
 				kind = valueKind(f.Value)
 			}
 		}
-		return fmt.Sprintf("%s takes %s, not %s", flagName(fl), kind, val)
+		return p.Say("usage.flag.takes", messages.Args{"Flag": flagName(fl), "Kind": p.Say(kind), "Value": val})
 	case strings.HasPrefix(m, "invalid boolean flag "):
 		fl, _, _ := strings.Cut(strings.TrimPrefix(m, "invalid boolean flag "), ":")
-		return fmt.Sprintf("%s takes no value, or true or false", flagName(fl))
+		return p.Say("usage.flag.switch", messages.Args{"Flag": flagName(fl)})
 	case strings.HasPrefix(m, "bad flag syntax: "):
-		return fmt.Sprintf("%s is not an option", strings.TrimPrefix(m, "bad flag syntax: "))
+		return p.Say("usage.flag.syntax", messages.Args{"Word": strings.TrimPrefix(m, "bad flag syntax: ")})
 	}
 	return m
 }
 
-// valueKind names what a flag's value must be.
+// valueKind is the message id naming what a flag's value must be.
 func valueKind(v flag.Value) string {
 	if g, ok := v.(flag.Getter); ok {
 		switch g.Get().(type) {
 		case int, int64, uint, uint64:
-			return "a whole number"
+			return "usage.kind.whole"
 		case bool:
-			return "true or false"
+			return "usage.kind.bool"
 		case float64:
-			return "a number"
+			return "usage.kind.number"
 		case time.Duration:
-			return "a duration such as 30s or 5m"
+			return "usage.kind.duration"
 		}
 	}
-	return "another value"
+	return "usage.kind.some"
 }
 
 // positionals parses flags that follow positional arguments too (ffcli stops at the
@@ -392,14 +406,6 @@ func positionals(fs *flag.FlagSet, args []string) ([]string, error) {
 		out = append(out, rest[0])
 		args = rest[1:]
 	}
-}
-
-// withHelp appends the exit status table to a command's long help.
-func withHelp(long, exits string) string {
-	if exits == "" {
-		exits = "  0  done\n  1  error (the message says what to do)\n  2  bad usage"
-	}
-	return strings.TrimSpace(long) + "\n\nEXIT STATUS\n" + exits
 }
 
 // printJSON writes v as indented JSON.

@@ -19,7 +19,7 @@ func allowCommand(s *sys) *ffcli.Command {
 	return &ffcli.Command{
 		Name:       "allow",
 		ShortUsage: "strom allow [--list [--json] | --revoke [SETTING…]]",
-		ShortHelp:  "allow this research's settings that start programs on this computer",
+		ShortHelp:  "help.allow.short",
 		LongHelp: withHelp(`A research's committed settings (.strom/config.json) can name programs that
 strom runs on this computer: check.command, agent.command, an agent profile's
 command, an archive's probe. strom run and strom chat start none of them until

@@ -21,7 +21,7 @@ func appCommand(s *sys) *ffcli.Command {
 	return &ffcli.Command{
 		Name:       "app",
 		ShortUsage: "strom app [--listen 127.0.0.1:PORT] [--repo DIR] [--open]",
-		ShortHelp:  "the research overview in a browser: the runs of this computer, Finish and stop",
+		ShortHelp:  "help.app.short",
 		LongHelp: withHelp(`Serves the research overview on this computer's loopback address and prints
 its address, with a secret token, on its first line; it runs until Ctrl-C. The
 overview shows every research repo on this computer (strom init and the first strom

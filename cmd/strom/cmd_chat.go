@@ -19,7 +19,7 @@ func chatCommand(s *sys) *ffcli.Command {
 	return &ffcli.Command{
 		Name:       "chat",
 		ShortUsage: "strom chat [--task T] [--minutes N] [--agent NAME] [-- AGENT ARGS]",
-		ShortHelp:  "work on a task together with the agent, at the terminal",
+		ShortHelp:  "help.chat.short",
 		LongHelp: withHelp(`A session you attend: the agent starts on the task (--task, or the first open
 one) under the same pty as strom run, and what you type goes to it.
 When the agent exits, or at your Ctrl-C, the session ends in one commit with

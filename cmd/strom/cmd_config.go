@@ -22,7 +22,7 @@ func configCommand(s *sys) *ffcli.Command {
 	return &ffcli.Command{
 		Name:       "config",
 		ShortUsage: "strom config [get KEY | set KEY VALUE | unset KEY] [--for-tree] [--json]",
-		ShortHelp:  "settings: for this computer, or with --for-tree for this research only",
+		ShortHelp:  "help.config.short",
 		LongHelp: withHelp(`User settings live in $XDG_CONFIG_HOME/strom/config.json (default
 ~/.config/strom/config.json), tree settings in .strom/config.json. A value
 resolves as: command-line flag > environment variable > tree > user > default.

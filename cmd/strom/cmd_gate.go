@@ -27,7 +27,7 @@ func gateCommand(s *sys) *ffcli.Command {
 	return &ffcli.Command{
 		Name:        "gate",
 		ShortUsage:  "strom gate test [--gate \"<name> [args]\"] [--usage-file F] [--now TIME] [--json]",
-		ShortHelp:   "the condition asked before each session: what it would say now",
+		ShortHelp:   "help.gate.short",
 		FlagSet:     fs,
 		LongHelp:    withHelp("The condition is set for the whole computer with strom config set run.gate \"<name> [args]\".", gateExits),
 		Subcommands: []*ffcli.Command{gateTestCommand(s)},

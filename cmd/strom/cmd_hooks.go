@@ -17,7 +17,7 @@ func hooksCommand(s *sys) *ffcli.Command {
 	return &ffcli.Command{
 		Name:        "hooks",
 		ShortUsage:  "strom hooks <install>",
-		ShortHelp:   "the git hook strom puts in place",
+		ShortHelp:   "help.hooks.short",
 		FlagSet:     fs,
 		LongHelp:    withHelp("strom hooks install puts the pre-commit hook in place, chained after yours.", ""),
 		Subcommands: []*ffcli.Command{hooksInstallCommand(s), hooksPreCommitCommand(s), hooksMergeDriverCommand(s), hooksClaudeStopCommand(s), hooksClaudeEventCommand(s)},

@@ -23,7 +23,7 @@ func initCommand(s *sys) *ffcli.Command {
 	return &ffcli.Command{
 		Name:       "init",
 		ShortUsage: "strom init [--agent NAME] [DIR]",
-		ShortHelp:  "make a git repo (or a new folder) a research repo",
+		ShortHelp:  "help.init.short",
 		LongHelp: withHelp(`Creates .strom/ with its defaults and .gitignore, installs the git pre-commit
 hook (chained after one you have), and commits it. In a folder that is not a git
 repo it runs git init first. Run twice, it says so and changes nothing.`, ""),

@@ -5,25 +5,27 @@ import (
 	"fmt"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"github.com/strom-research/strom/messages"
 )
 
 func logCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom log")
-	n := fs.Int("n", 20, "show at most N sessions (0 = all)")
-	asJSON := fs.Bool("json", false, "print JSON")
+	n := fs.Int("n", 20, "help.log.flag.n")
+	asJSON := fs.Bool("json", false, "help.flag.json")
 	return &ffcli.Command{
 		Name:       "log",
 		ShortUsage: "strom log [-n N] [--json]",
-		ShortHelp:  "the sessions, newest first, read from the commits' trailers",
+		ShortHelp:  "help.log.short",
 		FlagSet:    fs,
-		LongHelp:   withHelp("Each line: when, session, task, why it ended, the commit's subject.", ""),
+		LongHelp:   withHelp("help.log.long", ""),
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			s.json = *asJSON
 			if len(args) > 0 {
-				return usagef("strom log takes no arguments; -n N limits the count")
+				return s.usage("usage.log.args")
 			}
 			if *n < 0 {
-				return usagef("-n must be 0 (all) or more, not %d", *n)
+				return s.usage("usage.log.n", messages.Args{"Value": *n})
 			}
 			r, err := s.research()
 			if err != nil {
@@ -37,7 +39,7 @@ func logCommand(s *sys) *ffcli.Command {
 				return s.printJSON(entries)
 			}
 			if len(entries) == 0 {
-				fmt.Fprintln(s.stdout, "No sessions yet: strom run starts one.")
+				fmt.Fprintln(s.stdout, s.msg().Say("log.none"))
 				return nil
 			}
 			for _, e := range entries {

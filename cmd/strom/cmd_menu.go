@@ -16,7 +16,7 @@ func menuCommand(s *sys) *ffcli.Command {
 	return &ffcli.Command{
 		Name:       "menu",
 		ShortUsage: "strom menu",
-		ShortHelp:  "the research's menu in the terminal (strom alone on a terminal opens it too)",
+		ShortHelp:  "help.menu.short",
 		LongHelp: withHelp(`The research's menu: the mode first, then letting the agent work on its own,
 the daily work on the queue, and the settings. Every choice runs the strom command
 that does the same, so a run from the menu is a strom run with those options.
@@ -65,18 +65,6 @@ func openMenu(ctx context.Context, s *sys) error {
 
 // helpList is what a person can do here, without a terminal to show the menu on.
 func helpList(s *sys) error {
-	fmt.Fprintln(s.stdout, `strom — an agent works alone through a queue of research tasks
-
-  strom init                  make this git repo a research repo
-  strom task add "title"      add a task to the queue
-  strom task list             the queue
-  strom run [--max N|--loop]  let the agent work alone
-  strom chat                  work on a task together with the agent
-  strom mode                  research, archive, or waiting for an agent
-  strom status                what is happening now
-  strom log                   the sessions, newest first
-  strom config get|set|unset  settings
-  strom menu                  the research's menu (on a terminal)
-  strom --help                every command`)
+	fmt.Fprintln(s.stdout, s.sayHelp("help.root.list"))
 	return nil
 }

@@ -25,7 +25,7 @@ func modeCommand(s *sys) *ffcli.Command {
 	return &ffcli.Command{
 		Name:       "mode",
 		ShortUsage: "strom mode [archive | research] [--json]",
-		ShortHelp:  "research, a Strom archive, or research waiting for an agent; a person switches",
+		ShortHelp:  "help.mode.short",
 		LongHelp: withHelp(`Alone, strom mode shows the research's mode: research (an agent works on it),
 archive (a Strom archive: it keeps its data and no agent works on it), or
 research waiting for an agent (its agent is not installed on this computer: it

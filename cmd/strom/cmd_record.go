@@ -24,7 +24,7 @@ func recordCommand(s *sys) *ffcli.Command {
 	return &ffcli.Command{
 		Name:       "record",
 		ShortUsage: "strom record TEXT [--task ID]",
-		ShortHelp:  "write down what was found; a session that records nothing counts toward parking its task",
+		ShortHelp:  "help.record.short",
 		FlagSet:    fs,
 		LongHelp:   withHelp("Inside a session the record belongs to the session's task; outside, name the task with --task.", ""),
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
@@ -58,7 +58,7 @@ func doneCommand(s *sys) *ffcli.Command {
 	return &ffcli.Command{
 		Name:       "done",
 		ShortUsage: "strom done [ID]",
-		ShortHelp:  "mark the task done; inside a session this also closes the session",
+		ShortHelp:  "help.done.short",
 		FlagSet:    fs,
 		LongHelp:   withHelp("Record what was found first: strom record \"…\".", ""),
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
@@ -93,7 +93,7 @@ func askCommand(s *sys) *ffcli.Command {
 	return &ffcli.Command{
 		Name:       "ask",
 		ShortUsage: "strom ask QUESTION",
-		ShortHelp:  "the task waits for a person's answer; the session closes",
+		ShortHelp:  "help.ask.short",
 		FlagSet:    fs,
 		LongHelp:   withHelp("A person answers with strom task answer ID \"…\"; the task then returns to the queue.", ""),
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {

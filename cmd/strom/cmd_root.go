@@ -3,34 +3,16 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"github.com/strom-research/strom/messages"
 )
 
 func rootCommand(s *sys, args []string) *ffcli.Command {
 	root := commandTree(s, args)
-	setUsage(root)
+	s.setUsage(root)
 	return root
-}
-
-// setUsage gives every command a help that ends with its EXIT STATUS, after the flags.
-func setUsage(c *ffcli.Command) {
-	c.UsageFunc = usageWithExits
-	for _, sub := range c.Subcommands {
-		setUsage(sub)
-	}
-}
-
-func usageWithExits(c *ffcli.Command) string {
-	long, exits, found := strings.Cut(c.LongHelp, "\n\nEXIT STATUS\n")
-	cp := *c
-	cp.LongHelp = long
-	out := ffcli.DefaultUsageFunc(&cp)
-	if found {
-		out = strings.TrimRight(out, "\n") + "\n\nEXIT STATUS\n" + exits + "\n"
-	}
-	return out
 }
 
 // commands builds the subcommands, in the order the help lists them. When args
@@ -65,16 +47,12 @@ func commands(s *sys, args []string) []*ffcli.Command {
 
 func commandTree(s *sys, args []string) *ffcli.Command {
 	fs := newFlags(s, "strom")
-	showVersion := fs.Bool("version", false, "print the version and exit")
+	showVersion := fs.Bool("version", false, "help.root.flag.version")
 	return &ffcli.Command{
-		Name:       "strom",
-		ShortUsage: "strom <command> [flags] [args]",
-		ShortHelp:  "a git-native harness that lets an AI agent work alone through a queue of research tasks",
-		LongHelp: withHelp(`strom runs an agent CLI (Claude Code, Codex, OpenCode, Grok, or any command)
-through the tasks in .strom/queue.json, one task per session, one commit per
-session. Review the work with git log or strom log.
-
-Start: strom init, strom task add "…", strom run.`, ""),
+		Name:        "strom",
+		ShortUsage:  "strom <command> [flags] [args]",
+		ShortHelp:   "help.root.short",
+		LongHelp:    withHelp("help.root.long", ""),
 		FlagSet:     fs,
 		Subcommands: commands(s, args),
 		Exec: func(ctx context.Context, args []string) error {
@@ -83,7 +61,7 @@ Start: strom init, strom task add "…", strom run.`, ""),
 				return nil
 			}
 			if len(args) > 0 {
-				return usagef("unknown command %q: strom --help lists the commands", args[0])
+				return s.usage("usage.root.unknown", messages.Args{"Command": args[0]})
 			}
 			return openMenu(ctx, s)
 		},

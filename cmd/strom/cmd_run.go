@@ -47,7 +47,7 @@ func runCommand(s *sys) *ffcli.Command {
 	return &ffcli.Command{
 		Name:       "run",
 		ShortUsage: "strom run [--max N | --loop | --task T…] [--until HH:MM] [--minutes N] [--agent NAME] [--gate \"<name> [args]\" | --no-gate] [-- AGENT ARGS]",
-		ShortHelp:  "let the agent work alone through the queue, one session per task",
+		ShortHelp:  "help.run.short",
 		LongHelp: withHelp(`Without an option one session. Each session takes the first open task, starts
 the agent under a pty with a time limit, and ends with one commit whose trailers
 say why it ended. Every run ends when no open task is left, and prints

@@ -22,7 +22,7 @@ func sessionCommand(s *sys) *ffcli.Command {
 	return &ffcli.Command{
 		Name:       "session",
 		ShortUsage: "strom session <list|finish|stop|log|send|close> …",
-		ShortHelp:  "the running session: list, ask to finish, stop, read its transcript, type into it",
+		ShortHelp:  "help.session.short",
 		FlagSet:    fs,
 		LongHelp:   withHelp("Sessions are named by their id or by their number in strom session list.", ""),
 		Subcommands: []*ffcli.Command{sessionListCommand(s), sessionFinishCommand(s), sessionLogCommand(s),
@@ -361,7 +361,7 @@ func demoAgentCommand(s *sys) *ffcli.Command {
 	return &ffcli.Command{
 		Name:       "demo-agent",
 		ShortUsage: "strom demo-agent --prompt-file F",
-		ShortHelp:  "(run by strom) the built-in scripted agent of make demo and the tests",
+		ShortHelp:  "help.demo-agent.short",
 		FlagSet:    fs,
 		LongHelp:   withHelp("It reads its task, works a few seconds, records, and sometimes finishes, deterministic from STROM_DEMO_SEED.", ""),
 		Exec: func(ctx context.Context, args []string) error {

@@ -15,7 +15,7 @@ func setupCommand(s *sys) *ffcli.Command {
 	return &ffcli.Command{
 		Name:       "setup",
 		ShortUsage: "strom setup [--new research|archive]",
-		ShortHelp:  "what a new research on this computer should be: research, or only a Strom archive",
+		ShortHelp:  "help.setup.short",
 		LongHelp: withHelp(`Asks on the terminal "What should a new research on this computer be?": research
 (the agent works on it) or only a Strom archive (it keeps the data, no agent works
 on it). strom init follows the answer (the user setting init.mode). --new answers

@@ -31,7 +31,7 @@ func statusCommand(s *sys) *ffcli.Command {
 	return &ffcli.Command{
 		Name:       "status",
 		ShortUsage: "strom status [--json]",
-		ShortHelp:  "mode, tasks by state, the last session and the running one",
+		ShortHelp:  "help.status.short",
 		FlagSet:    fs,
 		LongHelp:   withHelp("Reads only .strom/ and the last commits: it is cheap to run often.", ""),
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {

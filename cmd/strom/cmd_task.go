@@ -37,7 +37,7 @@ func taskCommand(s *sys) *ffcli.Command {
 	return &ffcli.Command{
 		Name:       "task",
 		ShortUsage: "strom task <add|list|show|edit|move|park|unpark|answer> …",
-		ShortHelp:  "the task queue; alone, inside a session: this session's task and time left",
+		ShortHelp:  "help.task.short",
 		LongHelp: withHelp(`Tasks are kept in .strom/queue.json in queue order; a run takes the first open
 task. Ids (T-1, T-2, …) are never reused. A person adds, edits, reorders, parks,
 unparks and answers; the agent in a session may add tasks and ends its own task

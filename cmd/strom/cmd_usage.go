@@ -36,7 +36,7 @@ func usageCommand(s *sys) *ffcli.Command {
 	return &ffcli.Command{
 		Name:       "usage",
 		ShortUsage: "strom usage [--json] | strom usage report --session ID",
-		ShortHelp:  "the Claude subscription's week as the claude-usage condition sees it",
+		ShortHelp:  "help.usage.short",
 		FlagSet:    fs,
 		LongHelp: withHelp(`Shows the week used, the part of the week passed, the lead (passed − used), the
 lead needed by claude-usage n (n from run.gate, else 0), the five-hour window, and

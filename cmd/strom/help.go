@@ -1,0 +1,142 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"github.com/strom-research/strom/messages"
+)
+
+// The help of a command is said in the person's language when it is printed, not
+// when the command tree is built: every strom command builds its flag sets, and
+// only one that prints its help reads the help catalog (messages/catalog/cli/). A
+// command's ShortHelp and LongHelp and each flag's usage hold message ids —
+// help.log.short, help.log.long, help.log.flag.n, help.flag.json for a flag many
+// commands share — and withHelp adds the EXIT STATUS table's id (help.exits unless
+// the command has its own). A text that is no id is printed as it is.
+//
+// A help text with placeholders gets its values through s.helpWith when the
+// command is built; they are filled in only when the help is printed.
+
+// exitsSep divides a LongHelp from its EXIT STATUS table (see withHelp).
+const exitsSep = "\n\nEXIT STATUS\n"
+
+// withHelp joins a command's long help and its EXIT STATUS table, both message ids;
+// exits "" is help.exits (0 done, 1 error, 2 bad usage).
+func withHelp(long, exits string) string {
+	if exits == "" {
+		exits = "help.exits"
+	}
+	return strings.TrimSpace(long) + exitsSep + exits
+}
+
+// helpID reports whether a help text is a message id rather than the text itself.
+func helpID(text string) bool {
+	return strings.HasPrefix(text, "help.") && !strings.ContainsAny(text, " \n")
+}
+
+// helpWith gives the help text id the values of its placeholders and returns id.
+func (s *sys) helpWith(id string, args messages.Args) string {
+	if s.helpArgs == nil {
+		s.helpArgs = map[string]messages.Args{}
+	}
+	s.helpArgs[id] = args
+	return id
+}
+
+// sayHelp is a help text in the person's language.
+func (s *sys) sayHelp(text string) string {
+	if !helpID(text) {
+		return text
+	}
+	return s.msg().Say(text, s.helpArgs[text])
+}
+
+// usage is a usage error (exit status 2) said in the person's language.
+func (s *sys) usage(id string, args ...messages.Args) error {
+	return usageError{msg: s.msg().Say(id, args...)}
+}
+
+// setUsage gives every command the help of usageOf.
+func (s *sys) setUsage(c *ffcli.Command) {
+	c.UsageFunc = s.usageOf
+	for _, sub := range c.Subcommands {
+		s.setUsage(sub)
+	}
+}
+
+// usageOf is a command's help as --help prints it: what it does, how it is called,
+// the long help, its commands, its flags and its exit statuses, in the person's
+// language. The layout is ffcli's: DESCRIPTION, USAGE, SUBCOMMANDS, FLAGS, with
+// EXIT STATUS after the flags.
+func (s *sys) usageOf(c *ffcli.Command) string {
+	p := s.msg()
+	var b strings.Builder
+	if c.ShortHelp != "" {
+		fmt.Fprintf(&b, "%s\n  %s\n\n", p.Say("help.heading.about"), s.sayHelp(c.ShortHelp))
+	}
+	use := c.ShortUsage
+	if use == "" {
+		use = c.Name
+	}
+	fmt.Fprintf(&b, "%s\n  %s\n\n", p.Say("help.heading.usage"), use)
+	long, exits, found := strings.Cut(c.LongHelp, exitsSep)
+	if long != "" {
+		fmt.Fprintf(&b, "%s\n\n", strings.TrimSpace(s.sayHelp(long)))
+	}
+	if len(c.Subcommands) > 0 {
+		fmt.Fprintf(&b, "%s\n", p.Say("help.heading.commands"))
+		tw := tabwriter.NewWriter(&b, 0, 2, 2, ' ', 0)
+		for _, sub := range c.Subcommands {
+			fmt.Fprintf(tw, "  %s\t%s\n", sub.Name, s.sayHelp(sub.ShortHelp))
+		}
+		tw.Flush()
+		b.WriteString("\n")
+	}
+	if c.FlagSet != nil {
+		n := 0
+		c.FlagSet.VisitAll(func(*flag.Flag) { n++ })
+		if n > 0 {
+			fmt.Fprintf(&b, "%s\n", p.Say("help.heading.flags"))
+			tw := tabwriter.NewWriter(&b, 0, 2, 2, ' ', 0)
+			c.FlagSet.VisitAll(func(f *flag.Flag) {
+				said := *f
+				said.Usage = s.sayHelp(f.Usage)
+				fmt.Fprintf(tw, "  -%s%s\t%s\n", f.Name, flagArg(&said), usageText(&said))
+			})
+			tw.Flush()
+			b.WriteString("\n")
+		}
+	}
+	out := strings.TrimSpace(b.String()) + "\n"
+	if found {
+		out = strings.TrimRight(out, "\n") + "\n\n" + p.Say("help.heading.exits") + "\n" + strings.TrimRight(s.sayHelp(exits), "\n") + "\n"
+	}
+	return out
+}
+
+// flagArg is what follows a flag's name in the help, as ffcli prints it: =false
+// for a switch, else its default, the back-quoted name in its usage, or "...".
+func flagArg(f *flag.Flag) string {
+	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+		return "=" + f.DefValue
+	}
+	name, _ := flag.UnquoteUsage(f)
+	switch {
+	case f.DefValue != "":
+		return " " + f.DefValue
+	case name != "":
+		return " " + name
+	}
+	return " ..."
+}
+
+// usageText is a flag's usage without the back quotes that name its value.
+func usageText(f *flag.Flag) string {
+	_, u := flag.UnquoteUsage(f)
+	return u
+}
