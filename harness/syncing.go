@@ -254,6 +254,18 @@ func (r *Research) claim(ctx context.Context, pk *picker, out io.Writer) (*state
 		return &c, nil
 	}
 	ok, err := sy.Claim(ctx, take)
+	var ce *gitrepo.ConflictError
+	if errors.As(err, &ce) {
+		// Session commits an earlier run could not push meet the remote's: they
+		// go to a branch of their own, and the claim is made on the remote's state.
+		if derr := r.divert(ctx, ce, out); derr == nil {
+			if err = r.publish(ctx, out); err == nil {
+				ok, err = sy.Claim(ctx, take)
+			}
+		} else if !errors.Is(derr, errNotDiverted) {
+			err = derr
+		}
+	}
 	if err != nil {
 		return nil, "", r.syncError(err)
 	}
@@ -293,6 +305,16 @@ func (r *Research) publish(ctx context.Context, out io.Writer) error {
 		n, _ := sy.Unpushed(ctx, TrailerSession)
 		fmt.Fprintln(out, r.Messages().Say("sync.not_pushed", messages.Args{"Remote": sy.Remote, "Count": n}))
 		return nil
+	}
+	var ce *gitrepo.ConflictError
+	if errors.As(err, &ce) {
+		// The session's files meet the remote's: its commit goes to a branch of
+		// its own and its task to a person; the run goes on.
+		if derr := r.divert(ctx, ce, out); derr == nil {
+			return r.publish(ctx, out)
+		} else if !errors.Is(derr, errNotDiverted) {
+			return r.syncError(derr)
+		}
 	}
 	return r.syncError(err)
 }

@@ -602,3 +602,81 @@ func TestSyncStaleClaim(t *testing.T) {
 	}
 	m.checkKept(t, tasks)
 }
+
+// TestSyncConflictToBranch: laptop's session on T-1 writes notes.md while desktop
+// pushes its own notes.md. strom merges none of it: the session's commit goes to
+// the branch strom/<session> on the remote, T-1 is parked with a reason naming
+// the branch, the run says so and goes on with T-2; laptop's branch is the
+// remote's again, and nothing is lost.
+func TestSyncConflictToBranch(t *testing.T) {
+	t.Parallel()
+	agent := `#!/bin/sh
+if [ "$STROM_TASK" = T-1 ]; then
+	git -C "$DESKTOP" pull -q --no-rebase origin main
+	echo "desktop's words" > "$DESKTOP/notes.md"
+	git -C "$DESKTOP" add notes.md
+	git -C "$DESKTOP" commit -q -m "notes of desktop"
+	git -C "$DESKTOP" push -q origin main
+	echo "laptop's words" > notes.md
+fi
+` + strings.TrimPrefix(syncAgent, "#!/bin/sh\n")
+	h := syncSetup(t, agent, 2)
+	url := "file://" + filepath.Join(h.dir, "remote.git")
+	laptop, desktop := filepath.Join(h.dir, "laptop"), filepath.Join(h.dir, "desktop")
+	for _, dir := range []string{laptop, desktop} {
+		h.gitIn(t, h.dir, "clone", "-q", url, dir)
+	}
+	cmd := exec.Command(h.strom, "run", "--loop", "--agent", "command", "--", "sh", filepath.Join(h.dir, "agent.sh"))
+	cmd.Dir, cmd.Env = laptop, append(slices.Clip(h.env), "STROM_HOST=laptop", "DESKTOP="+desktop)
+	b, err := cmd.CombinedOutput()
+	out := string(b)
+	if err != nil {
+		t.Fatalf("strom run --loop: %v\n%s", err, out)
+	}
+	m := regexp.MustCompile(`⇄ the session on T-1 changed the same files as origin/main \(notes\.md\): its commit waits for a person on branch (strom/\S+) of origin, T-1 is parked, and the run goes on with other tasks`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("the run does not say where the session went:\n%s", out)
+	}
+	branch := m[1]
+	if !strings.Contains(out, "on T-2") || !strings.Contains(out, "2 sessions · stopped: no open tasks") {
+		t.Errorf("the run did not go on with T-2:\n%s", out)
+	}
+	bare := "--git-dir=" + filepath.Join(h.dir, "remote.git")
+	if got := h.gitIn(t, h.dir, bare, "show", branch+":notes.md"); got != "laptop's words\n" {
+		t.Errorf("notes.md on %s = %q", branch, got)
+	}
+	if got := h.gitIn(t, h.dir, bare, "log", "-1", "--format=%(trailers:key=Strom-Task,valueonly)", branch); strings.TrimSpace(got) != "T-1" {
+		t.Errorf("the head of %s is not the session's commit: %q", branch, got)
+	}
+	if got := h.gitIn(t, h.dir, bare, "show", "main:notes.md"); got != "desktop's words\n" {
+		t.Errorf("notes.md on main = %q", got)
+	}
+	check := filepath.Join(h.dir, "check")
+	h.gitIn(t, h.dir, "clone", "-q", url, check)
+	q, err := statefiles.At(check).LoadQueue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t1, _ := q.Find("T-1")
+	t2, _ := q.Find("T-2")
+	if t1.State != statefiles.Parked || !strings.Contains(t1.Reason, "waits on branch "+branch) || !strings.Contains(t1.Reason, "strom task unpark T-1") || t1.Host != "" {
+		t.Errorf("T-1 on the remote = %+v, want parked naming %s", t1, branch)
+	}
+	if t2.State != statefiles.Done {
+		t.Errorf("T-2 on the remote is %s", t2.State)
+	}
+	if got := h.gitIn(t, check, "log", "-1", "--format=%(trailers:key=Strom-Branch,valueonly)", "--grep=parked for a person"); strings.TrimSpace(got) != branch {
+		t.Errorf("the commit that parks T-1 names %q", got)
+	}
+	// laptop: its branch is the remote's, the diverted commit kept in a branch
+	// of its own too.
+	if n := strings.TrimSpace(h.gitIn(t, laptop, "rev-list", "--count", "origin/main..HEAD")); n != "0" {
+		t.Errorf("laptop has %s commits the remote lacks", n)
+	}
+	if got := h.gitIn(t, laptop, "show", branch+":notes.md"); got != "laptop's words\n" {
+		t.Errorf("laptop's %s: notes.md = %q", branch, got)
+	}
+	if l := h.mustIn(t, laptop, "task", "list"); !regexp.MustCompile(`T-1 +parked +Find register 1 — the commit of its session \S+ conflicts with origin/main in notes.md and waits on branch ` + regexp.QuoteMeta(branch)).MatchString(l) {
+		t.Errorf("strom task list on laptop:\n%s", l)
+	}
+}

@@ -167,3 +167,57 @@ func (r *Repo) RemoteHasBranch(ctx context.Context, remote, branch string) (bool
 	}
 	return strings.TrimSpace(string(out)) != "", nil
 }
+
+// Ahead lists the commits of HEAD that ref does not have and whose message has
+// the trailer key, newest first; every such commit of HEAD when ref does not
+// exist.
+func (r *Repo) Ahead(ctx context.Context, ref, key string) ([]Commit, error) {
+	rng := "HEAD"
+	if _, err := r.git(ctx, []string{"rev-parse", "-q", "--verify", ref + "^{commit}"}, nil, nil); err == nil {
+		rng = ref + "..HEAD"
+	}
+	out, err := r.git(ctx, []string{"log", "-z", "--format=%H%n%B", rng}, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("list the commits not pushed: %w", err)
+	}
+	var commits []Commit
+	for _, rec := range splitNUL(out) {
+		hash, raw, _ := strings.Cut(rec, "\n")
+		m := ParseMessage(raw)
+		if _, ok := m.Trailer(key); ok {
+			commits = append(commits, Commit{Hash: hash, Subject: m.Subject, Message: m})
+		}
+	}
+	return commits, nil
+}
+
+// PushTo pushes commit to remote's branch; a branch that exists there already
+// with other commits is refused (ErrPushRejected). Errors as Push's.
+func (r *Repo) PushTo(ctx context.Context, remote, commit, branch string) error {
+	out, err := r.git(ctx, []string{"push", "--porcelain", "--no-verify", remote, commit + ":refs/heads/" + branch}, nil, nil)
+	if err == nil {
+		return nil
+	}
+	if strings.Contains(string(out), "!\t") {
+		return fmt.Errorf("push to %s: %s: %w", remote, branch, ErrPushRejected)
+	}
+	return fmt.Errorf("push to %s: %w: %w", remote, ErrRemoteAway, err)
+}
+
+// SetBranch makes (or moves) the local branch name to commit.
+func (r *Repo) SetBranch(ctx context.Context, name, commit string) error {
+	if _, err := r.git(ctx, []string{"branch", "-f", name, commit}, nil, nil); err != nil {
+		return fmt.Errorf("make branch %s: %w", name, err)
+	}
+	return nil
+}
+
+// ResetKeep moves the current branch to ref, and the work tree with it, as git
+// reset --keep does: a file changed in the work tree that the move would touch
+// makes it refuse, so nothing not committed is lost.
+func (r *Repo) ResetKeep(ctx context.Context, ref string) error {
+	if _, err := r.git(ctx, []string{"reset", "-q", "--keep", ref}, nil, nil); err != nil {
+		return fmt.Errorf("reset the branch to %s: %w", ref, err)
+	}
+	return nil
+}
