@@ -4,9 +4,10 @@
 // line that does the same (Env.Do), so a menu run is a `strom run` with those
 // options and a setting is set as `strom config set` sets it. Its forms are
 // charmbracelet/huh (v2, whose terminal library asks the terminal nothing before
-// a form runs, so an agent's strom command never waits on it): selects and inputs that validate as the flags do, and an
-// accessible mode (ACCESSIBLE=1) that reads numbered answers and plain lines.
-// Esc goes back one level; Ctrl-C leaves the menu.
+// a form runs, so an agent's strom command never waits on it): selects,
+// multi-selects and inputs that validate as the flags do, and an accessible mode
+// (ACCESSIBLE=1) that reads numbered answers and plain lines. Esc goes back one
+// level; Ctrl-C leaves the menu at once and changes nothing.
 package menu
 
 import (
@@ -15,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -33,6 +35,10 @@ type Env struct {
 	Dir        string            // the working folder, where strom init makes one
 	Getenv     func(string) string
 	Msg        *messages.Printer
+	// Interrupts are the process's Ctrl-C signals: one while a form asks leaves the
+	// menu (a drawn form reads Ctrl-C as a key; an accessible one reads lines, and
+	// the terminal sends the signal). Nil: none come.
+	Interrupts <-chan os.Signal
 	// Do runs a strom command line exactly as typed in this terminal; the menu goes
 	// on whatever its exit status.
 	Do func(ctx context.Context, args ...string) int
@@ -58,10 +64,14 @@ type menu struct {
 type eofReader struct {
 	r   io.Reader
 	eof bool
+	tee io.Writer // when set, gets a copy of what was read
 }
 
 func (e *eofReader) Read(p []byte) (int, error) {
 	n, err := e.r.Read(p)
+	if e.tee != nil && n > 0 {
+		_, _ = e.tee.Write(p[:n])
+	}
 	if err != nil {
 		e.eof = true
 	}
@@ -125,7 +135,23 @@ func (m *menu) run(fields ...huh.Field) step {
 		WithAccessible(m.Accessible).
 		WithKeyMap(km).
 		WithShowHelp(false)
-	err := f.RunWithContext(m.ctx)
+	ctx, cancel := context.WithCancel(m.ctx)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- f.RunWithContext(ctx) }()
+	var err error
+	select {
+	case err = <-done:
+	case <-m.Interrupts:
+		// Ctrl-C leaves the menu at once, changing nothing. A drawn form ends with
+		// its context and gives the terminal back; an accessible one waits on a line
+		// the process leaving abandons.
+		cancel()
+		if !m.Accessible {
+			<-done
+		}
+		return stepLeave
+	}
 	switch {
 	case errors.Is(err, huh.ErrUserAborted) && esc:
 		return stepBack
@@ -160,9 +186,21 @@ func (m *menu) choose(title string, back bool, items ...choice) (string, step) {
 	return value, stepOK
 }
 
-// input asks for one line that valid accepts.
+// input asks for one line that valid accepts; value is offered. A drawn form shows
+// it in the field; the accessible one says it in brackets, and an empty line takes it.
 func (m *menu) input(title, value string, valid func(string) error) (string, step) {
-	st := m.run(huh.NewInput().Title(title).Value(&value).Validate(valid))
+	check := valid
+	if m.Accessible && value != "" {
+		title += " [" + value + "]"
+		offered := value
+		check = func(s string) error {
+			if strings.TrimSpace(s) == "" {
+				s = offered
+			}
+			return valid(s)
+		}
+	}
+	st := m.run(huh.NewInput().Title(title).Value(&value).Validate(check))
 	return value, st
 }
 

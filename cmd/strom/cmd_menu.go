@@ -11,6 +11,11 @@ import (
 	"github.com/strom-research/strom/statefiles"
 )
 
+const menuExits = `  0  the menu was left: Leave the menu, Esc on the first level, Ctrl-C, or the
+     end of the input (a command chosen in it says its own outcome on the way)
+  1  error (the message says what to do)
+  2  bad usage`
+
 func menuCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom menu")
 	return &ffcli.Command{
@@ -20,9 +25,9 @@ func menuCommand(s *sys) *ffcli.Command {
 		LongHelp: withHelp(`The research's menu: the mode first, then letting the agent work on its own,
 the daily work on the queue, and the settings. Every choice runs the strom command
 that does the same, so a run from the menu is a strom run with those options.
-Esc goes back one level, Ctrl-C leaves. ACCESSIBLE=1 asks with numbered options
-and plain lines, for a screen reader or a script. Without a terminal it prints
-the list of commands.`, ""),
+Esc goes back one level, Ctrl-C leaves at once and changes nothing. ACCESSIBLE=1
+asks with numbered options and plain lines, for a screen reader or a script.
+Without a terminal it prints the list of commands.`, menuExits),
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) > 0 {
@@ -57,6 +62,7 @@ func openMenu(ctx context.Context, s *sys) error {
 		Dir:        s.cwd(),
 		Getenv:     s.getenv,
 		Msg:        s.msg(),
+		Interrupts: s.interrupts,
 		Do: func(ctx context.Context, args ...string) int {
 			return run(ctx, args, s.child())
 		},

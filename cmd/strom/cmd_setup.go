@@ -39,7 +39,7 @@ without asking.`, ""),
 				return usagef("strom setup asks on a terminal: run it in one, or answer with strom setup --new research|archive")
 			}
 			return menu.Setup(ctx, menu.Env{Terminal: tty, Out: s.stdout, Accessible: s.getenv("ACCESSIBLE") != "",
-				Getenv: s.getenv, Msg: s.msg(), Dir: s.cwd(),
+				Getenv: s.getenv, Msg: s.msg(), Dir: s.cwd(), Interrupts: s.interrupts,
 				Do: func(ctx context.Context, args ...string) int {
 					return run(ctx, args, s.child())
 				}})

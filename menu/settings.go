@@ -1,0 +1,311 @@
+package menu
+
+import (
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+
+	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/messages"
+	"github.com/strom-research/strom/statefiles"
+)
+
+// settings: the agent, working alone, messages, archives, maintenance, new researches.
+func (m *menu) settings() step {
+	for {
+		agent := m.setting("agent.name")
+		v, st := m.choose(m.say("menu.settings"), true,
+			choice{m.say("menu.alone"), "alone"},
+			choice{m.say("menu.agent", messages.Args{"Agent": agent}), "agent"},
+			choice{m.languageLabel(), "language"},
+			choice{m.say("menu.archives", messages.Args{"Archives": m.archives()}), "archives"},
+			choice{m.say("menu.maintenance"), "maintenance"},
+			choice{m.newLabel(), "new"})
+		if st != stepOK {
+			return st
+		}
+		switch v {
+		case "alone":
+			st = m.alone()
+		case "agent":
+			st = m.agent()
+		case "language":
+			st = m.language()
+		case "archives":
+			st = m.archivesMenu()
+		case "maintenance":
+			st = m.maintenance()
+		case "new":
+			st = m.newResearches()
+		}
+		if st == stepLeave {
+			return st
+		}
+		if st == stepOK {
+			return stepOK
+		}
+	}
+}
+
+// alone is "The agent working alone" (R7.2, R7.4, R7.4.3).
+func (m *menu) alone() step {
+	gate := m.setting("run.gate")
+	if gate == "" {
+		gate = m.say("menu.gate_none")
+	}
+	for {
+		v, st := m.choose(m.say("menu.alone"), true,
+			choice{m.say("menu.minutes", messages.Args{"Minutes": m.setting("run.minutes")}), "minutes"},
+			choice{m.say("menu.gate", messages.Args{"Gate": gate}), "gate"},
+			choice{m.say("menu.gate_test"), "test"})
+		if st != stepOK {
+			return st
+		}
+		if st := m.aloneChoice(v); st != stepBack {
+			return st
+		}
+	}
+}
+
+func (m *menu) aloneChoice(v string) step {
+	switch v {
+	case "minutes":
+		key, _ := statefiles.LookupKey("run.minutes")
+		n, st := m.input(m.say("menu.minutes_ask"), "", func(s string) error {
+			s = strings.TrimSpace(s)
+			if s == "0" {
+				return nil
+			}
+			if _, err := key.Parse(s); err != nil {
+				// The sentence --minutes refuses with, and the way back.
+				return fmt.Errorf("%s", m.say("menu.bad_minutes", messages.Args{
+					"Refusal": m.say("usage.minutes", messages.Args{"Value": asTyped(s)})}))
+			}
+			return nil
+		})
+		if st != stepOK {
+			return st
+		}
+		if strings.TrimSpace(n) == "0" {
+			return stepBack // 0 goes back without a change (R7.2), as Esc does
+		}
+		m.do("config", "set", "run.minutes", strings.TrimSpace(n))
+	case "gate":
+		return m.gate()
+	case "test":
+		m.do("gate", "test")
+	}
+	return stepOK
+}
+
+// gate chooses the condition; strom config set run.gate asks the person to confirm.
+func (m *menu) gate() step {
+	items := []choice{{m.say("menu.gate_none"), "none"}}
+	if _, err := exec.LookPath("claude"); err == nil {
+		items = append(items, choice{m.say("menu.gate_claude"), "claude-usage"})
+	}
+	for _, g := range harness.InstalledGates(m.Getenv) {
+		if g != "claude-usage" {
+			items = append(items, choice{m.say("menu.gate_own", messages.Args{"Name": g}), g})
+		}
+	}
+	v, st := m.choose(m.say("menu.gate_choose"), true, items...)
+	if st != stepOK {
+		return st
+	}
+	switch v {
+	case "none":
+		m.do("config", "unset", "run.gate")
+	case "claude-usage":
+		n, st := m.input(m.say("menu.gate_n"), "10", wholeIn(0, 99, m.say("menu.bad_gate_n"), false))
+		if st != stepOK {
+			return st
+		}
+		cp, st := m.input(m.say("menu.gate_cap"), "", wholeIn(1, 100, m.say("menu.bad_gate_cap"), true))
+		if st != stepOK {
+			return st
+		}
+		words := "claude-usage " + strings.TrimSpace(n)
+		if c := strings.TrimSpace(cp); c != "" {
+			words += " --cap " + c
+		}
+		m.do("config", "set", "run.gate", words)
+	default:
+		m.do("config", "set", "run.gate", v)
+	}
+	return stepOK
+}
+
+// wholeIn validates a whole number lo–hi (research 1.26.0: no decimals).
+func wholeIn(lo, hi int, bad string, empty bool) func(string) error {
+	return func(s string) error {
+		s = strings.TrimSpace(s)
+		if s == "" && empty {
+			return nil
+		}
+		if n, err := strconv.Atoi(s); err != nil || n < lo || n > hi {
+			return fmt.Errorf("%s", bad)
+		}
+		return nil
+	}
+}
+
+// agent chooses the research's agent, marking the installed ones.
+func (m *menu) agent() step {
+	s := m.settingsNow()
+	var items []choice
+	advice := map[string]string{}
+	for _, name := range harness.AgentNames(s) {
+		p, err := harness.LookupAgent(s, name)
+		if err != nil {
+			continue
+		}
+		if p.Installed(exec.LookPath) {
+			items = append(items, choice{m.say("menu.agent_installed", messages.Args{"Agent": name}), name})
+			continue
+		}
+		how := p.Install
+		if how == "" {
+			how = p.Binary
+		}
+		advice[name] = how
+		items = append(items, choice{m.say("menu.agent_missing", messages.Args{"Agent": name, "Advice": how}), name})
+	}
+	v, st := m.choose(m.say("menu.agent_choose"), true, items...)
+	if st != stepOK {
+		return st
+	}
+	if how, missing := advice[v]; missing {
+		m.note(m.say("menu.agent_how", messages.Args{"Agent": v, "Advice": how}))
+		return stepOK
+	}
+	if m.Research != nil {
+		m.do("config", "set", "agent.name", v, "--for-tree")
+	} else {
+		m.do("config", "set", "agent.name", v)
+	}
+	return stepOK
+}
+
+func (m *menu) languageLabel() string {
+	return m.say("menu.language", messages.Args{"Language": m.languageName(m.setting("messages.language"))})
+}
+
+func (m *menu) languageName(setting string) string {
+	if setting == messages.System || setting == "" {
+		return m.say("menu.language_system", messages.Args{"Language": m.say("lang." + messages.Resolve("", m.Getenv))})
+	}
+	return m.say("lang." + setting)
+}
+
+// language sets messages.language; the menu speaks it from the next form on.
+func (m *menu) language() step {
+	var items []choice
+	for _, l := range messages.Languages {
+		items = append(items, choice{m.say("lang." + l), l})
+	}
+	items = append(items, choice{m.languageName(messages.System), messages.System})
+	v, st := m.choose(m.say("menu.language_choose"), true, items...)
+	if st != stepOK {
+		return st
+	}
+	m.do("config", "set", "messages.language", v)
+	m.Msg = messages.For(harness.Language(m.Getenv))
+	return stepOK
+}
+
+// archives names the archives set for this research, for the Settings item.
+func (m *menu) archives() string {
+	names := m.settingsNow().ArchiveNames()
+	if len(names) == 0 {
+		return m.say("menu.archives_none")
+	}
+	return strings.Join(names, ", ")
+}
+
+// archivesMenu lists the archives tasks can need with their probes, adds one and
+// removes one, as strom config set|unset archives.NAME.probe do.
+func (m *menu) archivesMenu() step {
+	s := m.settingsNow()
+	items := []choice{{m.say("menu.archive_add"), "+add"}}
+	for _, name := range s.ArchiveNames() {
+		probe := ""
+		if r, err := s.Resolve(statefiles.ArchiveSetting(name), ""); err == nil {
+			probe = r.Value
+		}
+		items = append(items, choice{m.say("menu.archive_item", messages.Args{"Name": name, "Probe": probe}), name})
+	}
+	v, st := m.choose(m.say("menu.archives_title"), true, items...)
+	if st != stepOK {
+		return st
+	}
+	if v == "+add" {
+		return m.archiveAdd()
+	}
+	r, err := s.Resolve(statefiles.ArchiveSetting(v), "")
+	if err != nil {
+		m.note(err.Error())
+		return stepOK
+	}
+	w, st := m.choose(m.say("menu.archive_item", messages.Args{"Name": v, "Probe": r.Value}), true,
+		choice{m.say("menu.archive_remove", messages.Args{"Name": v}), "remove"})
+	if st != stepOK || w != "remove" {
+		return st
+	}
+	args := []string{"config", "unset", statefiles.ArchiveSetting(v)}
+	if r.Source == statefiles.FromTree {
+		args = append(args, "--for-tree")
+	}
+	m.do(args...)
+	return stepOK
+}
+
+// archiveAdd asks for a name and a probe; the probe is the research's, set with
+// --for-tree and allowed as strom config set allows it on a terminal.
+func (m *menu) archiveAdd() step {
+	name, st := m.input(m.say("menu.archive_name"), "", func(s string) error {
+		s = strings.TrimSpace(s)
+		if statefiles.CheckArchiveName(s) != nil {
+			return fmt.Errorf("%s", m.say("menu.bad_archive_name", messages.Args{"Name": s, "Max": statefiles.MaxArchiveName}))
+		}
+		return nil
+	})
+	if st != stepOK {
+		return st
+	}
+	name = strings.TrimSpace(name)
+	probe, st := m.input(m.say("menu.archive_probe", messages.Args{"Name": name}), "", func(s string) error {
+		if strings.TrimSpace(s) == "" {
+			return fmt.Errorf("%s", m.say("menu.bad_archive_probe"))
+		}
+		return nil
+	})
+	if st != stepOK {
+		return st
+	}
+	m.do("config", "set", statefiles.ArchiveSetting(name), strings.TrimSpace(probe), "--for-tree")
+	return stepOK
+}
+
+// maintenance: the hooks, and every state file checked.
+func (m *menu) maintenance() step {
+	v, st := m.choose(m.say("menu.maintenance"), true,
+		choice{m.say("menu.install_hooks"), "hooks"},
+		choice{m.say("menu.check_files"), "check"})
+	if st != stepOK {
+		return st
+	}
+	if v == "hooks" {
+		m.do("hooks", "install")
+		return stepOK
+	}
+	errs := m.Research.CheckStateFiles()
+	if len(errs) == 0 {
+		m.note(m.say("menu.files_ok"))
+	}
+	for _, err := range errs {
+		m.note(err.Error())
+	}
+	return stepOK
+}
