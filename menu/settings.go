@@ -90,13 +90,24 @@ func (m *menu) aloneChoice(v string) step {
 		if strings.TrimSpace(n) == "0" {
 			return stepBack // 0 goes back without a change (R7.2), as Esc does
 		}
-		m.do("config", "set", "run.minutes", strings.TrimSpace(n))
+		m.do(m.setWhereSet("run.minutes", strings.TrimSpace(n))...)
 	case "gate":
 		return m.gate()
 	case "test":
 		m.do("gate", "test")
 	}
 	return stepOK
+}
+
+// setWhereSet is the strom config set line that changes what applies: the
+// research's own setting when it has one (a tree setting wins over the computer's),
+// else the computer's.
+func (m *menu) setWhereSet(name, value string) []string {
+	args := []string{"config", "set", name, value}
+	if r, err := m.settingsNow().Resolve(name, ""); err == nil && r.Source == statefiles.FromTree {
+		args = append(args, "--for-tree")
+	}
+	return args
 }
 
 // gate chooses the condition; strom config set run.gate asks the person to confirm.

@@ -177,9 +177,9 @@ func configSetCommand(s *sys) *ffcli.Command {
 				return err
 			}
 			if k.Person {
-				q := fmt.Sprintf("Set %s to %q for %s?", k.Name, args[1], scope(*forTree))
+				q := s.msg().Say("config.confirm_set", messages.Args{"Key": k.Name, "Quoted": strconv.Quote(args[1]), "Scope": s.scope(*forTree)})
 				if c := gates.CapOf(args[1]); k.Name == "run.gate" && c > 0 {
-					q += fmt.Sprintf(" At %d%% of the week no session starts, in no run, not even with --no-gate.", c)
+					q += " " + s.msg().Say("config.cap_note", messages.Args{"Cap": c})
 				}
 				if err := s.confirm(q); err != nil {
 					return err
@@ -201,11 +201,12 @@ func configSetCommand(s *sys) *ffcli.Command {
 	}
 }
 
-func scope(forTree bool) string {
+// scope names where a setting applies, in the person's words.
+func (s *sys) scope(forTree bool) string {
 	if forTree {
-		return "this research"
+		return s.msg().Say("config.scope_tree")
 	}
-	return "this computer"
+	return s.msg().Say("config.scope_computer")
 }
 
 func configUnsetCommand(s *sys) *ffcli.Command {
@@ -233,7 +234,7 @@ func configUnsetCommand(s *sys) *ffcli.Command {
 				return err
 			}
 			if k.Person {
-				if err := s.confirm(fmt.Sprintf("Unset %s for %s?", k.Name, scope(*forTree))); err != nil {
+				if err := s.confirm(s.msg().Say("config.confirm_unset", messages.Args{"Key": k.Name, "Scope": s.scope(*forTree)})); err != nil {
 					return err
 				}
 			}
@@ -274,7 +275,7 @@ func (s *sys) confirm(question string) error {
 // terminal; without one it says how the value gets allowed.
 func (s *sys) allowSet(ctx context.Context, name string) error {
 	if s.terminal() == nil {
-		fmt.Fprintf(s.stdout, "%s starts a program: strom run and strom chat refuse it until a person allows it with strom allow in a terminal\n", name)
+		fmt.Fprintln(s.stdout, s.msg().Say("config.needs_allow", messages.Args{"Key": name}))
 		return nil
 	}
 	r, err := s.research()
@@ -284,6 +285,6 @@ func (s *sys) allowSet(ctx context.Context, name string) error {
 	if _, err := r.AllowSetting(ctx, name); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.stdout, "%s is allowed for this research on this computer\n", name)
+	fmt.Fprintln(s.stdout, s.msg().Say("config.allowed", messages.Args{"Key": name}))
 	return nil
 }

@@ -311,6 +311,19 @@ func TestMenuTimeForOneTask(t *testing.T) {
 	if r := setting(t, h, "run.minutes"); r.Value != float64(45) || r.Source != "user" {
 		t.Errorf("run.minutes after 4, 601 and 45: %+v", r)
 	}
+
+	// The research's own setting wins over the computer's: the menu changes it.
+	h.must(t, "config", "set", "run.minutes", "30", "--for-tree")
+	d = startMenu(t, h, "ACCESSIBLE=1")
+	d.main("menu.settings")
+	d.choose(en.Say("menu.alone"))
+	d.choose(en.Say("menu.minutes", messages.Args{"Minutes": "30"}))
+	d.answer(en.Say("menu.minutes_ask"), "20\r")
+	d.expect("run.minutes = 20 (.strom/config.json)")
+	d.leaveMenu()
+	if r := setting(t, h, "run.minutes"); r.Value != float64(20) || r.Source != "tree" {
+		t.Errorf("run.minutes set in the menu while the research has its own: %+v", r)
+	}
 }
 
 // TestMenuCondition: the condition is none, Claude usage (only with Claude Code on
@@ -418,10 +431,11 @@ func TestMenuAgentChoice(t *testing.T) {
 }
 
 // TestMenuLanguageChoice: choosing Deutsch sets messages.language; the menu's next
-// screen is German.
+// screen is German, and so are the questions of the commands it runs.
 func TestMenuLanguageChoice(t *testing.T) {
 	t.Parallel()
 	h := menuResearch(t)
+	fakeGate(t, h, "fake")
 	d := startMenu(t, h, "LANG=en_US.UTF-8", "ACCESSIBLE=1")
 	d.main("menu.settings")
 	d.choose("Messages: as the system says (English)")
@@ -429,10 +443,20 @@ func TestMenuLanguageChoice(t *testing.T) {
 	d.expect("messages.language = de")
 	de := messages.For(messages.German)
 	d.expect(de.Say("menu.work_alone"))
+	// The question strom config set asks is German too, and takes its yes.
+	d.choose(de.Say("menu.settings"))
+	d.choose(de.Say("menu.alone"))
+	d.choose(de.Say("menu.gate", messages.Args{"Gate": de.Say("menu.gate_none")}))
+	d.choose(de.Say("menu.gate_own", messages.Args{"Name": "fake"}))
+	d.answer(`run.gate für diesen Computer auf "fake" setzen? [j/N]`, "j\r")
+	d.expect("run.gate = fake")
 	d.choose(de.Say("menu.leave"))
 	d.leave()
 	if r := setting(t, h, "messages.language"); r.Value != "de" || r.Source != "user" {
 		t.Errorf("messages.language after Deutsch: %+v", r)
+	}
+	if r := setting(t, h, "run.gate"); r.Value != "fake" {
+		t.Errorf("run.gate after the German yes: %+v", r)
 	}
 }
 
