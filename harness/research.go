@@ -13,6 +13,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -40,6 +41,8 @@ type Research struct {
 	// sync is the remote a run shares the research through (sync.remote), nil
 	// when the research is worked in this clone alone.
 	sync *remote.Sync
+	// syncOut is where a synced run says what its integrations did (renumbering).
+	syncOut io.Writer
 }
 
 func (r *Research) marked(event string) {

@@ -216,6 +216,7 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 	}
 	pk := r.newPicker(o.Tasks)
 	if r.sync != nil {
+		r.syncOut = o.Out
 		pk.stale = time.Duration(plan.Minutes)*time.Minute + StaleGrace
 		// What the last run left here (a crashed session's commit among it) is
 		// pushed first, and the queue picked from is the remote's.

@@ -73,6 +73,7 @@ func (r *Research) syncOf(ctx context.Context, s statefiles.Settings, strom stri
 			return nil, err
 		}
 	}
+	sy.BeforeMerge = func(ctx context.Context) error { return r.renumberNew(ctx, r.syncOut) }
 	return sy, nil
 }
 

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -39,6 +40,38 @@ func TestStaleClaim(t *testing.T) {
 		}
 		if got := r.takeable(c.pk, &c.task); got != (c.want || c.task.State == statefiles.Open) {
 			t.Errorf("%s: takeable = %v", c.name, got)
+		}
+	}
+}
+
+// TestRenumbering: only tasks ours added under an id theirs added too, as
+// another task, move; they get ids past every id and next_id of the three.
+func TestRenumbering(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	tk := func(id, title string, min int) statefiles.Task {
+		return statefiles.Task{ID: id, Title: title, State: statefiles.Open, Created: at.Add(time.Duration(min) * time.Minute)}
+	}
+	q := func(next int, ts ...statefiles.Task) *statefiles.Queue {
+		return &statefiles.Queue{Version: 1, NextID: next, Tasks: ts}
+	}
+	base := q(3, tk("T-1", "a", 0), tk("T-2", "b", 1))
+	cases := []struct {
+		name         string
+		ours, theirs *statefiles.Queue
+		want         string
+		next         int
+	}{
+		{"none added on their side", q(5, tk("T-1", "a", 0), tk("T-2", "b", 1), tk("T-3", "c", 2), tk("T-4", "d", 3)), base, "map[]", 5},
+		{"different ids", q(4, tk("T-1", "a", 0), tk("T-3", "c", 2)), q(5, tk("T-1", "a", 0), tk("T-2", "b", 1), tk("T-4", "x", 3)), "map[]", 5},
+		{"the same task on both sides", q(4, tk("T-3", "c", 2)), q(4, tk("T-3", "c", 2)), "map[]", 4},
+		{"two of ours meet theirs", q(6, tk("T-3", "c", 2), tk("T-4", "d", 3), tk("T-5", "e", 4)), q(8, tk("T-3", "x", 5), tk("T-4", "y", 6), tk("T-7", "z", 7)),
+			"map[T-3:T-8 T-4:T-9]", 10},
+	}
+	for _, c := range cases {
+		moves, next := renumbering(base, c.ours, c.theirs)
+		if got := fmt.Sprint(moves); got != c.want || (len(moves) > 0 && next != c.next) {
+			t.Errorf("%s: moves %s next %d, want %s next %d", c.name, got, next, c.want, c.next)
 		}
 	}
 }

@@ -139,6 +139,45 @@ func (t *Tree) AppendProgressLocked(r Record) error {
 	return nil
 }
 
+// RenameTaskRecordsLocked gives the records of the tasks in ids (old id → new
+// id) their new task id; every other line stays as it was, byte for byte. It
+// checks the file first and writes it atomically. Hold the lock.
+func (t *Tree) RenameTaskRecordsLocked(ids map[string]string) error {
+	data, err := readOptional(t.Path(ProgressFile))
+	if err != nil {
+		return fmt.Errorf("read %s: %w", t.rel(ProgressFile), err)
+	}
+	if err := checkProgress(t.rel(ProgressFile), data); err != nil {
+		return err
+	}
+	out := make([]byte, 0, len(data))
+	changed := false
+	for line := range bytes.Lines(data) {
+		var r Record
+		body := bytes.TrimSuffix(line, []byte("\n"))
+		if len(bytes.TrimSpace(body)) > 0 && json.Unmarshal(body, &r) == nil {
+			if to, ok := ids[r.Task]; ok {
+				r.Task = to
+				b, err := json.Marshal(r)
+				if err != nil {
+					return fmt.Errorf("encode record: %w", err)
+				}
+				out, changed = append(append(out, b...), '\n'), true
+				continue
+			}
+		}
+		out = append(out, line...)
+	}
+	if !changed {
+		return nil
+	}
+	if err := WriteAtomic(t.Path(ProgressFile), out, 0o644); err != nil {
+		return err
+	}
+	os.Remove(t.progressIndexPath(progressIndexState))
+	return nil
+}
+
 // Park is .strom/park.json: the counters that park a task. For each task, Empty
 // counts its sessions in a row that recorded nothing, Unfinished its sessions in a
 // row that ended neither done nor waiting (run.sessionsPerTask).

@@ -680,3 +680,80 @@ fi
 		t.Errorf("strom task list on laptop:\n%s", l)
 	}
 }
+
+// TestSyncSameNewID: laptop and desktop each add a task T-2 of their own, and
+// laptop keeps a record and a park counter on its T-2 before it meets the
+// remote. Before merging, laptop's run renumbers its T-2 to T-3 in a commit of
+// its own, the record and the counter with it; the merge then meets no id
+// twice, and both tasks are kept and worked once.
+func TestSyncSameNewID(t *testing.T) {
+	t.Parallel()
+	h := syncSetup(t, syncAgent, 1)
+	url := "file://" + filepath.Join(h.dir, "remote.git")
+	laptop, desktop := filepath.Join(h.dir, "laptop"), filepath.Join(h.dir, "desktop")
+	for _, dir := range []string{laptop, desktop} {
+		h.gitIn(t, h.dir, "clone", "-q", url, dir)
+	}
+	h.mustIn(t, desktop, "task", "add", "Desktop's find")
+	h.gitIn(t, desktop, "commit", "-q", "-am", "desktop's task")
+	h.gitIn(t, desktop, "push", "-q", "origin", "main")
+	h.mustIn(t, laptop, "task", "add", "Laptop's find")
+	h.mustIn(t, laptop, "record", "--task", "T-2", "the laptop's note on its T-2")
+	if err := os.WriteFile(filepath.Join(laptop, ".strom", "park.json"), []byte(`{"version":1,"empty":{"T-2":1}}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.gitIn(t, laptop, "add", "-A")
+	h.gitIn(t, laptop, "commit", "-q", "-m", "laptop's task")
+
+	cmd := exec.Command(h.strom, "run", "--loop", "--agent", "command", "--", "sh", filepath.Join(h.dir, "agent.sh"))
+	cmd.Dir, cmd.Env = laptop, append(slices.Clip(h.env), "STROM_HOST=laptop")
+	b, err := cmd.CombinedOutput()
+	out := string(b)
+	if err != nil {
+		t.Fatalf("strom run --loop: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "⇄ origin/main added tasks under the ids this clone gave its new ones: T-2 is now T-3") {
+		t.Errorf("the run does not say it renumbered:\n%s", out)
+	}
+	if n := strings.Count(out, "▶ session"); n != 3 {
+		t.Errorf("%d sessions, want 3:\n%s", n, out)
+	}
+	check := filepath.Join(h.dir, "check")
+	h.gitIn(t, h.dir, "clone", "-q", url, check)
+	q, err := statefiles.At(check).LoadQueue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tk := range q.Tasks {
+		got = append(got, fmt.Sprintf("%s %s %s", tk.ID, tk.Title, tk.State))
+	}
+	want := []string{"T-1 Find register 1 done", "T-2 Desktop's find done", "T-3 Laptop's find done"}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("the remote's tasks = %q, want %q", got, want)
+	}
+	recs, err := statefiles.At(check).LoadProgress()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if r.Text == "the laptop's note on its T-2" && r.Task != "T-3" {
+			t.Errorf("the laptop's record is on %s, want T-3", r.Task)
+		}
+	}
+	renumber := h.gitIn(t, check, "log", "--format=%H", "--grep=new tasks renumbered")
+	if len(strings.Fields(renumber)) != 1 {
+		t.Fatalf("renumbering commits: %q", renumber)
+	}
+	c := strings.TrimSpace(renumber)
+	if msg := h.gitIn(t, check, "log", "-1", "--format=%B", c); !strings.Contains(msg, "strom: new tasks renumbered, origin/main has their ids") || !strings.Contains(msg, "T-2 is now T-3") {
+		t.Errorf("the renumbering commit's message:\n%s", msg)
+	}
+	if park := h.gitIn(t, check, "show", c+":.strom/park.json"); !strings.Contains(park, `"T-3": 1`) || strings.Contains(park, "T-2") {
+		t.Errorf("park.json in the renumbering commit:\n%s", park)
+	}
+	if p := h.gitIn(t, check, "show", c+":.strom/progress.jsonl"); !strings.Contains(p, `"task":"T-3","text":"the laptop's note on its T-2"`) {
+		t.Errorf("progress.jsonl in the renumbering commit:\n%s", p)
+	}
+}

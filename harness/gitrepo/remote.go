@@ -1,11 +1,15 @@
 package gitrepo
 
 import (
+	"archive/tar"
 	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -220,4 +224,77 @@ func (r *Repo) ResetKeep(ctx context.Context, ref string) error {
 		return fmt.Errorf("reset the branch to %s: %w", ref, err)
 	}
 	return nil
+}
+
+// MergeBase is the best common ancestor of HEAD and rev; "" when they have none.
+func (r *Repo) MergeBase(ctx context.Context, rev string) (string, error) {
+	out, err := r.git(ctx, []string{"merge-base", "HEAD", rev}, nil, nil)
+	if err != nil {
+		var ge *GitError
+		if errors.As(err, &ge) && strings.TrimSpace(ge.Stderr) == "" {
+			return "", nil // no common ancestor
+		}
+		return "", fmt.Errorf("find the merge base of %s: %w", rev, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// Changed reports whether any of paths differs between the commits from and to.
+func (r *Repo) Changed(ctx context.Context, from, to string, paths ...string) (bool, error) {
+	args := append([]string{"diff", "--quiet", from, to, "--"}, paths...)
+	_, err := r.git(ctx, args, nil, []string{"GIT_LITERAL_PATHSPECS=1"})
+	if err == nil {
+		return false, nil
+	}
+	var ge *GitError
+	if errors.As(err, &ge) && strings.TrimSpace(ge.Stderr) == "" {
+		return true, nil // exit status 1: they differ
+	}
+	return false, fmt.Errorf("compare %s with %s: %w", short(from), short(to), err)
+}
+
+// Extract writes the files of rev under paths (files or folders, relative to the
+// top; those rev lacks are skipped) into dir, as they are in rev.
+func (r *Repo) Extract(ctx context.Context, rev, dir string, paths ...string) error {
+	args := append([]string{"ls-tree", "--name-only", rev, "--"}, paths...)
+	out, err := r.git(ctx, args, nil, []string{"GIT_LITERAL_PATHSPECS=1"})
+	if err != nil {
+		return fmt.Errorf("list %s of %s: %w", strings.Join(paths, ", "), short(rev), err)
+	}
+	have := strings.Fields(string(out))
+	if len(have) == 0 {
+		return nil
+	}
+	tarball, err := r.git(ctx, append([]string{"archive", "--format=tar", rev, "--"}, have...), nil, []string{"GIT_LITERAL_PATHSPECS=1"})
+	if err != nil {
+		return fmt.Errorf("read %s of %s: %w", strings.Join(have, ", "), short(rev), err)
+	}
+	tr := tar.NewReader(bytes.NewReader(tarball))
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read %s of %s: %w", strings.Join(have, ", "), short(rev), err)
+		}
+		name := filepath.Join(dir, filepath.FromSlash(h.Name))
+		if !strings.HasPrefix(name, filepath.Clean(dir)+string(filepath.Separator)) {
+			continue
+		}
+		switch h.Typeflag {
+		case tar.TypeDir:
+			err = os.MkdirAll(name, 0o755)
+		case tar.TypeReg:
+			if err = os.MkdirAll(filepath.Dir(name), 0o755); err == nil {
+				var data []byte
+				if data, err = io.ReadAll(tr); err == nil {
+					err = os.WriteFile(name, data, 0o644)
+				}
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("write %s of %s: %w", h.Name, short(rev), err)
+		}
+	}
 }

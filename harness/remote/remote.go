@@ -31,6 +31,9 @@ type Sync struct {
 	Remote string // the remote's name in the clone's git config
 	Branch string // the remote's branch
 	Host   string // this machine's name, for claims and Strom-Host trailers
+	// BeforeMerge, when set, runs after each fetch and before the remote's branch
+	// is merged in (the harness renumbers this clone's new tasks there).
+	BeforeMerge func(ctx context.Context) error
 }
 
 // Resolve makes the Sync of the setting sync.remote = name: the branch is the
@@ -70,6 +73,11 @@ func (s *Sync) Integrate(ctx context.Context) error {
 			return nil
 		}
 		return err
+	}
+	if s.BeforeMerge != nil {
+		if err := s.BeforeMerge(ctx); err != nil {
+			return err
+		}
 	}
 	return s.Git.Merge(ctx, s.Ref(), "strom: merge "+s.Remote+"/"+s.Branch, "strom", "strom@localhost")
 }
