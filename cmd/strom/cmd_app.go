@@ -8,6 +8,8 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/strom-research/strom/messages"
+
 	"github.com/strom-research/strom/app"
 	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/statefiles"
@@ -15,28 +17,21 @@ import (
 
 func appCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom app")
-	listen := fs.String("listen", "", "serve on this loopback address, 127.0.0.1:PORT (default: a free port)")
-	repo := fs.String("repo", "", "show only the research repo in this folder")
-	open := fs.Bool("open", false, "also open the overview in the browser")
+	listen := fs.String("listen", "", "help.app.flag.listen")
+	repo := fs.String("repo", "", "help.app.flag.repo")
+	open := fs.Bool("open", false, "help.app.flag.open")
 	return &ffcli.Command{
 		Name:       "app",
 		ShortUsage: "strom app [--listen 127.0.0.1:PORT] [--repo DIR] [--open]",
 		ShortHelp:  "help.app.short",
-		LongHelp: withHelp(`Serves the research overview on this computer's loopback address and prints
-its address, with a secret token, on its first line; it runs until Ctrl-C. The
-overview shows every research repo on this computer (strom init and the first strom
-command in a research put it on the list), or only the one --repo names: its mode,
-the run (the working session with its time left, or Paused and when it resumes),
-the queue, the last sessions and the condition's last answers. At a working agent
-"Finish and stop" asks the run to finish the session; the run's terminal confirms it.
-Only this computer reaches it: from elsewhere, use your own SSH tunnel.`, ""),
-		FlagSet: fs,
+		LongHelp:   withHelp("help.app.long", ""),
+		FlagSet:    fs,
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			if err := s.personOnly("strom app"); err != nil {
 				return err
 			}
 			if len(args) > 0 {
-				return usagef("strom app takes no arguments, not %q: strom app --help shows the options", args[0])
+				return s.usage("usage.app.args", messages.Args{"Word": args[0]})
 			}
 			o := app.Options{Env: s.env(), Lang: harness.Language(s.getenv)}
 			if *repo != "" {
@@ -70,10 +65,10 @@ Only this computer reaches it: from elsewhere, use your own SSH tunnel.`, ""),
 				return err
 			}
 			fmt.Fprintln(s.stdout, "strom app: "+srv.URL())
-			fmt.Fprintln(s.stdout, "Open it in a browser on this computer; Ctrl-C stops the app.")
+			fmt.Fprintln(s.stdout, s.msg().Say("app.open_hint"))
 			if *open {
 				if err := openBrowser(ctx, srv.URL()); err != nil {
-					fmt.Fprintf(s.stderr, "strom: could not open a browser (%v): open the address above yourself\n", err)
+					fmt.Fprintln(s.stderr, "strom: "+s.msg().Say("app.no_browser", messages.Args{"Problem": err.Error()}))
 				}
 			}
 			ctx, cancel := context.WithCancel(ctx)

@@ -9,25 +9,20 @@ import (
 
 	"github.com/strom-research/strom/agentpty"
 	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/messages"
 )
 
 func chatCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom chat")
-	minutes := fs.String("minutes", "", "time limit of the chat in minutes (5–600)")
-	agent := fs.String("agent", "", "the agent: claude, codex, opencode, grok, command or demo")
-	task := fs.String("task", "", "the open task to work on (default: the first open task)")
+	minutes := fs.String("minutes", "", "help.chat.flag.minutes")
+	agent := fs.String("agent", "", "help.chat.flag.agent")
+	task := fs.String("task", "", "help.chat.flag.task")
 	return &ffcli.Command{
 		Name:       "chat",
 		ShortUsage: "strom chat [--task T] [--minutes N] [--agent NAME] [-- AGENT ARGS]",
 		ShortHelp:  "help.chat.short",
-		LongHelp: withHelp(`A session you attend: the agent starts on the task (--task, or the first open
-one) under the same pty as strom run, and what you type goes to it.
-When the agent exits, or at your Ctrl-C, the session ends in one commit with
-Strom-End: closed-by-person. A chat never counts toward parking its task.
-
-Refused in a Strom archive (strom mode research switches research on) and while
-the research waits for its agent.`, runExits),
-		FlagSet: fs,
+		LongHelp:   withHelp("help.chat.long", runExits),
+		FlagSet:    fs,
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			harnessMemory(s)
 			if err := s.personOnly("strom chat"); err != nil {
@@ -40,7 +35,7 @@ the research waits for its agent.`, runExits),
 				}
 			}
 			if len(args) > 0 && *agent != "command" && *agent != "" {
-				return usagef("words after -- are for the command agent: strom chat --agent command -- ./my-agent.sh")
+				return s.usage("usage.agent_words", messages.Args{"Command": "strom chat"})
 			}
 			o.AgentArgs = args
 			if len(args) > 0 && *agent == "" {
@@ -48,7 +43,7 @@ the research waits for its agent.`, runExits),
 			}
 			if *minutes != "" {
 				if m, err := strconv.Atoi(*minutes); err != nil || m < 5 || m > 600 {
-					return usagef("--minutes takes a whole number 5–600, not %q", *minutes)
+					return s.usage("usage.minutes", messages.Args{"Value": strconv.Quote(*minutes)})
 				}
 			}
 			r, err := s.research()

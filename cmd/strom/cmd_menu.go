@@ -7,14 +7,14 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/strom-research/strom/messages"
+
 	"github.com/strom-research/strom/menu"
 	"github.com/strom-research/strom/statefiles"
 )
 
-const menuExits = `  0  the menu was left: Leave the menu, Esc on the first level, Ctrl-C, or the
-     end of the input (a command chosen in it says its own outcome on the way)
-  1  error (the message says what to do)
-  2  bad usage`
+// menuExits are the exit statuses of strom menu.
+const menuExits = "help.menu.exits"
 
 func menuCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom menu")
@@ -22,16 +22,11 @@ func menuCommand(s *sys) *ffcli.Command {
 		Name:       "menu",
 		ShortUsage: "strom menu",
 		ShortHelp:  "help.menu.short",
-		LongHelp: withHelp(`The research's menu: the mode first, then letting the agent work on its own,
-the daily work on the queue, and the settings. Every choice runs the strom command
-that does the same, so a run from the menu is a strom run with those options.
-Esc goes back one level, Ctrl-C leaves at once and changes nothing. ACCESSIBLE=1
-asks with numbered options and plain lines, for a screen reader or a script.
-Without a terminal it prints the list of commands.`, menuExits),
-		FlagSet: fs,
+		LongHelp:   withHelp("help.menu.long", menuExits),
+		FlagSet:    fs,
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) > 0 {
-				return usagef("strom menu takes no words, not %q", args[0])
+				return s.usage("usage.menu.words", messages.Args{"Word": args[0]})
 			}
 			return openMenu(ctx, s)
 		},
@@ -44,7 +39,7 @@ func openMenu(ctx context.Context, s *sys) error {
 	if tty == nil {
 		return helpList(s)
 	}
-	if err := s.personOnly("the menu"); err != nil {
+	if err := s.personOnly(s.msg().Say("refuse.the_menu")); err != nil {
 		return err
 	}
 	r, err := s.research()

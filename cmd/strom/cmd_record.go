@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"github.com/strom-research/strom/messages"
 
 	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/statefiles"
@@ -20,25 +23,25 @@ func (s *sys) sessionRef() harness.SessionRef {
 
 func recordCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom record")
-	task := fs.String("task", "", "the task (outside a session)")
+	task := fs.String("task", "", "help.record.flag.task")
 	return &ffcli.Command{
 		Name:       "record",
 		ShortUsage: "strom record TEXT [--task ID]",
 		ShortHelp:  "help.record.short",
 		FlagSet:    fs,
-		LongHelp:   withHelp("Inside a session the record belongs to the session's task; outside, name the task with --task.", ""),
+		LongHelp:   withHelp("help.record.long", ""),
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			if len(args) == 0 {
-				return usagef("strom record takes the text in quotes, e.g. strom record \"the 1850 register has no Anna Novak\"")
+				return s.usage("usage.record.text")
 			}
 			ref := s.sessionRef()
 			if ref.Session == "" {
 				if *task == "" {
-					return usagef("outside a session, say which task the record is for: strom record --task T-3 \"…\"")
+					return s.usage("usage.record.task")
 				}
 				ref.Task = *task
 			} else if *task != "" && statefiles.NormalizeID(*task) != statefiles.NormalizeID(ref.Task) {
-				return fmt.Errorf("this session works on %s, so its records belong to %s: drop --task", ref.Task, ref.Task)
+				return errors.New(s.msg().Say("record.other_task", messages.Args{"Task": ref.Task}))
 			}
 			r, err := s.research()
 			if err != nil {
@@ -47,7 +50,7 @@ func recordCommand(s *sys) *ffcli.Command {
 			if _, err := r.Record(ctx, ref, strings.Join(args, " ")); err != nil {
 				return err
 			}
-			fmt.Fprintf(s.stdout, "Recorded on %s.\n", statefiles.NormalizeID(ref.Task))
+			fmt.Fprintln(s.stdout, s.msg().Say("record.done", messages.Args{"Task": statefiles.NormalizeID(ref.Task)}))
 			return nil
 		}),
 	}
@@ -60,14 +63,14 @@ func doneCommand(s *sys) *ffcli.Command {
 		ShortUsage: "strom done [ID]",
 		ShortHelp:  "help.done.short",
 		FlagSet:    fs,
-		LongHelp:   withHelp("Record what was found first: strom record \"…\".", ""),
+		LongHelp:   withHelp("help.done.long", ""),
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			ref := s.sessionRef()
 			id := ""
 			if len(args) == 1 {
 				id = args[0]
 			} else if len(args) > 1 || ref.Session == "" {
-				return usagef("strom done takes one task id outside a session, e.g. strom done T-3")
+				return s.usage("usage.done.args")
 			}
 			r, err := s.research()
 			if err != nil {
@@ -78,10 +81,10 @@ func doneCommand(s *sys) *ffcli.Command {
 				return err
 			}
 			if ref.Session != "" {
-				fmt.Fprintf(s.stdout, "%s is done. The session closes now: exit when you have finished writing.\n", t.ID)
+				fmt.Fprintln(s.stdout, s.msg().Say("done.closing", messages.Args{"Task": t.ID}))
 				return nil
 			}
-			fmt.Fprintf(s.stdout, "%s is done.\n", t.ID)
+			fmt.Fprintln(s.stdout, s.msg().Say("done.done", messages.Args{"Task": t.ID}))
 			return nil
 		}),
 	}
@@ -89,21 +92,21 @@ func doneCommand(s *sys) *ffcli.Command {
 
 func askCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom ask")
-	task := fs.String("task", "", "the task (outside a session)")
+	task := fs.String("task", "", "help.ask.flag.task")
 	return &ffcli.Command{
 		Name:       "ask",
 		ShortUsage: "strom ask QUESTION",
 		ShortHelp:  "help.ask.short",
 		FlagSet:    fs,
-		LongHelp:   withHelp("A person answers with strom task answer ID \"…\"; the task then returns to the queue.", ""),
+		LongHelp:   withHelp("help.ask.long", ""),
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			if len(args) == 0 {
-				return usagef("strom ask takes the question in quotes, e.g. strom ask \"which Anna Novak: born 1850 or 1852?\"")
+				return s.usage("usage.ask.question")
 			}
 			ref := s.sessionRef()
 			id := *task
 			if ref.Session == "" && id == "" {
-				return usagef("outside a session, say which task waits: strom ask --task T-3 \"…\"")
+				return s.usage("usage.ask.task")
 			}
 			r, err := s.research()
 			if err != nil {
@@ -113,11 +116,11 @@ func askCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(s.stdout, "%s waits for a person's answer.", t.ID)
 			if ref.Session != "" {
-				fmt.Fprint(s.stdout, " The session closes now: exit when you have finished writing.")
+				fmt.Fprintln(s.stdout, s.msg().Say("ask.closing", messages.Args{"Task": t.ID}))
+				return nil
 			}
-			fmt.Fprintln(s.stdout)
+			fmt.Fprintln(s.stdout, s.msg().Say("ask.waits", messages.Args{"Task": t.ID}))
 			return nil
 		}),
 	}
@@ -148,7 +151,8 @@ func showSessionTask(ctx context.Context, s *sys) error {
 	}
 	printTask(s, t, recs)
 	if dl, err := time.Parse(time.RFC3339, s.getenv("STROM_DEADLINE")); err == nil {
-		fmt.Fprintf(s.stdout, "\nsession %s ends at %s UTC: %s.\n", ref.Session, harness.ClockAt(dl.UTC()), harness.TimeLeft(r.Now(), dl))
+		fmt.Fprintf(s.stdout, "\n%s\n", s.msg().Say("task.session_ends", messages.Args{"Session": ref.Session,
+			"Ends": harness.ClockAt(dl.UTC()), "Left": harness.SayTimeLeft(s.msg(), r.Now(), dl)}))
 	}
 	return nil
 }

@@ -24,48 +24,27 @@ func (l *stringList) Set(v string) error {
 	return nil
 }
 
-const runExits = `  0  the run ended as planned: the sessions asked for, no open tasks left,
-     the --until time, stopped by hand, the condition said stop, or the
-     archive the tasks left need does not answer
-  1  error (the message says what to do), the agent failing among them
-  2  bad usage
-  3  needs a person: the subscription limit, the agent is not logged in, a
-     screen of the agent that only a person may answer, or the condition's cap`
+// runExits are the exit statuses of strom run and strom chat.
+const runExits = "help.run.exits"
 
 func runCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom run")
-	max := fs.Int("max", 0, "at most N sessions (1–100)")
-	loop := fs.Bool("loop", false, "session after session while there is work")
+	max := fs.Int("max", 0, "help.run.flag.max")
+	loop := fs.Bool("loop", false, "help.run.flag.loop")
 	var tasks stringList
-	fs.Var(&tasks, "task", "work on these tasks in this order, one session each (repeat or comma-separate)")
-	until := fs.String("until", "", "start no session after HH:MM (a time already past today means tomorrow)")
-	minutes := fs.String("minutes", "", "time limit of one session in minutes (5–600)")
-	agent := fs.String("agent", "", "the agent for this run: claude, codex, opencode, grok, command or demo")
-	interactive := fs.Bool("interactive", false, "type into the agent yourself; the first Ctrl-C stops at once")
-	gateWords := fs.String("gate", "", `this run asks this condition instead of run.gate: "<name> [args]" (a person confirms)`)
-	noGate := fs.Bool("no-gate", false, "this run asks no condition (a person confirms)")
+	fs.Var(&tasks, "task", "help.run.flag.task")
+	until := fs.String("until", "", "help.run.flag.until")
+	minutes := fs.String("minutes", "", "help.run.flag.minutes")
+	agent := fs.String("agent", "", "help.run.flag.agent")
+	interactive := fs.Bool("interactive", false, "help.run.flag.interactive")
+	gateWords := fs.String("gate", "", "help.run.flag.gate")
+	noGate := fs.Bool("no-gate", false, "help.run.flag.no-gate")
 	return &ffcli.Command{
 		Name:       "run",
 		ShortUsage: "strom run [--max N | --loop | --task T…] [--until HH:MM] [--minutes N] [--agent NAME] [--gate \"<name> [args]\" | --no-gate] [-- AGENT ARGS]",
 		ShortHelp:  "help.run.short",
-		LongHelp: withHelp(`Without an option one session. Each session takes the first open task, starts
-the agent under a pty with a time limit, and ends with one commit whose trailers
-say why it ended. Every run ends when no open task is left, and prints
-"N sessions · stopped: <reason>".
-
-Ctrl-C asks the running session to finish (the agent records and closes); a
-second Ctrl-C stops it at once and returns its task to the queue. With
---interactive the first Ctrl-C stops at once.
-
-A run that finds a session left by a crashed strom commits what it left
-(Strom-End: crashed), returns its task, and goes on.
-
-Programs the research's own settings name (check.command, agent.command, an
-agent profile's command, …) start only once a person on this computer allowed
-them with strom allow.
-
-Words after -- go to the agent: strom run --agent command -- ./my-agent.sh`, runExits),
-		FlagSet: fs,
+		LongHelp:   withHelp("help.run.long", runExits),
+		FlagSet:    fs,
 		Exec: func(ctx context.Context, args []string) error {
 			harnessMemory(s)
 			words, args, err := s.agentWords(fs, args)
@@ -92,7 +71,7 @@ Words after -- go to the agent: strom run --agent command -- ./my-agent.sh`, run
 			// The seed's form, --task T-4 T-1: the words after --task are more ids.
 			for _, w := range words {
 				if !set["task"] || !looksLikeTaskID(w) {
-					return usagef("strom run takes no word %q: the agent's own words go after --, as in strom run --agent command -- ./my-agent.sh", w)
+					return s.usage("usage.run.word", messages.Args{"Word": w})
 				}
 				_ = tasks.Set(w)
 			}
@@ -129,7 +108,7 @@ Words after -- go to the agent: strom run --agent command -- ./my-agent.sh`, run
 				}
 			}
 			if len(args) > 0 && *agent != "command" && *agent != "" {
-				return usagef("words after -- are for the command agent: strom run --agent command -- ./my-agent.sh")
+				return s.usage("usage.agent_words", messages.Args{"Command": "strom run"})
 			}
 			if len(args) > 0 && *agent == "" {
 				o.Agent = "command"

@@ -27,17 +27,17 @@ type statusJSON struct {
 
 func statusCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom status")
-	asJSON := fs.Bool("json", false, "print JSON")
+	asJSON := fs.Bool("json", false, "help.flag.json")
 	return &ffcli.Command{
 		Name:       "status",
 		ShortUsage: "strom status [--json]",
 		ShortHelp:  "help.status.short",
 		FlagSet:    fs,
-		LongHelp:   withHelp("Reads only .strom/ and the last commits: it is cheap to run often.", ""),
+		LongHelp:   withHelp("help.status.long", ""),
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			s.json = *asJSON
 			if len(args) > 0 {
-				return usagef("strom status takes no arguments")
+				return s.usage("usage.status.args")
 			}
 			r, err := s.research()
 			if err != nil {
@@ -99,13 +99,13 @@ func statusCommand(s *sys) *ffcli.Command {
 			}
 			switch sy := st.Sync; {
 			case !sy.On:
-				fmt.Fprintln(s.stdout, "sync: off (this clone alone; strom config set sync.remote REMOTE --for-tree shares it)")
+				fmt.Fprintln(s.stdout, p.Say("status.sync_off"))
 			case sy.Problem != "":
-				fmt.Fprintf(s.stdout, "sync: on with %s, but %s\n", sy.Remote, sy.Problem)
+				fmt.Fprintln(s.stdout, p.Say("status.sync_problem", messages.Args{"Remote": sy.Remote, "Problem": sy.Problem}))
 			default:
-				fmt.Fprintf(s.stdout, "sync: on with %s, branch %s\n", sy.Remote, sy.Branch)
+				fmt.Fprintln(s.stdout, p.Say("status.sync_on", messages.Args{"Remote": sy.Remote, "Branch": sy.Branch}))
 				if sy.Unpushed > 0 {
-					fmt.Fprintf(s.stdout, "sync: %d session commits not pushed yet\n", sy.Unpushed)
+					fmt.Fprintln(s.stdout, p.Say("status.sync_unpushed", messages.Args{"Count": sy.Unpushed}))
 				}
 				for _, c := range sy.Claims {
 					fmt.Fprintln(s.stdout, p.Say("status.claim", messages.Args{"Task": c.Task, "Host": c.Host, "Session": c.Session,
@@ -113,7 +113,7 @@ func statusCommand(s *sys) *ffcli.Command {
 				}
 			}
 			if err := st.ConsentError(s.terminal() != nil); err != nil {
-				fmt.Fprintf(s.stdout, "not allowed: %v\n", err)
+				fmt.Fprintln(s.stdout, p.Say("status.not_allowed", messages.Args{"Problem": err.Error()}))
 			}
 			return nil
 		}),

@@ -23,7 +23,9 @@ var helpPending = map[string]bool{
 }
 
 // helpMine are the commands this change says in three languages so far.
-var helpMine = map[string]bool{"strom": true, "strom log": true}
+var helpMine = map[string]bool{"strom": true, "strom log": true, "strom run": true, "strom chat": true,
+	"strom status": true, "strom record": true, "strom done": true, "strom ask": true, "strom menu": true,
+	"strom setup": true, "strom app": true}
 
 // commandPaths lists every command of the tree as the words that call it.
 func commandPaths(c *ffcli.Command, prefix []string) [][]string {
@@ -51,7 +53,7 @@ var (
 	leftoverID = regexp.MustCompile(`(^|[\s(])(help|usage)\.[a-z][a-z0-9_.\-]*[a-z0-9]`)
 	// machineWord: a word that reads the same in every language: a command, a
 	// flag, a placeholder, a file, a value.
-	machineWord = regexp.MustCompile(`^[-./\[\]<>|…"„“=:,;()0-9A-Z_]`)
+	machineWord = regexp.MustCompile(`^[-./\[\]<>|…"„“=:,;()0-9A-Z_]|\|`)
 )
 
 // machineLine reports whether a help line holds only machine words — command
