@@ -33,23 +33,20 @@ func (s *sys) research() (*harness.Research, error) {
 
 func taskCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom task")
-	asJSON := fs.Bool("json", false, "print JSON")
+	asJSON := fs.Bool("json", false, "help.flag.json")
 	return &ffcli.Command{
 		Name:       "task",
 		ShortUsage: "strom task <add|list|show|edit|move|park|unpark|answer> …",
 		ShortHelp:  "help.task.short",
-		LongHelp: withHelp(`Tasks are kept in .strom/queue.json in queue order; a run takes the first open
-task. Ids (T-1, T-2, …) are never reused. A person adds, edits, reorders, parks,
-unparks and answers; the agent in a session may add tasks and ends its own task
-with strom done or strom ask.`, ""),
-		FlagSet: fs,
+		LongHelp:   withHelp("help.task.long", ""),
+		FlagSet:    fs,
 		Subcommands: []*ffcli.Command{
 			taskAddCommand(s), taskListCommand(s), taskShowCommand(s), taskEditCommand(s),
 			taskMoveCommand(s), taskParkCommand(s), taskUnparkCommand(s), taskAnswerCommand(s),
 		},
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) > 0 {
-				return usagef("unknown task command %q: use add, list, show, edit, move, park, unpark or answer", args[0])
+				return s.usage("usage.task.unknown", messages.Args{"Word": args[0]})
 			}
 			s.json = *asJSON
 			if s.inSession() != "" {
@@ -62,26 +59,26 @@ with strom done or strom ask.`, ""),
 
 func taskAddCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom task add")
-	body := fs.String("body", "", "the task's text")
-	bodyFile := fs.String("body-file", "", "read the task's text from a file (- = stdin)")
-	asJSON := fs.Bool("json", false, "print the new task as JSON")
+	body := fs.String("body", "", "help.task.add.flag.body")
+	bodyFile := fs.String("body-file", "", "help.task.add.flag.body-file")
+	asJSON := fs.Bool("json", false, "help.task.add.flag.json")
 	var needs stringList
-	fs.Var(&needs, "needs", "the archives the task reads, comma-separated: a run takes it only while they answer")
+	fs.Var(&needs, "needs", "help.task.add.flag.needs")
 	return &ffcli.Command{
 		Name:       "add",
 		ShortUsage: "strom task add TITLE [--body TEXT | --body-file F] [--needs ARCHIVE[,ARCHIVE]]",
-		ShortHelp:  "add a task at the end of the queue and print its id",
-		LongHelp:   withHelp("Flags may come before or after the title.", ""),
+		ShortHelp:  "help.task.add.short",
+		LongHelp:   withHelp("help.task.add.long", ""),
 		FlagSet:    fs,
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			s.json = *asJSON
 			if len(args) != 1 {
-				return usagef("strom task add takes one title (quote it), not %d words: strom task add \"Find the baptism of Anna Novak\"", len(args))
+				return s.usage("usage.task.add.title", messages.Args{"Count": len(args)})
 			}
 			text := *body
 			if *bodyFile != "" {
 				if *body != "" {
-					return usagef("give the text with --body or --body-file, not both")
+					return s.usage("usage.task.body_both")
 				}
 				var err error
 				if text, err = readText(s, *bodyFile); err != nil {
@@ -123,27 +120,26 @@ func readText(s *sys, path string) (string, error) {
 
 func taskListCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom task list")
-	asJSON := fs.Bool("json", false, "print JSON")
-	state := fs.String("state", "", "only tasks in this state: open, started, waiting, done, parked")
-	page := fs.Int("page", 0, fmt.Sprintf("show page N of %d tasks (default: the first; with --json: all)", listPage))
-	all := fs.Bool("all", false, "show every task, not a page")
+	asJSON := fs.Bool("json", false, "help.flag.json")
+	state := fs.String("state", "", "help.task.list.flag.state")
+	page := fs.Int("page", 0, s.helpWith("help.task.list.flag.page", messages.Args{"Page": listPage}))
+	all := fs.Bool("all", false, "help.task.list.flag.all")
 	return &ffcli.Command{
 		Name:       "list",
 		ShortUsage: "strom task list [--state S] [--page N | --all] [--json]",
-		ShortHelp:  "the queue in order",
+		ShortHelp:  "help.task.list.short",
 		FlagSet:    fs,
-		LongHelp: withHelp(fmt.Sprintf(`Lists the tasks in queue order: id, state, title, %d at a time; the last line
-says how to see the next page. --json lists every task unless --page is given.`, listPage), ""),
+		LongHelp:   withHelp(s.helpWith("help.task.list.long", messages.Args{"Page": listPage}), ""),
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			s.json = *asJSON
 			if len(args) > 0 {
-				return usagef("strom task list takes no arguments; use --state to filter")
+				return s.usage("usage.task.list.args")
 			}
 			if *page < 0 {
-				return usagef("--page must be 1 or more, not %d", *page)
+				return s.usage("usage.task.list.page", messages.Args{"Value": *page})
 			}
 			if *page > 0 && *all {
-				return usagef("give --page or --all, not both")
+				return s.usage("usage.task.list.page_all")
 			}
 			return listTasks(ctx, s, listOptions{state: *state, json: *asJSON, page: *page, all: *all})
 		}),
@@ -186,25 +182,27 @@ func listTasks(ctx context.Context, s *sys, o listOptions) error {
 	if o.json {
 		return s.printJSON(tasks)
 	}
+	p := s.msg()
 	if len(tasks) == 0 {
 		switch {
 		case total > 0:
-			fmt.Fprintf(s.stdout, "Page %d is past the last page: %d tasks, %d a page.\n", page, total, listPage)
+			fmt.Fprintln(s.stdout, p.Say("task.past_last", messages.Args{"Page": page, "Count": total, "Size": listPage}))
 		case want != "":
-			fmt.Fprintln(s.stdout, s.msg().Say("task.none_in_state", messages.Args{"State": s.msg().Say("state." + string(want))}))
+			fmt.Fprintln(s.stdout, p.Say("task.none_in_state", messages.Args{"State": p.Say("state." + string(want))}))
 		default:
-			fmt.Fprintln(s.stdout, s.msg().Say("task.queue_empty"))
+			fmt.Fprintln(s.stdout, p.Say("task.queue_empty"))
 		}
 		return nil
 	}
 	defer func() {
 		first := (page-1)*listPage + 1
 		if last := first + len(tasks) - 1; first > 1 || last < total {
-			next := ""
+			span := messages.Args{"First": first, "Last": last, "Total": total, "Next": page + 1}
 			if last < total {
-				next = fmt.Sprintf(": strom task list --page %d shows the next ones, --all every one", page+1)
+				fmt.Fprintln(s.stdout, p.Say("task.span_next", span))
+			} else {
+				fmt.Fprintln(s.stdout, p.Say("task.span", span))
 			}
-			fmt.Fprintf(s.stdout, "Tasks %d–%d of %d%s.\n", first, last, total, next)
 		}
 	}()
 	tw := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
@@ -212,26 +210,26 @@ func listTasks(ctx context.Context, s *sys, o listOptions) error {
 		extra := ""
 		switch t.State {
 		case statefiles.Parked:
-			extra = " — " + t.Reason
+			extra = " — " + s.parkReason(t.Reason)
 		case statefiles.Started:
 			switch {
 			case r.ClaimedElsewhere(t):
-				extra = " — " + s.msg().Say("task.claimed_elsewhere", messages.Args{"Host": t.Host, "Session": t.Session,
+				extra = " — " + p.Say("task.claimed_elsewhere", messages.Args{"Host": t.Host, "Session": t.Session,
 					"Since": harness.ClaimTime(t).Local().Format("2006-01-02 15:04")})
 			case t.Host != "":
-				extra = " — session " + t.Session + " on " + t.Host
+				extra = " — " + p.Say("task.list_session_on", messages.Args{"Session": t.Session, "Host": t.Host})
 			default:
-				extra = " — session " + t.Session
+				extra = " — " + p.Say("task.list_session", messages.Args{"Session": t.Session})
 			}
 		case statefiles.Waiting:
 			if n := len(t.Questions); n > 0 {
-				extra = " — asks: " + t.Questions[n-1].Question
+				extra = " — " + p.Say("task.list_asks", messages.Args{"Question": t.Questions[n-1].Question})
 			}
 		}
 		if len(t.Needs) > 0 && (t.State == statefiles.Open || t.State == statefiles.Started) {
-			extra += " — needs " + strings.Join(t.Needs, ", ")
+			extra += " — " + p.Say("task.list_needs", messages.Args{"Archives": strings.Join(t.Needs, ", ")})
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s%s\n", t.ID, t.State, oneLine(t.Title), extra)
+		fmt.Fprintf(tw, "%s\t%s\t%s%s\n", t.ID, p.Say("state."+string(t.State)), oneLine(t.Title), extra)
 	}
 	return tw.Flush()
 }
@@ -240,17 +238,17 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func taskShowCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom task show")
-	asJSON := fs.Bool("json", false, "print JSON")
+	asJSON := fs.Bool("json", false, "help.flag.json")
 	return &ffcli.Command{
 		Name:       "show",
 		ShortUsage: "strom task show ID [--json]",
-		ShortHelp:  "one task with its questions and records",
+		ShortHelp:  "help.task.show.short",
 		FlagSet:    fs,
-		LongHelp:   withHelp("Shows the task's text, state, questions and answers, and every record made on it.", ""),
+		LongHelp:   withHelp("help.task.show.long", ""),
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			s.json = *asJSON
 			if len(args) != 1 {
-				return usagef("strom task show takes one task id, e.g. strom task show T-3")
+				return s.usage("usage.task.show.args")
 			}
 			r, err := s.research()
 			if err != nil {
@@ -284,35 +282,37 @@ func taskShowCommand(s *sys) *ffcli.Command {
 }
 
 func printTask(s *sys, t statefiles.Task, recs []statefiles.Record) {
-	fmt.Fprintf(s.stdout, "%s  %s\nstate: %s", t.ID, t.Title, t.State)
+	p := s.msg()
+	state := p.Say("state." + string(t.State))
 	switch t.State {
 	case statefiles.Parked:
-		fmt.Fprintf(s.stdout, " (%s; returns to %s)", t.Reason, t.ParkedFrom)
+		state = p.Say("task.show_parked", messages.Args{"State": state, "Reason": s.parkReason(t.Reason), "From": p.Say("state." + string(t.ParkedFrom))})
 	case statefiles.Started:
 		if t.Host != "" {
-			fmt.Fprintf(s.stdout, " (session %s on %s)", t.Session, t.Host)
+			state = p.Say("task.show_started_on", messages.Args{"State": state, "Session": t.Session, "Host": t.Host})
 		} else {
-			fmt.Fprintf(s.stdout, " (session %s)", t.Session)
+			state = p.Say("task.show_started", messages.Args{"State": state, "Session": t.Session})
 		}
 	}
-	fmt.Fprintf(s.stdout, "\ncreated: %s  updated: %s\n", t.Created.Format("2006-01-02 15:04 MST"), t.Updated.Format("2006-01-02 15:04 MST"))
+	fmt.Fprintf(s.stdout, "%s  %s\n%s\n", t.ID, t.Title, p.Say("task.show_state", messages.Args{"State": state}))
+	fmt.Fprintln(s.stdout, p.Say("task.show_times", messages.Args{"Created": t.Created.Format("2006-01-02 15:04 MST"), "Updated": t.Updated.Format("2006-01-02 15:04 MST")}))
 	if t.AddedBy != "" {
-		fmt.Fprintf(s.stdout, "added by session %s\n", t.AddedBy)
+		fmt.Fprintln(s.stdout, p.Say("task.show_added_by", messages.Args{"Session": t.AddedBy}))
 	}
 	if len(t.Needs) > 0 {
-		fmt.Fprintf(s.stdout, "needs: %s\n", strings.Join(t.Needs, ", "))
+		fmt.Fprintln(s.stdout, p.Say("task.show_needs", messages.Args{"Archives": strings.Join(t.Needs, ", ")}))
 	}
 	if strings.TrimSpace(t.Body) != "" {
 		fmt.Fprintf(s.stdout, "\n%s\n", strings.TrimRight(t.Body, "\n"))
 	}
 	for _, q := range t.Questions {
-		fmt.Fprintf(s.stdout, "\nasked %s: %s\n", q.Asked.Format("2006-01-02 15:04"), q.Question)
+		fmt.Fprintf(s.stdout, "\n%s\n", p.Say("task.show_asked", messages.Args{"When": q.Asked.Format("2006-01-02 15:04"), "Question": q.Question}))
 		if q.Answered != nil {
-			fmt.Fprintf(s.stdout, "answered %s: %s\n", q.Answered.Format("2006-01-02 15:04"), q.Answer)
+			fmt.Fprintln(s.stdout, p.Say("task.show_answered", messages.Args{"When": q.Answered.Format("2006-01-02 15:04"), "Answer": q.Answer}))
 		}
 	}
 	if len(recs) > 0 {
-		fmt.Fprintln(s.stdout, "\nrecords:")
+		fmt.Fprintf(s.stdout, "\n%s\n", p.Say("task.show_records"))
 		for _, r := range recs {
 			fmt.Fprintf(s.stdout, "  %s  %s\n", r.Time.Format("2006-01-02 15:04"), r.Text)
 		}
@@ -321,27 +321,23 @@ func printTask(s *sys, t statefiles.Task, recs []statefiles.Record) {
 
 func taskEditCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom task edit")
-	title := fs.String("title", "", "the new title")
-	body := fs.String("body", "", "the new text")
-	bodyFile := fs.String("body-file", "", "read the new text from a file (- = stdin)")
+	title := fs.String("title", "", "help.task.edit.flag.title")
+	body := fs.String("body", "", "help.task.edit.flag.body")
+	bodyFile := fs.String("body-file", "", "help.task.edit.flag.body-file")
 	var needs stringList
-	fs.Var(&needs, "needs", `the archives the task reads, comma-separated ("" = none)`)
+	fs.Var(&needs, "needs", "help.task.edit.flag.needs")
 	return &ffcli.Command{
 		Name:       "edit",
 		ShortUsage: "strom task edit ID [--title T] [--body TEXT | --body-file F] [--needs ARCHIVE[,ARCHIVE]]",
-		ShortHelp:  "change a task's title or text",
+		ShortHelp:  "help.task.edit.short",
 		FlagSet:    fs,
-		LongHelp: withHelp(`Without flags, opens the task in your editor, as git does for a commit message
-(GIT_EDITOR, core.editor, VISUAL, EDITOR): the first line is the title, the text
-follows after an empty line. An empty title, a failing editor or a change to the
-task made meanwhile leave the task as it was, and your text in
-.strom/run/TASK_EDITMSG. Only a person edits tasks; the agent records instead.`, ""),
+		LongHelp:   withHelp("help.task.edit.long", ""),
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			if err := s.personOnly("strom task edit"); err != nil {
 				return err
 			}
 			if len(args) != 1 {
-				return usagef("strom task edit takes one task id, e.g. strom task edit T-3 --title \"…\"")
+				return s.usage("usage.task.edit.args")
 			}
 			var tp, bp *string
 			set := map[string]bool{}
@@ -350,7 +346,7 @@ task made meanwhile leave the task as it was, and your text in
 				tp = title
 			}
 			if set["body"] && set["body-file"] {
-				return usagef("give the text with --body or --body-file, not both")
+				return s.usage("usage.task.body_both")
 			}
 			if set["body"] {
 				bp = body
@@ -388,19 +384,19 @@ task made meanwhile leave the task as it was, and your text in
 
 func taskMoveCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom task move")
-	before := fs.String("before", "", "the task to put it before")
+	before := fs.String("before", "", "help.task.move.flag.before")
 	return &ffcli.Command{
 		Name:       "move",
 		ShortUsage: "strom task move ID --before ID2",
-		ShortHelp:  "reorder the queue",
+		ShortHelp:  "help.task.move.short",
 		FlagSet:    fs,
-		LongHelp:   withHelp("A run takes the first open task in queue order.", ""),
+		LongHelp:   withHelp("help.task.move.long", ""),
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			if err := s.personOnly("strom task move"); err != nil {
 				return err
 			}
 			if len(args) != 1 || *before == "" {
-				return usagef("strom task move takes a task id and --before ID2, e.g. strom task move T-5 --before T-2")
+				return s.usage("usage.task.move.args")
 			}
 			r, err := s.research()
 			if err != nil {
@@ -417,22 +413,22 @@ func taskMoveCommand(s *sys) *ffcli.Command {
 
 func taskParkCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom task park")
-	why := fs.String("why", "", "why the task is set aside")
+	why := fs.String("why", "", "help.task.park.flag.why")
 	return &ffcli.Command{
 		Name:       "park",
 		ShortUsage: "strom task park ID --why TEXT",
-		ShortHelp:  "set a task aside; only a person unparks it",
+		ShortHelp:  "help.task.park.short",
 		FlagSet:    fs,
-		LongHelp:   withHelp("A parked task is not worked on until strom task unpark returns it where it was.", ""),
+		LongHelp:   withHelp("help.task.park.long", ""),
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			if err := s.personOnly("strom task park"); err != nil {
 				return err
 			}
 			if len(args) != 1 {
-				return usagef("strom task park takes one task id and --why, e.g. strom task park T-3 --why \"needs the 1850 register\"")
+				return s.usage("usage.task.park.args")
 			}
 			if strings.TrimSpace(*why) == "" {
-				return usagef("say why the task is parked with --why \"…\"")
+				return s.usage("usage.task.park.why")
 			}
 			r, err := s.research()
 			if err != nil {
@@ -453,15 +449,15 @@ func taskUnparkCommand(s *sys) *ffcli.Command {
 	return &ffcli.Command{
 		Name:       "unpark",
 		ShortUsage: "strom task unpark ID",
-		ShortHelp:  "return a parked task to where it was",
+		ShortHelp:  "help.task.unpark.short",
 		FlagSet:    fs,
-		LongHelp:   withHelp("The task returns to the queue, or to waiting for a person's answer.", ""),
+		LongHelp:   withHelp("help.task.unpark.long", ""),
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			if err := s.personOnly("strom task unpark"); err != nil {
 				return err
 			}
 			if len(args) != 1 {
-				return usagef("strom task unpark takes one task id, e.g. strom task unpark T-3")
+				return s.usage("usage.task.unpark.args")
 			}
 			r, err := s.research()
 			if err != nil {
@@ -482,15 +478,15 @@ func taskAnswerCommand(s *sys) *ffcli.Command {
 	return &ffcli.Command{
 		Name:       "answer",
 		ShortUsage: "strom task answer ID TEXT",
-		ShortHelp:  "answer a waiting task's question; it returns to the queue",
+		ShortHelp:  "help.task.answer.short",
 		FlagSet:    fs,
-		LongHelp:   withHelp("The answer is kept with the task, and the next session on it sees it.", ""),
+		LongHelp:   withHelp("help.task.answer.long", ""),
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			if err := s.personOnly("strom task answer"); err != nil {
 				return err
 			}
 			if len(args) != 2 {
-				return usagef("strom task answer takes a task id and the answer in quotes, e.g. strom task answer T-3 \"the one born 1850\"")
+				return s.usage("usage.task.answer.args")
 			}
 			r, err := s.research()
 			if err != nil {

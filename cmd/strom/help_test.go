@@ -25,7 +25,9 @@ var helpPending = map[string]bool{
 // helpMine are the commands this change says in three languages so far.
 var helpMine = map[string]bool{"strom": true, "strom log": true, "strom run": true, "strom chat": true,
 	"strom status": true, "strom record": true, "strom done": true, "strom ask": true, "strom menu": true,
-	"strom setup": true, "strom app": true}
+	"strom setup": true, "strom app": true, "strom task": true, "strom task add": true, "strom task list": true,
+	"strom task show": true, "strom task edit": true, "strom task move": true, "strom task park": true,
+	"strom task unpark": true, "strom task answer": true}
 
 // commandPaths lists every command of the tree as the words that call it.
 func commandPaths(c *ffcli.Command, prefix []string) [][]string {
