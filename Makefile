@@ -23,7 +23,7 @@ test:
 	$(GO) mod download
 	$(GO) vet ./...
 	$(GO) test -race -short -count=1 -timeout 25m ./...
-	$(GO) test -count=1 -run 'TestCrashResume|TestMenuWorkInOrder' ./cmd/strom/
+	$(GO) test -count=1 -run 'TestCrashResume|TestMenuWorkInOrder|TestMenuWorkPickedKeys|TestMenuEscAndCtrlC' ./cmd/strom/
 
 # The real clients — Claude Code, Codex, OpenCode, Grok CLI (pinned, installed by npm
 # into .cache/ on first use) — under strom, against a scripted model server; `make

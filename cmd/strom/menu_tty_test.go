@@ -344,7 +344,7 @@ func TestMenuEveryScreenInGermanAndCzech(t *testing.T) {
 	ids := []string{"menu.work_alone", "menu.queue", "menu.add_task", "menu.answer", "menu.unpark", "menu.settings",
 		"menu.alone", "menu.gate_test", "menu.agent_choose", "menu.language_choose", "menu.maintenance", "menu.install_hooks",
 		"menu.check_files", "menu.files_ok", "menu.archives_title", "menu.archive_add", "menu.setup_question", "menu.new_archive", "menu.back",
-		"menu.leave", "menu.nothing_waiting", "menu.nothing_parked", "menu.task_title", "menu.task_body", "menu.mode_research"}
+		"menu.leave", "menu.work_picked", "menu.pick_task", "menu.nothing_waiting", "menu.nothing_parked", "menu.task_title", "menu.task_body", "menu.mode_research"}
 	for _, tt := range []struct{ lang, env string }{{"de", "LANG=de_DE.UTF-8"}, {"cs", "LANG=cs_CZ.UTF-8"}} {
 		t.Run(tt.lang, func(t *testing.T) {
 			t.Parallel()
@@ -353,6 +353,11 @@ func TestMenuEveryScreenInGermanAndCzech(t *testing.T) {
 			h := menuResearch(t)
 			d := startMenu(t, h, tt.env, "ACCESSIBLE=1")
 			main := func(keys string) { d.answer(say("menu.leave"), keys) }
+			// The tasks picked from the list; nothing picked goes back.
+			main("2\r")
+			d.answer(say("menu.work_picked"), "2\r")
+			d.answer(say("menu.pick_task"), "0\r")
+			d.answer(say("menu.work_picked"), "3\r")
 			// The daily queue work.
 			main("3\r")
 			d.answer(say("menu.unpark"), "1\r")
