@@ -284,9 +284,16 @@ func (s *sys) startAnyway(question string) (yes, asked bool) {
 func (s *sys) yes(tty io.Reader, question string) bool {
 	p := s.msg()
 	fmt.Fprintf(s.stderr, "%s %s ", question, p.Say("confirm.suffix"))
+	in := tty
+	if f, ok := tty.(*os.File); ok {
+		if own := ownTerminal(f); own != nil {
+			defer own.Close() // ends the reader when Ctrl-C answered first
+			in = own
+		}
+	}
 	lines := make(chan string, 1)
 	go func() {
-		line, _ := bufio.NewReader(tty).ReadString('\n')
+		line, _ := bufio.NewReader(in).ReadString('\n')
 		lines <- line
 	}()
 	answered := make(chan struct{})

@@ -597,3 +597,29 @@ func TestMenuEscAndCtrlC(t *testing.T) {
 		minutesUnchanged(t, h)
 	})
 }
+
+// TestMenuCtrlCAtAQuestion: Ctrl-C at a command's question (strom config set's
+// confirmation) answers no; the menu goes on and its next answer is its own.
+func TestMenuCtrlCAtAQuestion(t *testing.T) {
+	t.Parallel()
+	h := menuResearch(t)
+	fakeGate(t, h, "fake")
+	d := startMenu(t, h, "ACCESSIBLE=1")
+	d.main("menu.settings")
+	d.choose(en.Say("menu.alone"))
+	d.choose("Working on and on under a condition")
+	d.choose(en.Say("menu.gate_own", messages.Args{"Name": "fake"}))
+	d.answer(`Set run.gate to "fake" for this computer?`, "\x03")
+	d.expect(en.Say("confirm.refused"))
+	d.main("menu.queue")
+	d.choose(en.Say("menu.add_task"))
+	d.answer(en.Say("menu.task_title"), "Fourth task\r")
+	d.answer(en.Say("menu.task_body"), "\r")
+	d.leaveMenu()
+	if r := setting(t, h, "run.gate"); r.Value != "" {
+		t.Errorf("Ctrl-C at the question set run.gate: %+v", r)
+	}
+	if tk := tasks(t, h)["T-4"]; tk.Title != "Fourth task" {
+		t.Errorf("the task added after Ctrl-C at a question: %+v", tk)
+	}
+}
