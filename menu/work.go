@@ -98,13 +98,19 @@ func (m *menu) pickTasks() step {
 		m.in.tee = &typed
 		defer func() { m.in.tee = nil }()
 	}
-	// The field's height counts its title: the options and the title fit, up to
-	// a dozen tasks at a time (more scroll).
-	st := m.run(huh.NewMultiSelect[string]().
+	// The field's height counts its title and description: they and the options
+	// fit, up to a dozen tasks at a time (more scroll).
+	field := huh.NewMultiSelect[string]().
 		Title(m.say("menu.pick_task")).
 		Options(opts...).
 		Accessor(order).
-		Height(min(len(opts), 12) + 3))
+		Height(min(len(opts), 12) + 4)
+	if !m.Accessible {
+		// The drawn form's keys, which its hidden help line would say (the
+		// accessible one says its own).
+		field.Description(m.say("menu.pick_keys"))
+	}
+	st := m.run(field)
 	if st != stepOK {
 		return st
 	}

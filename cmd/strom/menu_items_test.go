@@ -283,6 +283,7 @@ func TestMenuWorkPickedKeys(t *testing.T) {
 	d.answer(en.Say("menu.work_picked"), "\x1b[B") // the second item
 	d.answer("> "+en.Say("menu.work_picked"), "\r")
 	d.expect(en.Say("menu.pick_task"))
+	d.expect(en.Say("menu.pick_keys"))
 	d.answer("T-3  Third task", "\x1b[B\x1b[B ") // down to T-3, picked
 	d.answer("✓ T-3", "\x1b[A\x1b[A ")           // up to T-1, picked
 	d.answer("✓ T-1", "\r")
