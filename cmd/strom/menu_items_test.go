@@ -201,6 +201,21 @@ func TestMenuModeWaiting(t *testing.T) {
 			t.Errorf("the tasks after installing the agent: %+v", tasks(t, h))
 		}
 	})
+	t.Run("install fails", func(t *testing.T) {
+		t.Parallel()
+		h := newWaiting(t)
+		fakeProgram(t, h, "npm", "echo 'npm ERR! network'; exit 1")
+		d := startMenu(t, h, "ACCESSIBLE=1")
+		d.choose(en.Say("menu.mode_waiting", messages.Args{"Agent": "claude"}))
+		d.choose("Install the agent: npm install -g @anthropic-ai/claude-code")
+		d.expect("npm ERR! network")
+		d.expect("The agent was not installed (install the agent: exit status 1): install it with npm install -g @anthropic-ai/claude-code")
+		d.expect(en.Say("menu.mode_waiting", messages.Args{"Agent": "claude"}))
+		d.leaveMenu()
+		if out := h.must(t, "mode", "--json"); !strings.Contains(out, `"mode": "waiting"`) {
+			t.Errorf("strom mode after a failed install: %s", out)
+		}
+	})
 }
 
 // TestMenuWorkChoices: "as many as chosen" refuses 0, 101 and x with --max's
