@@ -190,11 +190,11 @@ func bodyRecords(body string) int {
 func nothingRecorded(line string) bool { return nothingRecordedLines()[line] }
 
 // nothingRecordedLines are the line of an empty session's commit in every language,
-// said once per process.
+// looked up once per process in the catalogs' data (no printer is built for it).
 var nothingRecordedLines = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
-	for _, lang := range messages.Languages {
-		m[messages.For(lang).Say("commit.nothing_recorded")] = true
+	for _, line := range messages.Everywhere("commit.nothing_recorded") {
+		m[line] = true
 	}
 	return m
 })

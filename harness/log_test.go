@@ -131,3 +131,24 @@ func TestLastSessionKeptForHead(t *testing.T) {
 	}
 	check("S-3")
 }
+
+// TestBodyRecords: a session commit's body counts a record a line; the line an
+// empty session's commit says, in any of the three languages, counts none.
+func TestBodyRecords(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		body string
+		want int
+	}{
+		{"", 0},
+		{"(the session recorded nothing)", 0},
+		{"(die Sitzung hat nichts erfasst)\n", 0},
+		{"(sezení nic nezapsalo)", 0},
+		{"Register 12: no entry\nRegister 13: one entry\n", 2},
+		{"  Register 12  \n\n(the session recorded nothing) and more\n", 2},
+	} {
+		if got := bodyRecords(tc.body); got != tc.want {
+			t.Errorf("bodyRecords(%q) = %d, want %d", tc.body, got, tc.want)
+		}
+	}
+}

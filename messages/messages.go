@@ -1,26 +1,27 @@
 // Package messages holds every sentence strom says to a person or to an agent, in
-// English, German and Czech. The catalogs are embedded, one file per language
+// English, German and Czech. The catalogs are one TOML file per language
 // (catalog/en.toml, de.toml, cs.toml), and beside them the words of the command
 // line — the help of every command and flag (ids help.…) and the sentences of bad
-// usage (usage.…) — in catalog/cli/, read only by a command that prints them; plurals
-// follow CLDR (Czech: one, few, many, other). A Printer never fails: a message missing in its language falls back to
+// usage (usage.…) — in catalog/cli/, added to a printer only by a command that
+// prints them. The TOML is built into the binary as Go data (catalog_gen.go, go
+// generate ./messages), so that no command parses TOML at its start; plurals
+// follow CLDR (Czech: one, few, many, other). A Printer never fails: a message
+// missing in its language falls back to
 // English, and an id missing everywhere is returned as itself, so a mistake shows
 // instead of silence (TestCatalogs keeps both from happening). Machine words —
 // trailers, JSON, state files, exit codes — are never looked up here.
 package messages
 
 import (
-	"embed"
+	"sort"
 	"strings"
 	"sync"
 
-	"github.com/BurntSushi/toml"
 	"github.com/nicksnyder/go-i18n/v2/i18n"
 	"golang.org/x/text/language"
 )
 
-//go:embed catalog/*.toml catalog/cli/*.toml
-var catalogs embed.FS
+//go:generate go run ./internal/gencatalog
 
 // cliPart is the folder of the command line's words: help texts and usage errors.
 const cliPart = "cli/"
@@ -54,8 +55,8 @@ var (
 
 // bundleFor returns the bundle of one language and part ("" for what commands
 // say, cliPart for the command line's words), with English under it as the
-// fallback, read the first time it is asked for: an agent's strom command pays for
-// its own language only, and only a command that prints help or a usage error reads
+// fallback, built the first time it is asked for: an agent's strom command pays for
+// its own language only, and only a command that prints help or a usage error adds
 // the command line's words. A bundle is never changed once it is handed out, so
 // printers of any languages can say messages from many goroutines at once.
 func bundleFor(part, lang string) *i18n.Bundle {
@@ -69,13 +70,31 @@ func bundleFor(part, lang string) *i18n.Bundle {
 		return b.(*i18n.Bundle)
 	}
 	b := i18n.NewBundle(language.English)
-	b.RegisterUnmarshalFunc("toml", toml.Unmarshal)
-	_, _ = b.LoadMessageFileFS(catalogs, "catalog/"+part+English+".toml")
+	_ = b.AddMessages(language.English, catalogOf(part, English)...)
 	if lang != English {
-		_, _ = b.LoadMessageFileFS(catalogs, "catalog/"+part+lang+".toml")
+		_ = b.AddMessages(language.Make(lang), catalogOf(part, lang)...)
 	}
 	bundles.Store(key, b)
 	return b
+}
+
+// catalogOf returns the messages of one part and language (catalog_gen.go).
+func catalogOf(part, lang string) []*i18n.Message {
+	cli := part == cliPart
+	switch {
+	case lang == German && cli:
+		return cliDe
+	case lang == German:
+		return catalogDe
+	case lang == Czech && cli:
+		return cliCs
+	case lang == Czech:
+		return catalogCs
+	case cli:
+		return cliEn
+	default:
+		return catalogEn
+	}
 }
 
 // Printer says messages in one language.
@@ -143,6 +162,26 @@ func (p *Printer) Say(id string, args ...Args) string {
 		return id
 	}
 	return s
+}
+
+// Everywhere returns the text of a message without placeholders or plural forms
+// in every language, in the order of Languages, read from the catalogs' data
+// without a printer: for finding a line strom wrote before, in whatever language
+// it spoke then. A language that lacks id gives nothing.
+func Everywhere(id string) []string {
+	part := ""
+	if cliID(id) {
+		part = cliPart
+	}
+	var out []string
+	for _, l := range Languages {
+		msgs := catalogOf(part, l)
+		i := sort.Search(len(msgs), func(i int) bool { return msgs[i].ID >= id })
+		if i < len(msgs) && msgs[i].ID == id && msgs[i].Other != "" {
+			out = append(out, msgs[i].Other)
+		}
+	}
+	return out
 }
 
 // Has reports whether the English catalog knows id.

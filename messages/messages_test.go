@@ -10,6 +10,9 @@ import (
 	"testing"
 
 	"github.com/BurntSushi/toml"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/strom-research/strom/messages/internal/catalogsrc"
 )
 
 // forms reads a language's catalogs — what commands say and the command line's
@@ -32,7 +35,7 @@ func forms(t *testing.T, lang string) map[string]map[string]string {
 // formsOf reads one catalog file as id → plural form → text.
 func formsOf(t *testing.T, file string) map[string]map[string]string {
 	t.Helper()
-	b, err := catalogs.ReadFile(file)
+	b, err := os.ReadFile(filepath.FromSlash(file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,6 +69,63 @@ func formsOf(t *testing.T, file string) map[string]map[string]string {
 	}
 	walk("", raw)
 	return out
+}
+
+// TestCatalogGenerated: catalog_gen.go is what go generate ./messages writes from
+// the TOML catalogs as they are, so the messages strom says are the TOML's.
+func TestCatalogGenerated(t *testing.T) {
+	t.Parallel()
+	want, err := catalogsrc.Go(os.DirFS("catalog"), Languages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile("catalog_gen.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(string(want), string(got)); d != "" {
+		t.Errorf("catalog_gen.go is not what the TOML catalogs say: run go generate ./messages (-toml +catalog_gen.go):\n%s", d)
+	}
+	for _, part := range []string{"", cliPart} {
+		for _, l := range Languages {
+			file := part + l + ".toml"
+			msgs, err := catalogsrc.Parse(os.DirFS("catalog"), file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(msgs, catalogOf(part, l)); d != "" {
+				t.Errorf("the messages built in differ from go-i18n's reading of catalog/%s (-toml +built in):\n%s", file, d)
+			}
+		}
+	}
+}
+
+// TestEverywhere: Everywhere says a plain message as each language's printer says it.
+func TestEverywhere(t *testing.T) {
+	t.Parallel()
+	en := forms(t, English)
+	n := 0
+	for id, f := range en {
+		if _, plain := f[""]; !plain || placeholders(f) != "" {
+			continue
+		}
+		n++
+		got := Everywhere(id)
+		if len(got) != len(Languages) {
+			t.Fatalf("Everywhere(%q) = %q, want one text for each of %v", id, got, Languages)
+		}
+		for i, l := range Languages {
+			if want := For(l).Say(id); got[i] != want {
+				t.Errorf("Everywhere(%q)[%s] = %q, the printer says %q", id, l, got[i], want)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no plain message found: the scan is broken")
+	}
+	if got := Everywhere("no.such.id"); got != nil {
+		t.Errorf("Everywhere of an unknown id = %q, want nothing", got)
+	}
 }
 
 var placeholderRE = regexp.MustCompile(`\{\{\s*\.(\w+)\s*\}\}`)
