@@ -47,8 +47,11 @@ type CheckpointOptions struct {
 // for example because another git holds index.lock, gives a *GitError.
 //
 // Checkpoint starts at most five git processes: ls-files -u, add -A (and add -f for
-// opts.Force), diff --cached, config (only when a fallback identity is given and the
-// environment does not already set one), and commit.
+// opts.Force, reset for opts.Leave), diff --cached (only when it refuses an empty
+// commit or conflict markers), config (only when a fallback identity is given and
+// the environment does not already set one), and commit. A session commit
+// (AllowEmpty and AllowMarkers) reads the index in three of them: ls-files, add
+// and commit, as `git add -A && git commit` reads it in two.
 func (r *Repo) Checkpoint(ctx context.Context, msg Message, opts CheckpointOptions) (string, error) {
 	if err := msg.Validate(); err != nil {
 		return "", fmt.Errorf("make checkpoint: %w", err)
@@ -114,29 +117,15 @@ func (r *Repo) Checkpoint(ctx context.Context, msg Message, opts CheckpointOptio
 		}
 	}
 
-	diffArgs := []string{"diff", "--cached", "--name-only", "--no-renames", "-z"}
-	if len(opts.Only) > 0 {
-		diffArgs = append(append(diffArgs, "--"), opts.Only...)
-	}
-	out, err = r.git(ctx, diffArgs, nil, nil)
-	if err != nil {
-		return "", fmt.Errorf("make checkpoint: %w", err)
-	}
-	staged := splitNUL(out)
-	if len(staged) == 0 && !opts.AllowEmpty {
-		return "", fmt.Errorf("make checkpoint: no changes in %s: %w", r.Root, ErrNothingToCommit)
-	}
-	// A caller that allows markers has looked for them itself: scan once, not twice.
-	if !opts.AllowMarkers {
-		marked, err := r.scanMarkers(ctx, staged)
-		if err != nil {
-			return "", fmt.Errorf("make checkpoint: %w", err)
-		}
-		if len(marked) > 0 {
-			return "", &ConflictError{Dir: r.Root, Paths: marked}
+	// The staged paths serve two checks only: refusing an empty commit and the
+	// marker scan (a caller that allows markers has looked for them itself: scan
+	// once, not twice). A session commit makes neither, and is spared a process
+	// that reads the whole index once more.
+	if !opts.AllowEmpty || !opts.AllowMarkers {
+		if err := r.checkStaged(ctx, opts); err != nil {
+			return "", err
 		}
 	}
-
 	id := <-idc
 	waited = true
 	if id.err != nil {
@@ -163,6 +152,34 @@ func (r *Repo) Checkpoint(ctx context.Context, msg Message, opts CheckpointOptio
 		return "", fmt.Errorf("make checkpoint: %w", err)
 	}
 	return head, nil
+}
+
+// checkStaged refuses a commit of nothing (unless opts.AllowEmpty) and staged files
+// with conflict markers (unless opts.AllowMarkers), from `git diff --cached`.
+func (r *Repo) checkStaged(ctx context.Context, opts CheckpointOptions) error {
+	diffArgs := []string{"diff", "--cached", "--name-only", "--no-renames", "-z"}
+	if len(opts.Only) > 0 {
+		diffArgs = append(append(diffArgs, "--"), opts.Only...)
+	}
+	out, err := r.git(ctx, diffArgs, nil, nil)
+	if err != nil {
+		return fmt.Errorf("make checkpoint: %w", err)
+	}
+	staged := splitNUL(out)
+	if len(staged) == 0 && !opts.AllowEmpty {
+		return fmt.Errorf("make checkpoint: no changes in %s: %w", r.Root, ErrNothingToCommit)
+	}
+	if opts.AllowMarkers {
+		return nil
+	}
+	marked, err := r.scanMarkers(ctx, staged)
+	if err != nil {
+		return fmt.Errorf("make checkpoint: %w", err)
+	}
+	if len(marked) > 0 {
+		return &ConflictError{Dir: r.Root, Paths: marked}
+	}
+	return nil
 }
 
 // unmergedPaths reads `git ls-files -u -z`: "<mode> <hash> <stage>\t<path>" per stage.

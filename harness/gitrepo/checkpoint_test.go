@@ -3,6 +3,7 @@ package gitrepo
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -463,5 +464,44 @@ func TestCheckpointOnlyAndAllowMarkers(t *testing.T) {
 	}
 	if got := gitIn(t, r.Root, "show", "HEAD:base.txt"); got != strings.TrimSpace(marked) {
 		t.Fatalf("committed base.txt = %q", got)
+	}
+}
+
+// TestCheckpointProcesses: a session commit (AllowEmpty, AllowMarkers, no hooks, a
+// fallback identity) starts no git that reads the index only to list what is staged;
+// a checkpoint that refuses an empty commit or conflict markers still asks.
+func TestCheckpointProcesses(t *testing.T) {
+	trace := filepath.Join(t.TempDir(), "trace")
+	t.Setenv("GIT_TRACE", trace) // git appends a line for every git it starts
+	r := newRepo(t)
+	commands := func(opts CheckpointOptions) []string {
+		t.Helper()
+		if err := os.WriteFile(trace, nil, 0o666); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, r.Root, "notes.md", fmt.Sprintf("%v\n", opts))
+		if _, err := r.Checkpoint(ctxT(t), sessionMessage("x"), opts); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(trace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, l := range strings.Split(string(b), "\n") {
+			// git commit starts `git maintenance run --auto` itself.
+			if _, cmd, ok := strings.Cut(l, "trace: built-in: git "); ok && !strings.HasPrefix(cmd, "maintenance ") {
+				out = append(out, strings.Fields(cmd)[0])
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	session := CheckpointOptions{AllowMarkers: true, AllowEmpty: true, NoVerify: true, FallbackName: "strom", FallbackEmail: "strom@localhost"}
+	if got, want := commands(session), []string{"add", "commit", "config", "ls-files"}; !cmp.Equal(got, want) {
+		t.Errorf("a session commit started git %v, want %v", got, want)
+	}
+	if got, want := commands(CheckpointOptions{}), []string{"add", "commit", "diff", "ls-files"}; !cmp.Equal(got, want) {
+		t.Errorf("a checking checkpoint started git %v, want %v", got, want)
 	}
 }
