@@ -39,8 +39,9 @@ type SessionEntry struct {
 
 // Sessions lists sessions from the history's trailers, newest first; max 0 = all.
 func (r *Research) Sessions(ctx context.Context, max int) ([]SessionEntry, error) {
-	// A bounded read is one git log process; finding the repository by its files
-	// spares the rev-parse that Open starts.
+	// A bounded read costs no git process where strom reads the object files (one
+	// git log where it does not); finding the repository by its files spares the
+	// rev-parse that Open starts.
 	g, found := gitrepo.Discover(r.Tree.Root)
 	if !found || max <= 0 {
 		var err error
@@ -82,9 +83,8 @@ func headOf(ctx context.Context, g *gitrepo.Repo) string {
 // same entry as Sessions(ctx, 1) returns. strom status asks for it on every call, so
 // the answer is kept for the HEAD it was read from (.strom/run/last-session.json):
 // commits never change, and while HEAD is the same commit, so is the answer. HEAD
-// is read from the ref files, without starting git; when it moved, one `git log`
-// reads the answer again (the faster path on a big repository, see
-// gitrepo.Repo.LastCommitWithTrailer).
+// is read from the ref files, without starting git; when it moved, a bounded read
+// of the history finds the answer again (gitrepo.Repo.LastCommitWithTrailer).
 func (r *Research) LastSession(ctx context.Context) (*SessionEntry, error) {
 	g, found := gitrepo.Discover(r.Tree.Root)
 	head := ""

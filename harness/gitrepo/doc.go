@@ -4,9 +4,11 @@
 // git CLI, so a concurrent git run by the agent or the person sees git's own locking
 // (index.lock, ref locks), every commit gets its reflog entry, and nothing gitrepo does
 // can leave the repository in a state git itself would not produce. Reads of history go
-// through go-git, falling back to the git CLI whenever go-git cannot open the repository
-// (extensions.worktreeConfig, other extensions, SHA-256); both paths return identical
-// results. gitrepo never edits the user's git configuration to make go-git happy.
+// through go-git, and the bounded ones (the newest N commits) through gitrepo's own
+// reader of loose objects and pack files, each falling back to the git CLI whenever it
+// cannot read the repository (extensions.worktreeConfig, other extensions, SHA-256,
+// alternates, a shallow clone); every path returns identical results. gitrepo never
+// edits the user's git configuration to make a reader happy.
 //
 // A Checkpoint refuses, and commits nothing, while a merge, rebase, cherry-pick,
 // revert, git am or bisect is in progress, while the index has unmerged entries, and

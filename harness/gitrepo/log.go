@@ -43,16 +43,16 @@ type LogOptions struct {
 
 // Log lists the commits reachable from HEAD, newest first in git log's default order
 // (by commit date; on equal dates, the first one reached first). An unborn branch
-// has no commits. Both ways of reading give the same result: a bounded read (Max
-// above 0: `strom log`, recovery) goes through one `git log` process, which looks
-// commits up in the pack index it maps and stops after Max of them, so it costs what
-// `git log -N` costs at any age of the history; go-git loads the whole pack index
-// (every object of the repository) before it reads the first commit. The whole
-// history goes through go-git and, when go-git cannot open or read the repository,
-// through `git log`.
+// has no commits. Every way of reading gives the same result. A bounded read (Max
+// above 0: `strom log`, recovery) reads the object files itself (logObjects): the
+// few commits it needs, looked up in the pack indexes without loading them, so it
+// costs neither a git process nor go-git's load of the whole pack index (every
+// object of the repository); a layout it does not read goes through one `git log`
+// process, which also stops after Max commits. The whole history goes through
+// go-git and, when go-git cannot open or read the repository, through `git log`.
 func (r *Repo) Log(ctx context.Context, opts LogOptions) ([]Commit, error) {
 	if opts.Max > 0 {
-		return r.logCLI(ctx, opts)
+		return r.logBounded(ctx, opts)
 	}
 	commits, err := r.logGoGit(ctx, opts)
 	if err == nil {
@@ -68,17 +68,30 @@ func (r *Repo) Log(ctx context.Context, opts LogOptions) ([]Commit, error) {
 // empty) that carries the trailer key, or nil when there is none: the same commit
 // as Log with Max 1.
 //
-// It reads through one `git log` process, not go-git. This is the read `strom
-// status` makes on every call, and on a big repository go-git is the slower path: it
-// loads the whole pack index (every object of the repository) before reading the
-// first commit, where git looks commits up in the index it maps. BENCHMARKS.md has
-// the figures.
+// This is the read `strom status` makes whenever HEAD moved. It is a bounded read
+// (logBounded): from the object files, or through one `git log` process, never
+// through go-git, which on a big repository loads the whole pack index before
+// reading the first commit. BENCHMARKS.md has the figures.
 func (r *Repo) LastCommitWithTrailer(ctx context.Context, key, rev string) (*Commit, error) {
-	cs, err := r.logCLI(ctx, LogOptions{Max: 1, TrailerKey: key, rev: rev})
+	cs, err := r.logBounded(ctx, LogOptions{Max: 1, TrailerKey: key, rev: rev})
 	if err != nil || len(cs) == 0 {
 		return nil, err
 	}
 	return &cs[0], nil
+}
+
+// logBounded reads at most opts.Max commits: from the object files when strom reads
+// their layout and the commits asked for are near HEAD, else through one git log.
+// Either way the result is git log's.
+func (r *Repo) logBounded(ctx context.Context, opts LogOptions) ([]Commit, error) {
+	cs, err := r.logObjects(ctx, opts)
+	if err == nil {
+		return cs, nil
+	}
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("read log: %w", ctx.Err())
+	}
+	return r.logCLI(ctx, opts)
 }
 
 // logSink collects commits and says when to stop.
@@ -165,12 +178,21 @@ func (r *Repo) logGoGit(ctx context.Context, opts LogOptions) ([]Commit, error) 
 	if err != nil {
 		return nil, fmt.Errorf("read HEAD: %w", err)
 	}
-	first, err := object.GetCommit(st, ref.Hash())
+	get := func(h plumbing.Hash) (*object.Commit, error) { return object.GetCommit(st, h) }
+	return walkLog(ctx, opts, ref.Hash(), get, 0)
+}
+
+// errWalkLimit says a walk read as many commits as it was allowed to.
+var errWalkLimit = errors.New("walk limit reached")
+
+// walkLog is git log's default walk from start: a queue ordered by commit date,
+// newest first, ties in the order commits entered the queue; parents enter in
+// their order. It reads at most limit commits (0: no limit), else errWalkLimit.
+func walkLog(ctx context.Context, opts LogOptions, start plumbing.Hash, get func(plumbing.Hash) (*object.Commit, error), limit int) ([]Commit, error) {
+	first, err := get(start)
 	if err != nil {
-		return nil, fmt.Errorf("read commit %s: %w", ref.Hash(), err)
+		return nil, fmt.Errorf("read commit %s: %w", start, err)
 	}
-	// git's default walk: a queue ordered by commit date, newest first, ties in
-	// the order commits entered the queue; parents enter in their order.
 	q := &commitQueue{}
 	seen := map[plumbing.Hash]bool{first.Hash: true}
 	heap.Push(q, queued{first, 0})
@@ -189,8 +211,11 @@ func (r *Repo) logGoGit(ctx context.Context, opts LogOptions) ([]Commit, error) 
 			if seen[ph] {
 				continue
 			}
+			if limit > 0 && seq >= limit {
+				return nil, errWalkLimit
+			}
 			seen[ph] = true
-			p, err := object.GetCommit(st, ph)
+			p, err := get(ph)
 			if err != nil {
 				return nil, fmt.Errorf("read commit %s: %w", ph, err)
 			}
@@ -199,6 +224,68 @@ func (r *Repo) logGoGit(ctx context.Context, opts LogOptions) ([]Commit, error) 
 		}
 	}
 	return sink.out, nil
+}
+
+// logObjects is a bounded log read from the object files themselves (objectFiles),
+// without a git process: the read of `strom log`, `strom status` after HEAD moved
+// and recovery, whose cost is then the few commits it reads, not git's start. It
+// reads at most objectWalkLimit(opts.Max) commits; a history where the commits
+// asked for are sparser than that, and every layout objectFiles does not read,
+// give an error, and the caller asks git.
+func (r *Repo) logObjects(ctx context.Context, opts LogOptions) ([]Commit, error) {
+	head := opts.rev
+	if head == "" {
+		h, err := r.headFromFiles()
+		if errors.Is(err, ErrNoCommits) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		head = h
+	}
+	if len(head) != 40 || !isHash(head) {
+		return nil, fmt.Errorf("%w: start %q", errObjectLayout, head)
+	}
+	o, err := openObjectFiles(r.CommonDir)
+	if err != nil {
+		return nil, err
+	}
+	defer o.close()
+	get := func(h plumbing.Hash) (*object.Commit, error) {
+		data, err := o.commit(h.String())
+		if err != nil {
+			return nil, err
+		}
+		return decodeCommit(h, data)
+	}
+	limit := 0
+	if opts.Max > 0 {
+		limit = objectWalkLimit(opts.Max)
+	}
+	return walkLog(ctx, opts, plumbing.NewHash(head), get, limit)
+}
+
+// objectWalkLimit is the most commits logObjects reads for max commits: a session
+// commit among every few of the agent's own, and a little more.
+func objectWalkLimit(max int) int { return 50 + 10*max }
+
+// decodeCommit parses a commit's content as go-git does, and checks that the
+// content is the object it was asked for.
+func decodeCommit(h plumbing.Hash, data []byte) (*object.Commit, error) {
+	obj := &plumbing.MemoryObject{}
+	obj.SetType(plumbing.CommitObject)
+	if _, err := obj.Write(data); err != nil {
+		return nil, err
+	}
+	if obj.Hash() != h {
+		return nil, fmt.Errorf("%w: the content of %s hashes to %s", errObjectLayout, h, obj.Hash())
+	}
+	c := &object.Commit{}
+	if err := c.Decode(obj); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 type queued struct {

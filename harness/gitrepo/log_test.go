@@ -1,7 +1,12 @@
 package gitrepo
 
 import (
+	"bufio"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -29,6 +34,16 @@ func assertLogsAgree(t *testing.T, r *Repo, wantGoGit bool) {
 			if diff := cmp.Diff(viaCLI, viaGo); diff != "" {
 				t.Errorf("%+v: go-git and CLI disagree (-cli +go-git):\n%s", opts, diff)
 			}
+		}
+		// The object files as strom reads them: the same as git, or not read at all.
+		viaObj, errObj := r.logObjects(ctxT(t), opts)
+		switch {
+		case errObj == nil:
+			if diff := cmp.Diff(viaCLI, viaObj); diff != "" {
+				t.Errorf("%+v: the object files and CLI disagree (-cli +objects):\n%s", opts, diff)
+			}
+		case !errors.Is(errObj, errObjectLayout) && !errors.Is(errObj, errWalkLimit):
+			t.Errorf("%+v: reading the object files: %v", opts, errObj)
 		}
 		got, err := r.Log(ctxT(t), opts)
 		if err != nil {
@@ -243,4 +258,108 @@ func TestLogExtensions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLogObjectFiles: strom reads a bounded log from the object files themselves —
+// loose objects, packs, commits stored as deltas of other commits — as git reads
+// it, and leaves to git every layout it does not read (shallow, alternates,
+// extensions) and a history where the commits asked for are too far apart.
+func TestLogObjectFiles(t *testing.T) {
+	t.Parallel()
+	r := historyRepo(t)
+	for i := range 8 {
+		// Long, nearly equal messages, so that a repack stores commits as deltas.
+		body := strings.Repeat(fmt.Sprintf("line %d of a long record that repeats\n", i%3), 40)
+		writeFile(t, r.Root, "f.txt", fmt.Sprint("n", i))
+		m := sessionMessageN(100+i, "done")
+		m.Body += "\n" + body
+		commitAll(t, r.Root, m.String())
+	}
+	read := func(name string) {
+		t.Helper()
+		for _, opts := range []LogOptions{{Max: 1}, {Max: 20, TrailerKey: "Strom-Session"}, {Max: 500, TrailerKey: "strom-session"}} {
+			got, err := r.logObjects(ctxT(t), opts)
+			if err != nil {
+				t.Fatalf("%s: %+v: %v", name, opts, err)
+			}
+			want, err := r.logCLI(ctxT(t), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%s: %+v: the object files and git disagree (-git +objects):\n%s", name, opts, diff)
+			}
+		}
+	}
+	read("loose objects")
+	gitIn(t, r.Root, "repack", "-a", "-d", "-f", "--depth=50", "--window=250")
+	if v := gitIn(t, r.Root, "verify-pack", "-v", mustGlob(t, r.CommonDir, "objects/pack/*.idx")); !strings.Contains(v, " commit ") || !regexpDeltaCommit.MatchString(v) {
+		t.Fatalf("the repack stored no commit as a delta:\n%s", v)
+	}
+	read("a pack with deltas")
+	writeFile(t, r.Root, "f.txt", "after the pack")
+	commitAll(t, r.Root, sessionMessageN(999, "done").String())
+	read("a pack and a loose commit")
+
+	// Sessions far apart: the object files give up, Log asks git.
+	sparse := newRepo(t)
+	err := fastImport(sparse.Root, func(w *bufio.Writer) {
+		for i := range objectWalkLimit(1) + 5 {
+			fmt.Fprintf(w, "commit refs/heads/main\nmark :%d\ncommitter T <t@example.org> %d +0000\n", i+1, 1795000000+i)
+			msg := "agent's commit\n"
+			if i == 0 {
+				msg = sessionMessageN(1, "done").String()
+			}
+			data(w, msg)
+			if i > 0 {
+				fmt.Fprintf(w, "from :%d\n", i)
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sparse.logObjects(ctxT(t), LogOptions{Max: 1, TrailerKey: "Strom-Session"}); !errors.Is(err, errWalkLimit) {
+		t.Errorf("a session far below HEAD: %v, want errWalkLimit", err)
+	}
+	if last, err := sparse.LastCommitWithTrailer(ctxT(t), "Strom-Session", ""); err != nil || last == nil || last.Subject != "strom: T-1 x" {
+		t.Errorf("LastCommitWithTrailer far below HEAD = %+v, %v", last, err)
+	}
+
+	// Layouts left to git.
+	for name, prepare := range map[string]func(t *testing.T, r *Repo){
+		"shallow": func(t *testing.T, r *Repo) {
+			writeFile(t, r.CommonDir, "shallow", gitIn(t, r.Root, "rev-parse", "HEAD~1")+"\n")
+		},
+		"alternates": func(t *testing.T, r *Repo) { writeFile(t, r.CommonDir, "objects/info/alternates", os.DevNull+"\n") },
+		"extension":  func(t *testing.T, r *Repo) { gitIn(t, r.Root, "config", "extensions.noop", "true") },
+	} {
+		r := newRepo(t)
+		for i := range 3 {
+			writeFile(t, r.Root, "a.txt", fmt.Sprint(i))
+			commitAll(t, r.Root, sessionMessageN(i, "done").String())
+		}
+		prepare(t, r)
+		if _, err := r.logObjects(ctxT(t), LogOptions{Max: 5}); !errors.Is(err, errObjectLayout) {
+			t.Errorf("%s: %v, want errObjectLayout", name, err)
+		}
+		got, err := r.Log(ctxT(t), LogOptions{Max: 5})
+		want, werr := r.logCLI(ctxT(t), LogOptions{Max: 5})
+		if err != nil || werr != nil || !cmp.Equal(got, want) {
+			t.Errorf("%s: Log = %d commits, %v; git %d, %v", name, len(got), err, len(want), werr)
+		}
+	}
+}
+
+// regexpDeltaCommit matches a line of git verify-pack -v for a commit stored as a
+// delta: "<hash> commit <size> <packed> <offset> <depth> <base>".
+var regexpDeltaCommit = regexp.MustCompile(`(?m)^[0-9a-f]{40} commit +\d+ \d+ \d+ \d+ [0-9a-f]{40}$`)
+
+func mustGlob(t *testing.T, dir, pattern string) string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, pattern))
+	if err != nil || len(m) != 1 {
+		t.Fatalf("%s: %v, %v", pattern, m, err)
+	}
+	return m[0]
 }
