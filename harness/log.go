@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -21,6 +22,7 @@ const (
 	TrailerAgent   = "Strom-Agent"
 	TrailerCheck   = "Strom-Check"
 	TrailerMode    = "Strom-Mode"
+	TrailerRecords = "Strom-Records" // how many records the session made
 )
 
 // SessionEntry is one session as the history tells it.
@@ -34,7 +36,7 @@ type SessionEntry struct {
 	When    time.Time `json:"when"`
 	Subject string    `json:"subject"`
 	Commit  string    `json:"commit"`
-	Records int       `json:"records"` // records the session made: its commit's body lines
+	Records int       `json:"records"` // records the session made: its Strom-Records trailer (older commits: the body's lines)
 }
 
 // Sessions lists sessions from the history's trailers, newest first; max 0 = all.
@@ -155,7 +157,7 @@ func (r *Research) keepLastSession(head string, e *SessionEntry) {
 
 // sessionEntry reads a session commit's trailers.
 func sessionEntry(c gitrepo.Commit) SessionEntry {
-	e := SessionEntry{When: c.When, Subject: c.Subject, Commit: c.Hash, Records: bodyRecords(c.Message.Body)}
+	e := SessionEntry{When: c.When, Subject: c.Subject, Commit: c.Hash, Records: -1}
 	for _, t := range c.Message.Trailers {
 		switch t.Key {
 		case TrailerSession:
@@ -170,13 +172,22 @@ func sessionEntry(c gitrepo.Commit) SessionEntry {
 			e.Check = t.Value
 		case TrailerHost:
 			e.Host = t.Value
+		case TrailerRecords:
+			if n, err := strconv.Atoi(t.Value); err == nil && n >= 0 && e.Records < 0 {
+				e.Records = n
+			}
 		}
+	}
+	if e.Records < 0 {
+		// A commit from before the trailer: a record a line of the body.
+		e.Records = bodyRecords(c.Message.Body)
 	}
 	return e
 }
 
-// bodyRecords counts the records in a session commit's body: one a line; the line
-// that says the session recorded nothing, in any language, is none.
+// bodyRecords counts the records in the body of a session commit made before the
+// Strom-Records trailer: one a line (a record of several lines counted as many);
+// the line that says the session recorded nothing, in any language, is none.
 func bodyRecords(body string) int {
 	n := 0
 	for _, l := range strings.Split(body, "\n") {

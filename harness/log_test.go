@@ -152,3 +152,22 @@ func TestBodyRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionEntryRecords: the Strom-Records trailer is the count where it is a
+// number; a commit without it (or with a value that is not one) counts its body.
+func TestSessionEntryRecords(t *testing.T) {
+	t.Parallel()
+	body := "Register 12, page 3:\nno baptism\nRegister 13"
+	for _, tc := range []struct {
+		trailer string
+		want    int
+	}{{"2", 2}, {"0", 0}, {"", 3}, {"two", 3}, {"-1", 3}} {
+		msg := gitrepo.Message{Subject: "strom: T-1 x — done", Body: body, Trailers: []gitrepo.Trailer{{Key: TrailerSession, Value: "S-1"}}}
+		if tc.trailer != "" {
+			msg.Trailers = append(msg.Trailers, gitrepo.Trailer{Key: TrailerRecords, Value: tc.trailer})
+		}
+		if got := sessionEntry(gitrepo.Commit{Message: msg}).Records; got != tc.want {
+			t.Errorf("Strom-Records %q: %d records, want %d", tc.trailer, got, tc.want)
+		}
+	}
+}

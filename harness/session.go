@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -551,6 +552,7 @@ func commitMessage(p *messages.Printer, res sessionResult, title, agent string, 
 		{Key: TrailerTask, Value: res.Task},
 		{Key: TrailerEnd, Value: res.End.String()},
 		{Key: TrailerAgent, Value: agent},
+		{Key: TrailerRecords, Value: strconv.Itoa(len(records))},
 	}
 	for _, c := range checks {
 		tr = append(tr, gitrepo.Trailer{Key: TrailerCheck, Value: c})
