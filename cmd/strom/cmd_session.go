@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/internal/clock"
+	"github.com/strom-research/strom/messages"
 )
 
 func sessionCommand(s *sys) *ffcli.Command {
@@ -24,7 +26,7 @@ func sessionCommand(s *sys) *ffcli.Command {
 		ShortUsage: "strom session <list|finish|stop|log|send|close> …",
 		ShortHelp:  "help.session.short",
 		FlagSet:    fs,
-		LongHelp:   withHelp("Sessions are named by their id or by their number in strom session list.", ""),
+		LongHelp:   withHelp("help.session.long", ""),
 		Subcommands: []*ffcli.Command{sessionListCommand(s), sessionFinishCommand(s), sessionLogCommand(s),
 			sessionSendCommand(s), sessionStopCommand(s), sessionCloseCommand(s)},
 	}
@@ -104,29 +106,30 @@ func shortTitle(title string) string {
 }
 
 // line is how strom session list shows a live session.
-func (l liveSession) line(now time.Time) string {
-	out := fmt.Sprintf("%d  %s  %s  %s (until %s)", l.N, l.Name, l.Session, harness.TimeLeft(now, l.Deadline), harness.ClockAt(l.Deadline.Local()))
+func (l liveSession) line(p *messages.Printer, now time.Time) string {
+	out := fmt.Sprintf("%d  %s  %s  %s", l.N, l.Name, l.Session, p.Say("session.left_until",
+		messages.Args{"Left": harness.SayTimeLeft(p, now, l.Deadline), "Until": harness.ClockAt(l.Deadline.Local())}))
 	if l.Finish != nil {
 		if l.Finish.Person() {
-			out += "  finish requested"
+			out += "  " + p.Say("session.finish_requested")
 		} else {
-			out += "  finish requested: the cap of the condition “" + l.Finish.Gate + "”"
+			out += "  " + p.Say("session.finish_cap", messages.Args{"Gate": l.Finish.Gate})
 		}
 	}
 	if l.WaitingForInput {
-		out += "  waiting for input"
+		out += "  " + p.Say("session.waiting_input")
 	}
 	return out
 }
 
 // pickSession resolves "N" or an id among the live sessions; "" = the only one.
-func pickSession(live []liveSession, which string) (liveSession, error) {
+func (s *sys) pickSession(live []liveSession, which string) (liveSession, error) {
 	if len(live) == 0 {
-		return liveSession{}, fmt.Errorf("no session is running here: strom run starts one")
+		return liveSession{}, errors.New(s.msg().Say("session.none_here"))
 	}
 	if which == "" {
 		if len(live) > 1 {
-			return liveSession{}, usagef("%d sessions run: name which (strom session list)", len(live))
+			return liveSession{}, s.usage("usage.session.which", messages.Args{"Count": len(live)})
 		}
 		return live[0], nil
 	}
@@ -135,22 +138,18 @@ func pickSession(live []liveSession, which string) (liveSession, error) {
 			return l, nil
 		}
 	}
-	return liveSession{}, fmt.Errorf("no running session %q: strom session list shows them", which)
+	return liveSession{}, errors.New(s.msg().Say("session.no_such", messages.Args{"Session": which}))
 }
 
 func sessionListCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom session list")
-	asJSON := fs.Bool("json", false, "print JSON")
+	asJSON := fs.Bool("json", false, "help.flag.json")
 	return &ffcli.Command{
 		Name:       "list",
 		ShortUsage: "strom session list [--json]",
-		ShortHelp:  "the running sessions",
+		ShortHelp:  "help.session.list.short",
 		FlagSet:    fs,
-		LongHelp: withHelp(`One line per running session: its number, its name (the agent and the task),
-its id, the time left and the deadline, "finish requested" while a request to
-finish is pending, and "waiting for input" once the agent has been quiet longer
-than 15 s (STROM_INPUT_WAIT_IDLE_MS sets it in milliseconds). --json has the same,
-with waitingForInput and finishRequested.`, ""),
+		LongHelp:   withHelp("help.session.list.long", ""),
 		Exec: func(ctx context.Context, args []string) error {
 			s.json = *asJSON
 			r, live, err := s.liveSessions()
@@ -164,11 +163,11 @@ with waitingForInput and finishRequested.`, ""),
 				return s.printJSON(live)
 			}
 			if len(live) == 0 {
-				fmt.Fprintln(s.stdout, "No session is running.")
+				fmt.Fprintln(s.stdout, s.msg().Say("session.none"))
 				return nil
 			}
 			for _, l := range live {
-				fmt.Fprintln(s.stdout, l.line(r.Now()))
+				fmt.Fprintln(s.stdout, l.line(s.msg(), r.Now()))
 			}
 			return nil
 		},
@@ -180,9 +179,9 @@ func sessionFinishCommand(s *sys) *ffcli.Command {
 	return &ffcli.Command{
 		Name:       "finish",
 		ShortUsage: "strom session finish [N…]",
-		ShortHelp:  "ask a running session to finish: the agent records and closes, then the run ends",
+		ShortHelp:  "help.session.finish.short",
 		FlagSet:    fs,
-		LongHelp:   withHelp("Nothing is stopped by force: the agent sees the request at its next strom command.", ""),
+		LongHelp:   withHelp("help.session.finish.long", ""),
 		Exec: func(ctx context.Context, args []string) error {
 			if err := s.personOnly("strom session finish"); err != nil {
 				return err
@@ -201,19 +200,19 @@ func sessionFinishCommand(s *sys) *ffcli.Command {
 					if err := r.RequestRunFinish("strom session finish"); err != nil {
 						return err
 					}
-					fmt.Fprintf(s.stdout, "Asked the run (pid %d) to end: no session is at work, so it ends now.\n", ri.PID)
+					fmt.Fprintln(s.stdout, s.msg().Say("session.asked_run", messages.Args{"PID": ri.PID}))
 					return nil
 				}
 			}
 			for _, a := range args {
-				l, err := pickSession(live, a)
+				l, err := s.pickSession(live, a)
 				if err != nil {
 					return err
 				}
 				if err := r.RequestFinish(l.Session, "strom session finish"); err != nil {
 					return err
 				}
-				fmt.Fprintf(s.stdout, "Asked session %s (%s) to finish; the run ends after it.\n", l.Session, l.Task)
+				fmt.Fprintln(s.stdout, s.msg().Say("session.asked_finish", messages.Args{"Session": l.Session, "Task": l.Task}))
 			}
 			return nil
 		},
@@ -222,20 +221,15 @@ func sessionFinishCommand(s *sys) *ffcli.Command {
 
 func sessionSendCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom session send")
-	keys := fs.Bool("keys", false, "the words after N are key names: C-c Enter Up Tab Escape … (C-x: Ctrl with a letter)")
-	noEnter := fs.Bool("no-enter", false, "write the text only, without Enter")
-	paste := fs.Bool("paste", false, "enter the text as a bracketed paste")
+	keys := fs.Bool("keys", false, "help.session.send.flag.keys")
+	noEnter := fs.Bool("no-enter", false, "help.session.send.flag.no-enter")
+	paste := fs.Bool("paste", false, "help.session.send.flag.paste")
 	return &ffcli.Command{
 		Name:       "send",
 		ShortUsage: "strom session send N TEXT [--no-enter] [--paste] | strom session send N --keys KEY…",
-		ShortHelp:  "type text or keys into a running agent",
+		ShortHelp:  "help.session.send.short",
 		FlagSet:    fs,
-		LongHelp: withHelp(`TEXT is typed as a person would: as a paste when the agent asked for bracketed
-paste, then Enter. --no-enter writes the text as it is, nothing after it;
---paste always wraps it in a bracketed paste (ESC[200~ … ESC[201~), then Enter
-unless --no-enter. --keys sends the named keys, exactly and nothing else:
-strom session send 1 --keys C-c, strom session send 1 --keys Up Enter.
-Key names: `+strings.Join(agentpty.KeyNames(), ", ")+`, C-a … C-z, and any single character.`, ""),
+		LongHelp:   withHelp(s.helpWith("help.session.send.long", messages.Args{"Keys": strings.Join(agentpty.KeyNames(), ", ")}), ""),
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			if err := s.personOnly("strom session send"); err != nil {
 				return err
@@ -244,20 +238,20 @@ Key names: `+strings.Join(agentpty.KeyNames(), ", ")+`, C-a … C-z, and any sin
 			switch {
 			case *keys:
 				if *noEnter || *paste {
-					return usagef("--keys sends exactly the keys named: leave out --no-enter and --paste, or add Enter as a key")
+					return s.usage("usage.session.send.keys_only")
 				}
 				if len(args) < 2 {
-					return usagef("strom session send --keys takes a session and key names, e.g. strom session send 1 --keys C-c")
+					return s.usage("usage.session.send.keys")
 				}
 				for _, k := range args[1:] {
 					if !agentpty.KnownKey(k) {
-						return usagef("%q is no key name: use one of %s, C-a … C-z, or a single character", k, strings.Join(agentpty.KeyNames(), ", "))
+						return s.usage("usage.session.send.no_key", messages.Args{"Key": k, "Keys": strings.Join(agentpty.KeyNames(), ", ")})
 					}
 				}
 				snd.Keys = args[1:]
 			default:
 				if len(args) != 2 {
-					return usagef("strom session send takes a session and the text in quotes, e.g. strom session send 1 \"look at the 1852 register too\"")
+					return s.usage("usage.session.send.text")
 				}
 				snd = harness.Send{Text: args[1], NoEnter: *noEnter, Paste: *paste}
 			}
@@ -265,7 +259,7 @@ Key names: `+strings.Join(agentpty.KeyNames(), ", ")+`, C-a … C-z, and any sin
 			if err != nil {
 				return err
 			}
-			l, err := pickSession(live, args[0])
+			l, err := s.pickSession(live, args[0])
 			if err != nil {
 				return err
 			}
@@ -273,9 +267,9 @@ Key names: `+strings.Join(agentpty.KeyNames(), ", ")+`, C-a … C-z, and any sin
 				return err
 			}
 			if *keys {
-				fmt.Fprintf(s.stdout, "Sent %s to session %s.\n", strings.Join(snd.Keys, " "), l.Session)
+				fmt.Fprintln(s.stdout, s.msg().Say("session.sent", messages.Args{"Keys": strings.Join(snd.Keys, " "), "Session": l.Session}))
 			} else {
-				fmt.Fprintf(s.stdout, "Typed into session %s.\n", l.Session)
+				fmt.Fprintln(s.stdout, s.msg().Say("session.typed", messages.Args{"Session": l.Session}))
 			}
 			return nil
 		}),
@@ -287,18 +281,15 @@ func sessionStopCommand(s *sys) *ffcli.Command {
 	return &ffcli.Command{
 		Name:       "stop",
 		ShortUsage: "strom session stop [N|ID]",
-		ShortHelp:  "stop a running session at once: its work is committed, its task back in the queue, the run ends",
+		ShortHelp:  "help.session.stop.short",
 		FlagSet:    fs,
-		LongHelp: withHelp(`As the second Ctrl-C in the run's terminal: the agent is stopped now
-(SIGTERM, then SIGKILL), what it wrote is committed (Strom-End: stopped-by-hand),
-its task returns to the queue, and the run ends by hand. strom session finish
-asks instead, and lets the agent record and close.`, ""),
+		LongHelp:   withHelp("help.session.stop.long", ""),
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			if err := s.personOnly("strom session stop"); err != nil {
 				return err
 			}
 			if len(args) > 1 {
-				return usagef("strom session stop takes one session (N or its id)")
+				return s.usage("usage.session.stop.args")
 			}
 			r, live, err := s.liveSessions()
 			if err != nil {
@@ -310,17 +301,17 @@ asks instead, and lets the agent record and close.`, ""),
 			}
 			if len(live) == 0 {
 				if ri, _ := r.LiveRun(); ri != nil {
-					return fmt.Errorf("no session is at work: the run (pid %d) waits between sessions — end it with strom session finish", ri.PID)
+					return errors.New(s.msg().Say("session.stop_between", messages.Args{"PID": ri.PID}))
 				}
 			}
-			l, err := pickSession(live, which)
+			l, err := s.pickSession(live, which)
 			if err != nil {
 				return err
 			}
 			if err := r.RequestStop(l.Session, "strom session stop"); err != nil {
 				return err
 			}
-			fmt.Fprintf(s.stdout, "Stopping session %s (%s) now: its work is committed, %s goes back to the queue, and the run ends.\n", l.Session, l.Task, l.Task)
+			fmt.Fprintln(s.stdout, s.msg().Say("session.stopping", messages.Args{"Session": l.Session, "Task": l.Task}))
 			return nil
 		}),
 	}
@@ -331,25 +322,25 @@ func sessionCloseCommand(s *sys) *ffcli.Command {
 	return &ffcli.Command{
 		Name:       "close",
 		ShortUsage: "strom session close",
-		ShortHelp:  "(the agent) end this session; the task stays in the queue unless done or waiting",
+		ShortHelp:  "help.session.close.short",
 		FlagSet:    fs,
-		LongHelp:   withHelp("Refused while the clean-state check fails: the message says what to fix.", ""),
+		LongHelp:   withHelp("help.session.close.long", ""),
 		Exec: func(ctx context.Context, args []string) error {
 			ref := s.sessionRef()
 			if ref.Session == "" {
-				return fmt.Errorf("strom session close is for the agent inside a session: a person asks a session to finish with strom session finish")
+				return errors.New(s.msg().Say("session.close_outside"))
 			}
 			r, err := s.research()
 			if err != nil {
 				return err
 			}
 			if why := r.CheckNow(ctx); why != "" {
-				return fmt.Errorf("the session cannot close yet: %s; fix it and run strom session close again", why)
+				return errors.New(s.msg().Say("session.close_not_yet", messages.Args{"Why": why}))
 			}
 			if err := r.RequestClose(ref.Session, "close"); err != nil {
 				return err
 			}
-			fmt.Fprintln(s.stdout, "The session closes now: exit when you have finished writing.")
+			fmt.Fprintln(s.stdout, s.msg().Say("session.closing"))
 			return nil
 		},
 	}
@@ -357,13 +348,13 @@ func sessionCloseCommand(s *sys) *ffcli.Command {
 
 func demoAgentCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom demo-agent")
-	promptFile := fs.String("prompt-file", "", "the session prompt")
+	promptFile := fs.String("prompt-file", "", "help.demo-agent.flag.prompt-file")
 	return &ffcli.Command{
 		Name:       "demo-agent",
 		ShortUsage: "strom demo-agent --prompt-file F",
 		ShortHelp:  "help.demo-agent.short",
 		FlagSet:    fs,
-		LongHelp:   withHelp("It reads its task, works a few seconds, records, and sometimes finishes, deterministic from STROM_DEMO_SEED.", ""),
+		LongHelp:   withHelp("help.demo-agent.long", ""),
 		Exec: func(ctx context.Context, args []string) error {
 			strom, _ := os.Executable()
 			if *promptFile != "" {

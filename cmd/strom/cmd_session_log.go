@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/strom-research/strom/internal/clock"
+	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -24,30 +26,27 @@ const (
 
 func sessionLogCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom session log")
-	offset := fs.Int("offset", -1, "first line, counted from 0")
-	limit := fs.Int("limit", 0, "at most K lines")
-	wait := fs.Int("wait", 0, "wait up to MS milliseconds (at most 30000) for new output of a running session")
+	offset := fs.Int("offset", -1, "help.session.log.flag.offset")
+	limit := fs.Int("limit", 0, "help.session.log.flag.limit")
+	wait := fs.Int("wait", 0, "help.session.log.flag.wait")
 	return &ffcli.Command{
 		Name:       "log",
 		ShortUsage: "strom session log [N|ID] [--offset L] [--limit K] [--wait MS]",
-		ShortHelp:  "a session's transcript by lines (the last 200 by default)",
+		ShortHelp:  "help.session.log.short",
 		FlagSet:    fs,
-		LongHelp: withHelp(`Without a session: the running one, or the newest transcript. Lines are
-counted from 0. Without --offset and --limit: the last 200 lines, and a hint how
-to page; --offset alone: from that line to the end; --limit alone: the last K
-lines; both: K lines from L. --wait MS first waits up to MS milliseconds (at most
-30000) for the running session to write something new.`, ""),
+		LongHelp:   withHelp("help.session.log.long", ""),
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			if *offset < -1 || *limit < 0 || *wait < 0 {
-				return usagef("--offset, --limit and --wait take whole numbers 0 or more")
+				return s.usage("usage.session.log.numbers")
 			}
 			if len(args) > 1 {
-				return usagef("strom session log takes one session at most (N or its id)")
+				return s.usage("usage.session.log.args")
 			}
 			r, err := s.research()
 			if err != nil {
 				return err
 			}
+			p := s.msg()
 			id := ""
 			if len(args) > 0 {
 				id = args[0]
@@ -55,18 +54,18 @@ lines; both: K lines from L. --wait MS first waits up to MS milliseconds (at mos
 			_, live, _ := s.liveSessions()
 			running := false
 			var cur liveSession
-			if l, err := pickSession(live, id); err == nil {
+			if l, err := s.pickSession(live, id); err == nil {
 				id, running, cur = l.Session, true, l
 			}
 			if id == "" {
 				logs, _ := filepath.Glob(r.Tree.Path(statefiles.SessionsDir, "*.log"))
 				if len(logs) == 0 {
-					return fmt.Errorf("no session transcripts yet: strom run makes them")
+					return errors.New(p.Say("session.no_transcripts"))
 				}
 				id = strings.TrimSuffix(filepath.Base(logs[len(logs)-1]), ".log")
 			}
 			if !validSessionID(id) {
-				return fmt.Errorf("no session %q: strom log lists the sessions", id)
+				return errors.New(p.Say("session.no_session", messages.Args{"Session": id}))
 			}
 			path := r.Tree.Path(statefiles.SessionsDir, id+".log")
 			if running && *wait > 0 {
@@ -74,7 +73,7 @@ lines; both: K lines from L. --wait MS first waits up to MS milliseconds (at mos
 			}
 			lines, err := readLines(path)
 			if err != nil {
-				return fmt.Errorf("no transcript for session %s: strom log lists the sessions", id)
+				return errors.New(p.Say("session.no_transcript", messages.Args{"Session": id}))
 			}
 			n := len(lines)
 			from, to := 0, n
@@ -96,28 +95,28 @@ lines; both: K lines from L. --wait MS first waits up to MS milliseconds (at mos
 			if running && *wait > 0 {
 				// The wait itself was quiet time: look again.
 				_, live, _ = s.liveSessions()
-				if l, err := pickSession(live, id); err == nil {
+				if l, err := s.pickSession(live, id); err == nil {
 					cur = l
 				}
 			}
 			if running && cur.WaitingForInput {
-				fmt.Fprintf(s.stderr, "(the agent of session %d waits for input: strom session send %d TEXT, or --keys)\n", cur.N, cur.N)
+				fmt.Fprintln(s.stderr, "("+p.Say("session.log_input", messages.Args{"N": cur.N})+")")
 			}
 			if from == 0 && to == n {
 				return nil
 			}
-			hint := fmt.Sprintf("(lines %d–%d of %d", from, max(from, to-1), n)
+			hint := p.Say("session.log_lines", messages.Args{"From": from, "To": max(from, to-1), "Total": n})
 			if from == to {
-				hint = fmt.Sprintf("(no lines from %d: the transcript has %d", from, n)
+				hint = p.Say("session.log_past", messages.Args{"From": from, "Lines": n})
 			}
 			if from > 0 {
 				page := min(from, logDefaultLines)
-				hint += fmt.Sprintf("; earlier: strom session log %s --offset %d --limit %d", id, from-page, page)
+				hint += "; " + p.Say("session.log_earlier", messages.Args{"Session": id, "Offset": from - page, "Limit": page})
 			}
 			if to < n {
-				hint += fmt.Sprintf("; later: strom session log %s --offset %d", id, to)
+				hint += "; " + p.Say("session.log_later", messages.Args{"Session": id, "Offset": to})
 			}
-			fmt.Fprintln(s.stderr, hint+")")
+			fmt.Fprintln(s.stderr, "("+hint+")")
 			return nil
 		}),
 	}
