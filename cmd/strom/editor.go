@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -22,17 +23,18 @@ const editFile = "TASK_EDITMSG"
 // start with # above it are kept: a task's text may have Markdown headings.
 const editScissors = "# ------------------------ >8 ------------------------"
 
-// editTaskText is what the editor opens for t.
-func editTaskText(t statefiles.Task) string {
+// editTaskText is what the editor opens for t, its help in p's language.
+func editTaskText(p *messages.Printer, t statefiles.Task) string {
 	var b strings.Builder
 	b.WriteString(t.Title + "\n\n")
 	if body := normalizeBody(t.Body); body != "" {
 		b.WriteString(body + "\n")
 	}
 	b.WriteString("\n" + editScissors + "\n")
-	b.WriteString("# Do not change or remove the line above: everything below it is ignored.\n")
-	fmt.Fprintf(&b, "# %s (%s). The first line is the title; the task's text follows after an\n", t.ID, t.State)
-	b.WriteString("# empty line. Save and quit to keep the change; an empty title changes nothing.\n")
+	help := p.Say("task.edit_help", messages.Args{"Task": t.ID, "State": p.Say("state." + string(t.State))})
+	for _, line := range strings.Split(help, "\n") {
+		b.WriteString("# " + line + "\n")
+	}
 	return b.String()
 }
 
@@ -79,10 +81,11 @@ func editTask(ctx context.Context, s *sys, r *harness.Research, id string) error
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("write %s: %w", shown, err)
 	}
-	if err := os.WriteFile(path, []byte(editTaskText(was)), 0o644); err != nil {
+	p := s.msg()
+	if err := os.WriteFile(path, []byte(editTaskText(p, was)), 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", shown, err)
 	}
-	kept := fmt.Sprintf("what you wrote is kept in %s", shown)
+	kept := p.Say("task.edit_kept", messages.Args{"File": shown})
 	// As git runs it: the editor setting is shell text, the file its argument.
 	cmd := exec.CommandContext(ctx, "sh", "-c", editor+` "$@"`, editor, path)
 	cmd.Dir = r.Tree.Root
@@ -91,7 +94,7 @@ func editTask(ctx context.Context, s *sys, r *harness.Research, id string) error
 		cmd.Stdout, cmd.Stderr = s.stdout, s.stderr
 	}
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("the editor (%s) failed: %v, so %s is unchanged; %s", editor, err, was.ID, kept)
+		return errors.New(p.Say("task.edit_failed", messages.Args{"Editor": editor, "Problem": err.Error(), "Task": was.ID, "Kept": kept}))
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -100,19 +103,19 @@ func editTask(ctx context.Context, s *sys, r *harness.Research, id string) error
 	title, body := parseTaskEdit(string(b))
 	switch {
 	case title == "":
-		return fmt.Errorf("the title is empty, so %s is unchanged; %s", was.ID, kept)
+		return errors.New(p.Say("task.edit_empty", messages.Args{"Task": was.ID, "Kept": kept}))
 	case title == was.Title && body == normalizeBody(was.Body):
-		fmt.Fprintf(s.stdout, "%s unchanged.\n", was.ID)
+		fmt.Fprintln(s.stdout, p.Say("task.unchanged", messages.Args{"Task": was.ID}))
 		return nil
 	}
 	saved, err := r.RewordTask(ctx, was.ID, was, title, body)
 	if errors.Is(err, harness.ErrEditedMeanwhile) {
-		return fmt.Errorf("%v, so %s keeps that; %s — run strom task edit %s again", err, was.ID, kept, was.ID)
+		return messages.Wrap(err, p.Say("task.edit_meanwhile", messages.Args{"Problem": err.Error(), "Task": was.ID, "Kept": kept}))
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(s.stdout, "%s edited.\n", saved.ID)
+	fmt.Fprintln(s.stdout, p.Say("task.edited", messages.Args{"Task": saved.ID}))
 	return nil
 }
 
@@ -124,7 +127,7 @@ func chooseEditor(ctx context.Context, s *sys, root string) (string, error) {
 		cmd := exec.CommandContext(ctx, "git", "config", "core.editor")
 		cmd.Dir = root
 		if out, _ := cmd.Output(); strings.TrimSpace(string(out)) == "" {
-			return "", usagef("there is no terminal here for an editor: say what to change with --title, --body or --body-file")
+			return "", s.usage("usage.task.edit.no_terminal")
 		}
 	}
 	cmd := exec.CommandContext(ctx, "git", "var", "GIT_EDITOR")
@@ -138,7 +141,7 @@ func chooseEditor(ctx context.Context, s *sys, root string) (string, error) {
 	out, err := cmd.Output()
 	editor := strings.TrimSpace(string(out))
 	if err != nil || editor == "" {
-		return "", fmt.Errorf("git names no editor (%v): set EDITOR, or say what to change with --title, --body or --body-file", err)
+		return "", errors.New(s.msg().Say("task.edit_no_editor", messages.Args{"Problem": fmt.Sprint(err)}))
 	}
 	return editor, nil
 }

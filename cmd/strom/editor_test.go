@@ -3,6 +3,7 @@ package main
 import (
 	"testing"
 
+	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -31,7 +32,7 @@ func TestParseTaskEdit(t *testing.T) {
 		{ID: "T-2", State: "waiting", Title: "No text"},
 		{ID: "T-3", State: "open", Title: "Text with blank lines around", Body: "\n\nmiddle\n\n"},
 	} {
-		title, body := parseTaskEdit(editTaskText(task))
+		title, body := parseTaskEdit(editTaskText(messages.For(messages.English), task))
 		if title != task.Title || body != normalizeBody(task.Body) {
 			t.Errorf("%s: read back as %q, %q", task.ID, title, body)
 		}
