@@ -29,7 +29,7 @@ const (
 	memoMax    = 256 // sums kept, newest last
 	// validator names how strom validates besides the schema's bytes: the library and
 	// its settings. Change it with either, and every content is validated again.
-	validator = "jsonschema v5.3.1, draft 2020-12, formats asserted"
+	validator = "jsonschema v5.3.1, draft 2020-12, formats asserted, a key twice refused"
 )
 
 // sum names one content under one schema; the zero sum names nothing.

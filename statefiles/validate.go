@@ -67,21 +67,84 @@ func schema(name string) (*jsonschema.Schema, error) {
 }
 
 // decode parses JSON into a generic value for validation. Numbers stay json.Number
-// so that 5.0 and 5 are told apart where the schema asks for an integer.
+// so that 5.0 and 5 are told apart where the schema asks for an integer. An object
+// naming a key twice is refused: the schema would see only the last value while
+// the typed read meets both, so the two could disagree on the same bytes.
 func decode(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	v, err := decodeValue(dec)
+	if err != nil {
 		return nil, err
-	}
-	if dec.More() {
-		return nil, errors.New("extra data after the JSON value")
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, errors.New("extra data after the JSON value")
 	}
 	return v, nil
+}
+
+// errDuplicateKey is a key an object names twice.
+type errDuplicateKey struct{ key string }
+
+func (e errDuplicateKey) Error() string {
+	return fmt.Sprintf("the key %q appears twice in one object", e.key)
+}
+
+// decodeValue reads one JSON value token by token, as json.Decoder.Decode into an
+// any would, and refuses an object with a key twice.
+func decodeValue(dec *json.Decoder) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		if err == io.EOF {
+			return nil, io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			m := map[string]any{}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				k, ok := kt.(string)
+				if !ok {
+					return nil, errors.New("an object key is not a string")
+				}
+				if _, dup := m[k]; dup {
+					return nil, errDuplicateKey{k}
+				}
+				v, err := decodeValue(dec)
+				if err != nil {
+					return nil, err
+				}
+				m[k] = v
+			}
+			if _, err := dec.Token(); err != nil {
+				return nil, err
+			}
+			return m, nil
+		case '[':
+			a := []any{}
+			for dec.More() {
+				v, err := decodeValue(dec)
+				if err != nil {
+					return nil, err
+				}
+				a = append(a, v)
+			}
+			if _, err := dec.Token(); err != nil {
+				return nil, err
+			}
+			return a, nil
+		}
+		return nil, fmt.Errorf("unexpected %q", rune(t))
+	default:
+		return t, nil
+	}
 }
 
 // check validates the whole content of a file against a schema, or finds the same

@@ -183,3 +183,22 @@ func TestMemoNeverHidesAnInvalidFile(t *testing.T) {
 		t.Errorf("a broken first record read as %v, want a SchemaError on line 1", err)
 	}
 }
+
+// A key named twice in one object is refused by the validator as by the typed
+// read: the schema sees only the last value, the read meets both.
+func TestDuplicateKeyRefused(t *testing.T) {
+	t.Parallel()
+	for _, line := range []string{
+		`{"version":1,"time":0,"time":"2026-01-10T00:00:00Z","task":"T-1","text":"0"}` + "\n",
+		`{"version":1,"time":"2026-01-10T00:00:00Z","task":"T-1","text":"a","text":"b"}` + "\n",
+	} {
+		err := Validate(ProgressFile, []byte(line))
+		var se *SchemaError
+		if !errors.As(err, &se) || !strings.Contains(err.Error(), `the key "`) || !strings.Contains(err.Error(), "appears twice") {
+			t.Errorf("Validate(%q) = %v, want a SchemaError naming the key twice", line, err)
+		}
+	}
+	if err := Validate(ProgressFile, []byte(`{"version":1,"time":"2026-01-10T00:00:00Z","task":"T-1","text":"a"}`+"\n")); err != nil {
+		t.Errorf("a record with each key once: %v", err)
+	}
+}
