@@ -257,7 +257,7 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 			if ctx.Err() != nil {
 				return stopNow(StopByHand, "")
 			}
-			return stopNow(StopError, err.Error())
+			return stopNow(StopError, r.Messages().Text(err))
 		}
 		if task == nil && silent != nil {
 			// Every task left needs an archive that does not answer (R7.1.1): an
@@ -284,7 +284,7 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 		if o.Gate != nil {
 			gs, err := o.Gate.Before(ctx, rr.Sessions+1)
 			if err != nil {
-				return stopNow(StopError, err.Error())
+				return stopNow(StopError, r.Messages().Text(err))
 			}
 			if gs != nil {
 				rr.Gate = gs.Gate
@@ -306,7 +306,7 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 				if ctx.Err() != nil {
 					return stopNow(StopByHand, "")
 				}
-				return stopNow(StopError, err.Error())
+				return stopNow(StopError, r.Messages().Text(err))
 			}
 			if claimed == nil {
 				continue
@@ -323,7 +323,7 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 			if errors.As(err, &se) {
 				return stopNow(StopError, r.Messages().Say("stop.agent_not_started", messages.Args{"Program": se.Program, "Cause": se.cause()}))
 			}
-			return stopNow(StopError, err.Error())
+			return stopNow(StopError, r.Messages().Text(err))
 		}
 		rr.Sessions++
 		if o.Terminal != nil {
@@ -333,7 +333,7 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 		r.printEnd(o.Out, res)
 		if r.sync != nil {
 			if err := r.publish(ctx, o.Out); err != nil {
-				return stopNow(StopError, err.Error())
+				return stopNow(StopError, r.Messages().Text(err))
 			}
 		}
 		// A screen only a person may answer (screens.go): the next session would

@@ -223,7 +223,9 @@ func TestCatalogsLoad(t *testing.T) {
 	}
 }
 
-var sayRE = regexp.MustCompile(`\.(?:Say|usage)\(\s*"([a-z0-9_.\-]+)"\s*[,)]`)
+// sayRE finds the ids said as literals: p.Say("id"…), messages.New("id"…),
+// messages.Errorf(sentinel, "id"…) and the cmd/strom helpers s.usage, s.say, s.fail.
+var sayRE = regexp.MustCompile(`(?:\.(?:Say|usage)\(|messages\.New\(|messages\.Errorf\([\w.]+,|\bs\.(?:say|fail)\()\s*"([a-z0-9_.\-]+)"\s*[,)]`)
 
 // TestUsedIDsExist: every id that strom's code passes to Say (or to cmd/strom's
 // s.usage) as a literal is in the English catalog (and so, by TestCatalogs, in all

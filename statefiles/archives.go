@@ -1,9 +1,10 @@
 package statefiles
 
 import (
-	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/strom-research/strom/messages"
 )
 
 // Archive is an outside source a task can need (R7.1.1): a parish register site, a
@@ -27,7 +28,7 @@ func CheckArchiveName(name string) error {
 		}
 	}
 	if !ok {
-		return fmt.Errorf("%w %q: an archive's name is lowercase letters, digits and hyphens (at most %d, not starting with a hyphen), e.g. matricula", ErrArchiveName, name, MaxArchiveName)
+		return messages.Errorf(ErrArchiveName, "setting.archive_name", messages.Args{"Name": name, "Max": MaxArchiveName})
 	}
 	return nil
 }
@@ -52,7 +53,7 @@ func archiveKey(setting string) (Key, bool, error) {
 	}
 	name, ok := ArchiveOf(setting)
 	if !ok {
-		return Key{}, true, fmt.Errorf("unknown setting %q: an archive has one setting, its probe: archives.NAME.probe", setting)
+		return Key{}, true, messages.Errorf(nil, "setting.archive_unknown", messages.Args{"Name": setting})
 	}
 	if err := CheckArchiveName(name); err != nil {
 		return Key{}, true, err

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/schemas"
 )
 
@@ -152,24 +153,28 @@ func LookupKey(name string) (Key, error) {
 		names[i] = k.Name
 	}
 	sort.Strings(names)
-	return Key{}, fmt.Errorf("unknown setting %q: the settings are %s", name, strings.Join(names, ", "))
+	return Key{}, messages.Errorf(nil, "setting.unknown", messages.Args{"Name": name, "Names": strings.Join(names, ", ")})
 }
 
-// Range describes the allowed values in words.
-func (k Key) Range() string {
+// Range describes the allowed values in words, in English.
+func (k Key) Range() string { return k.RangeSentence().Error() }
+
+// RangeSentence describes the allowed values in words a Printer says in the
+// person's language.
+func (k Key) RangeSentence() *messages.Error {
 	switch k.Kind {
 	case KindInt:
-		return fmt.Sprintf("a whole number %d–%d", k.Min, k.Max)
+		return messages.New("setting.range_int", messages.Args{"Min": k.Min, "Max": k.Max})
 	case KindEnum:
-		return "one of " + strings.Join(k.Values, ", ")
+		return messages.New("setting.range_enum", messages.Args{"Values": strings.Join(k.Values, ", ")})
 	default:
-		return "non-empty text"
+		return messages.New("setting.range_text", nil)
 	}
 }
 
 // Parse checks a value given as text and returns it typed.
 func (k Key) Parse(s string) (any, error) {
-	bad := fmt.Errorf("%s must be %s, not %q", k.Name, k.Range(), s)
+	bad := messages.Errorf(nil, "setting.bad_value", messages.Args{"Key": k.Name, "Range": k.RangeSentence(), "Value": s})
 	switch k.Kind {
 	case KindInt:
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -268,7 +273,7 @@ func (s Settings) Resolve(name, flag string) (Resolved, error) {
 	if k.Env != "" && s.Getenv != nil {
 		if v := s.Getenv(k.Env); v != "" {
 			if _, err := k.Parse(v); err != nil {
-				return Resolved{}, fmt.Errorf("the variable %s: %w", k.Env, err)
+				return Resolved{}, messages.Errorf(err, "setting.variable", messages.Args{"Env": k.Env, "Error": err})
 			}
 			return Resolved{k, v, FromEnv, k.Env}, nil
 		}

@@ -3,13 +3,20 @@ package statefiles
 import (
 	"errors"
 	"fmt"
+
+	"github.com/strom-research/strom/messages"
 )
 
 // ErrNotResearch means no .strom/ folder was found in the directory or above it.
-var ErrNotResearch = errors.New("not a strom research repo here: run strom init")
+var ErrNotResearch error = messages.New("files.not_research", nil)
 
 // ErrLocked means another strom process held the state lock for too long.
 var ErrLocked = errors.New("the research's state is locked by another strom process")
+
+// lockedError is ErrLocked as the person reads it: which lock, for how long.
+func lockedError(shown string, wait fmt.Stringer) error {
+	return messages.Errorf(ErrLocked, "files.locked", messages.Args{"File": shown, "Wait": wait.String()})
+}
 
 // ErrUnknownTask means a task id names no task in the queue.
 var ErrUnknownTask = errors.New("no such task")

@@ -44,7 +44,7 @@ func LockFile(ctx context.Context, path, shown string) (unlock func(), err error
 		}
 		if time.Now().After(deadline) {
 			f.Close()
-			return nil, fmt.Errorf("%w (%s) for over %s: if no strom is running, try again", ErrLocked, shown, LockWait)
+			return nil, lockedError(shown, LockWait)
 		}
 		select {
 		case <-ctx.Done():

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/strom-research/strom/messages"
 )
 
 // ResearchesFile is the list of research repos on this computer, in the user config
@@ -46,7 +48,7 @@ func LoadResearches(getenv func(string) string) (*Researches, error) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	if err := json.Unmarshal(data, rs); err != nil || rs.Version != 1 {
-		return nil, fmt.Errorf("%s is not a list of researches strom can read (move it away and strom starts a new one): %v", path, err)
+		return nil, messages.Errorf(nil, "files.researches_unreadable", messages.Args{"File": path, "Error": fmt.Sprint(err)})
 	}
 	return rs, nil
 }

@@ -111,10 +111,18 @@ func (s *sys) inSession() string { return s.getenv("STROM_SESSION") }
 // usageError is a mistake on the command line: exit status 2.
 type usageError struct {
 	msg  string
-	flag bool // the flag package's own words, turned into a sentence by flagOutcome
+	flag bool  // the flag package's own words, turned into a sentence by flagOutcome
+	err  error // a sentence from below, said when msg is empty (badUsage)
 }
 
-func (e usageError) Error() string { return e.msg }
+func (e usageError) Error() string {
+	if e.msg == "" && e.err != nil {
+		return e.err.Error()
+	}
+	return e.msg
+}
+
+func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, a ...any) error { return usageError{msg: fmt.Sprintf(format, a...)} }
 
@@ -245,13 +253,14 @@ func (s *sys) finish(err error) int {
 	}
 	msg := err.Error()
 	if s.json {
+		// JSON keeps a sentence from below in English, as it keeps every value.
 		// The part of a message after " — " says what to do: that is the hint.
 		text, hint, _ := strings.Cut(msg, " — ")
 		b, _ := json.Marshal(map[string]string{"error": text, "hint": hint})
 		fmt.Fprintln(s.stdout, string(b))
 		return code
 	}
-	fmt.Fprintln(s.stderr, "strom: "+msg)
+	fmt.Fprintln(s.stderr, "strom: "+s.msg().Text(err))
 	return code
 }
 

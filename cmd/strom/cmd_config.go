@@ -32,7 +32,7 @@ Alone, strom config lists every setting with its value and where it came from.`,
 		Exec: func(ctx context.Context, args []string) error {
 			s.json = *asJSON
 			if len(args) > 0 {
-				return usagef("unknown config command %q: use get, set or unset", args[0])
+				return s.usage("config.unknown_command", messages.Args{"Word": args[0]})
 			}
 			settings, err := s.settings()
 			if err != nil {
@@ -58,11 +58,11 @@ Alone, strom config lists every setting with its value and where it came from.`,
 			}
 			tw := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
 			for _, r := range all {
-				v := r.Value
+				v := fmt.Sprint(r.Value)
 				if v == "" {
-					v = "(not set)"
+					v = s.say("config.not_set")
 				}
-				fmt.Fprintf(tw, "%s\t%v\t%s\n", r.Key, v, r.Source)
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Key, v, s.say("config.source."+r.Source))
 			}
 			return tw.Flush()
 		},
@@ -107,7 +107,7 @@ func configGetCommand(s *sys) *ffcli.Command {
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			s.json = *asJSON
 			if len(args) != 1 {
-				return usagef("strom config get takes one setting, e.g. strom config get run.minutes")
+				return s.usage("config.get_args")
 			}
 			settings, err := s.settings()
 			if err != nil {
@@ -115,16 +115,20 @@ func configGetCommand(s *sys) *ffcli.Command {
 			}
 			r, err := settings.Resolve(args[0], "")
 			if err != nil {
-				return usageError{msg: err.Error()}
+				return badUsage(err)
 			}
 			if *asJSON {
 				return s.printJSON(toJSON(r))
 			}
 			v := r.Value
 			if v == "" {
-				v = "(not set)"
+				v = s.say("config.not_set")
 			}
-			fmt.Fprintf(s.stdout, "%s\t(from %s: %s)\n", v, r.Source, r.Where)
+			from := s.say("config.from", messages.Args{"Source": s.say("config.source." + string(r.Source)), "Where": r.Where})
+			if r.Source == statefiles.FromDefault {
+				from = s.say("config.from_default")
+			}
+			fmt.Fprintf(s.stdout, "%s\t%s\n", v, from)
 			return nil
 		}),
 	}
@@ -134,7 +138,7 @@ func configGetCommand(s *sys) *ffcli.Command {
 func (s *sys) settingsFile(k statefiles.Key, forTree bool) (statefiles.SettingsFile, error) {
 	if forTree {
 		if k.UserOnly {
-			return statefiles.SettingsFile{}, usagef("%s is set for the whole computer, not for one research: drop --for-tree", k.Name)
+			return statefiles.SettingsFile{}, s.usage("config.user_only", messages.Args{"Key": k.Name})
 		}
 		tree, err := statefiles.Find(s.cwd())
 		if err != nil {
@@ -159,15 +163,15 @@ func configSetCommand(s *sys) *ffcli.Command {
 				return err
 			}
 			if len(args) != 2 {
-				return usagef("strom config set takes a setting and a value, e.g. strom config set run.minutes 45")
+				return s.usage("config.set_args")
 			}
 			k, err := statefiles.LookupKey(args[0])
 			if err != nil {
-				return usageError{msg: err.Error()}
+				return badUsage(err)
 			}
 			v, err := k.Parse(args[1])
 			if err != nil {
-				return usageError{msg: err.Error()}
+				return badUsage(err)
 			}
 			if err := checkSetting(k, args[1]); err != nil {
 				return err
@@ -223,11 +227,11 @@ func configUnsetCommand(s *sys) *ffcli.Command {
 				return err
 			}
 			if len(args) != 1 {
-				return usagef("strom config unset takes one setting, e.g. strom config unset run.minutes")
+				return s.usage("config.unset_args")
 			}
 			k, err := statefiles.LookupKey(args[0])
 			if err != nil {
-				return usageError{msg: err.Error()}
+				return badUsage(err)
 			}
 			f, err := s.settingsFile(k, *forTree)
 			if err != nil {

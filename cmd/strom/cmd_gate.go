@@ -15,6 +15,7 @@ import (
 	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/gates"
 	"github.com/strom-research/strom/harness/gates/claudeusage"
+	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -68,7 +69,7 @@ and STROM_GATE_NOW.
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			s.json = *asJSON
 			if len(args) > 0 {
-				return usagef("strom gate test takes no arguments: give the condition with --gate \"<name> [args]\"")
+				return s.usage("gate.test_args")
 			}
 			r, err := s.research()
 			if err != nil {
@@ -87,11 +88,11 @@ and STROM_GATE_NOW.
 				words = res.Value
 			}
 			if words == "" {
-				return fmt.Errorf("no condition is set, so a run goes on while there is work: ask one with --gate \"<name> [args]\", or set it with strom config set run.gate")
+				return s.fail("gate.none_set")
 			}
 			spec, err := gates.ParseSpec(words)
 			if err != nil {
-				return usageError{msg: err.Error()}
+				return badUsage(err)
 			}
 			// Asking Claude Code in the tree's folder of its own starts what that
 			// folder's settings name: only once a person allowed it.
@@ -107,7 +108,7 @@ and STROM_GATE_NOW.
 			}
 			rep := a.Ask(ctx)
 			if rep.Err != nil {
-				return fmt.Errorf("condition “%s”: %w", spec, rep.Err)
+				return messages.Errorf(rep.Err, "gate.test_failed", messages.Args{"Gate": spec.String(), "Error": rep.Err})
 			}
 			now := a.At
 			if now.IsZero() {
@@ -126,15 +127,15 @@ and STROM_GATE_NOW.
 			if *asJSON {
 				return s.printJSON(out)
 			}
-			fmt.Fprintf(s.stdout, "condition “%s”: %s — %s\n", out.Gate, out.Verdict, out.Reason)
+			fmt.Fprintln(s.stdout, s.say("gate.test_answer", messages.Args{"Gate": out.Gate, "Verdict": s.say("gate.verdict." + out.Verdict), "Reason": out.Reason}))
 			if out.RetryAt != nil {
-				fmt.Fprintf(s.stdout, "  asks again at %s\n", out.RetryAt.Local().Format("Mon Jan 2, 15:04 MST"))
+				fmt.Fprintln(s.stdout, s.say("gate.test_retry", messages.Args{"At": out.RetryAt.Local().Format("2006-01-02 15:04 MST")}))
 			}
 			if out.Hard {
-				fmt.Fprintln(s.stdout, "  hard: a person's limit; no \"Start anyway\" passes it")
+				fmt.Fprintln(s.stdout, s.say("gate.test_hard"))
 			}
 			if out.Watch != nil {
-				fmt.Fprintf(s.stdout, "  watch: a running session is asked to finish at %g%% of the week\n", out.Watch.WeekFinishAt)
+				fmt.Fprintln(s.stdout, s.say("gate.test_watch", messages.Args{"Percent": fmt.Sprintf("%g", out.Watch.WeekFinishAt)}))
 			}
 			return nil
 		}),
@@ -151,7 +152,7 @@ func parseMoment(v string) (time.Time, error) {
 			return t, nil
 		}
 	}
-	return time.Time{}, usagef("--now takes a moment as 2026-03-10T12:00:00Z or 2026-03-10T12:00, not %q", v)
+	return time.Time{}, badUsage(messages.New("gate.bad_now", messages.Args{"Value": v}))
 }
 
 // asker prepares a question to the gate for the research's agent (or agent, when
@@ -170,7 +171,7 @@ func (s *sys) asker(r *harness.Research, settings statefiles.Settings, spec gate
 // there is work.
 func (s *sys) runGate(r *harness.Research, o harness.RunOptions, gateSet bool, gateWords string, noGate bool) (harness.Gate, error) {
 	if gateSet && noGate {
-		return nil, usagef("choose one of --gate and --no-gate")
+		return nil, s.usage("gate.gate_or_none")
 	}
 	settings, err := r.Settings()
 	if err != nil {
@@ -186,31 +187,31 @@ func (s *sys) runGate(r *harness.Research, o harness.RunOptions, gateSet bool, g
 	capped := gates.CapOf(words)
 	capNote := ""
 	if capped > 0 {
-		capNote = fmt.Sprintf(" Its cap still holds: at %d%% of the week no session starts, in no run.", capped)
+		capNote = " " + s.say("gate.cap_holds", messages.Args{"Cap": capped})
 	}
 	switch {
 	case noGate:
 		if words == "" {
 			return nil, nil
 		}
-		if err := s.confirm(fmt.Sprintf("Run without the condition “%s” set for this computer?%s", words, capNote)); err != nil {
+		if err := s.confirm(s.say("gate.ask_without", messages.Args{"Gate": words}) + capNote); err != nil {
 			return nil, err
 		}
 		return s.capGate(r, settings, o, words, nil)
 	case gateSet:
 		spec, err := gates.ParseSpec(gateWords)
 		if err != nil {
-			return nil, usageError{msg: err.Error()}
+			return nil, badUsage(err)
 		}
 		if err := checkGate(s.getenv, spec); err != nil {
 			return nil, err
 		}
 		if spec.String() != words {
-			q := fmt.Sprintf("Run under the condition “%s”", spec)
+			q := s.say("gate.ask_under", messages.Args{"Gate": spec.String()})
 			if words != "" {
-				q += fmt.Sprintf(" instead of “%s”", words)
+				q = s.say("gate.ask_instead", messages.Args{"Gate": spec.String(), "Set": words})
 			}
-			if err := s.confirm(q + "?" + capNote); err != nil {
+			if err := s.confirm(q + capNote); err != nil {
 				return nil, err
 			}
 		}
@@ -228,7 +229,7 @@ func (s *sys) runGate(r *harness.Research, o harness.RunOptions, gateSet bool, g
 	}
 	spec, err := gates.ParseSpec(words)
 	if err != nil {
-		return nil, fmt.Errorf("read run.gate: %w: set it again with strom config set run.gate", err)
+		return nil, messages.Errorf(err, "gate.bad_setting", messages.Args{"Error": err})
 	}
 	return s.gateRunner(r, settings, o, spec)
 }
@@ -256,7 +257,7 @@ func (s *sys) capGate(r *harness.Research, settings statefiles.Settings, o harne
 	}
 	spec, err := gates.ParseSpec(words)
 	if err != nil {
-		return nil, fmt.Errorf("read run.gate: %w: set it again with strom config set run.gate", err)
+		return nil, messages.Errorf(err, "gate.bad_setting", messages.Args{"Error": err})
 	}
 	a := s.asker(r, settings, spec, o.Agent)
 	a.Since = r.Now().Add(-time.Second)
@@ -323,7 +324,7 @@ func checkGateSetting(k statefiles.Key, value string) error {
 	}
 	spec, err := gates.ParseSpec(value)
 	if err != nil {
-		return usageError{msg: err.Error()}
+		return badUsage(err)
 	}
 	return checkGate(os.Getenv, spec)
 }
@@ -335,13 +336,13 @@ func checkGate(getenv func(string) string, spec gates.Spec) error {
 			if errors.Is(err, claudeusage.ErrBadCap) {
 				ex = "claude-usage 10 --cap 95"
 			}
-			return usagef("%v: write it as %q", err, ex)
+			return badUsage(messages.Errorf(err, "gate.write_as", messages.Args{"Error": err, "Example": ex}))
 		}
 		return nil
 	}
 	path := gates.Program(getenv, spec.Name)
 	if fi, err := os.Stat(path); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
-		return fmt.Errorf("the condition %q is not installed: put an executable program at %s first", spec.Name, path)
+		return messages.Errorf(gates.ErrNoGate, "gate.not_installed", messages.Args{"Gate": spec.Name, "Path": path})
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/strom-research/strom/harness/gates/claudeusage"
 	"github.com/strom-research/strom/internal/shellword"
+	"github.com/strom-research/strom/messages"
 )
 
 // Verdicts, the protocol's wire words.
@@ -53,10 +54,10 @@ func isGateName(s string) bool {
 func ParseSpec(s string) (Spec, error) {
 	words, err := shellword.Split(s)
 	if err != nil {
-		return Spec{}, fmt.Errorf("read condition %q: %w", s, err)
+		return Spec{}, messages.Errorf(ErrBadSpec, "gates.bad_words", messages.Args{"Spec": s, "Error": err})
 	}
 	if len(words) == 0 || !isGateName(words[0]) {
-		return Spec{}, fmt.Errorf("read condition %q: %w, the name in lower-case letters, digits, '.', '_' or '-'", s, ErrBadSpec)
+		return Spec{}, messages.Errorf(ErrBadSpec, "gates.bad_spec", messages.Args{"Spec": s})
 	}
 	return Spec{Name: words[0], Args: words[1:]}, nil
 }

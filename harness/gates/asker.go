@@ -20,6 +20,7 @@ import (
 	"github.com/strom-research/strom/harness/gates/claudeusage"
 	"github.com/strom-research/strom/internal/capped"
 	"github.com/strom-research/strom/internal/clock"
+	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -98,7 +99,7 @@ func (a *Asker) Ask(ctx context.Context) Reply {
 	}
 	select {
 	case <-timedOut:
-		return Reply{Exit: -1, Err: fmt.Errorf("ask %s: %w (%s): fix or replace it, or set another with strom config set run.gate", a.Spec.Name, ErrTimeout, timeout)}
+		return Reply{Exit: -1, Err: messages.Errorf(ErrTimeout, "gates.timeout", messages.Args{"Gate": a.Spec.Name, "Timeout": timeout.String()})}
 	default:
 	}
 	return rep
@@ -109,13 +110,13 @@ func (a *Asker) program(ctx context.Context) Reply {
 	path := Program(a.Getenv, a.Spec.Name)
 	fi, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return Reply{Exit: -1, Err: fmt.Errorf("find %s: %w: install an executable program at %s, or set another with strom config set run.gate", a.Spec.Name, ErrNoGate, path)}
+		return Reply{Exit: -1, Err: messages.Errorf(ErrNoGate, "gates.not_found", messages.Args{"Gate": a.Spec.Name, "Path": path})}
 	}
 	if err != nil {
 		return Reply{Exit: -1, Err: fmt.Errorf("find %s: %w", a.Spec.Name, err)}
 	}
 	if fi.IsDir() || fi.Mode()&0o111 == 0 {
-		return Reply{Exit: -1, Err: fmt.Errorf("start %s: %s is not an executable file: chmod +x it", a.Spec.Name, path)}
+		return Reply{Exit: -1, Err: messages.New("gates.not_executable", messages.Args{"Gate": a.Spec.Name, "Path": path})}
 	}
 	dir := a.Dir()
 	if !a.DryRun {
@@ -154,13 +155,13 @@ func (a *Asker) program(ctx context.Context) Reply {
 		// The program's last line on stderr says why; without one, say so rather
 		// than repeat the exit ("failed with exit 1: exit status 1").
 		if why := lastLine(stderr.String()); why != "" {
-			return Reply{Exit: exit, Err: fmt.Errorf("run %s: %w with %s: %s", a.Spec.Name, ErrExit, describeExit(cmd.ProcessState, err), why)}
+			return Reply{Exit: exit, Err: messages.Errorf(ErrExit, "gates.failed", messages.Args{"Gate": a.Spec.Name, "Exit": describeExit(cmd.ProcessState, err), "Why": why})}
 		}
-		return Reply{Exit: exit, Err: fmt.Errorf("run %s: %w with %s and wrote nothing on stderr", a.Spec.Name, ErrExit, describeExit(cmd.ProcessState, err))}
+		return Reply{Exit: exit, Err: messages.Errorf(ErrExit, "gates.failed_silent", messages.Args{"Gate": a.Spec.Name, "Exit": describeExit(cmd.ProcessState, err)})}
 	}
 	ans, err := decodeAnswer(stdout.Bytes())
 	if err != nil {
-		return Reply{Exit: exit, Err: fmt.Errorf("ask %s: %w", a.Spec.Name, err)}
+		return Reply{Exit: exit, Err: messages.Errorf(err, "gates.bad_answer", messages.Args{"Gate": a.Spec.Name, "Error": err})}
 	}
 	return Reply{Answer: ans, Exit: exit}
 }

@@ -1,18 +1,18 @@
 package gates
 
-import "errors"
+import "github.com/strom-research/strom/messages"
 
 // ErrNoGate means no gate program is installed under the name in run.gate.
-var ErrNoGate = errors.New("no such condition installed")
+var ErrNoGate error = messages.New("gates.err_no_gate", nil)
 
 // ErrBadSpec means the words of run.gate (or --gate) do not start with a gate name.
-var ErrBadSpec = errors.New("a condition is written as \"<name> [args]\"")
+var ErrBadSpec error = messages.New("gates.err_bad_spec", nil)
 
 // ErrBadAnswer means a gate printed something other than one valid JSON answer.
-var ErrBadAnswer = errors.New("the condition's answer is not one JSON object with verdict go, wait or stop")
+var ErrBadAnswer error = messages.New("gates.err_bad_answer", nil)
 
 // ErrTimeout means a gate gave no answer within its time.
-var ErrTimeout = errors.New("the condition gave no answer in time")
+var ErrTimeout error = messages.New("gates.err_timeout", nil)
 
 // ErrExit means a gate program ended with a non-zero exit status or a signal.
-var ErrExit = errors.New("the condition program failed")
+var ErrExit error = messages.New("gates.err_exit", nil)

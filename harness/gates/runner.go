@@ -67,13 +67,15 @@ func (g *Runner) Before(ctx context.Context, n int) (*harness.GateStop, error) {
 				_ = SaveWatch(g.Research.Tree, os.Getpid(), label, rep.Watch)
 			}
 		}
-		verdict, reason := rep.Verdict, rep.Reason
-		if rep.Err != nil {
-			verdict, reason = "error", rep.Err.Error()
-		}
+		// gate.log keeps the reason in English, as it keeps every value; the run's
+		// line says an error in the person's language.
 		msg := g.Research.Messages()
+		verdict, reason, said := rep.Verdict, rep.Reason, rep.Reason
+		if rep.Err != nil {
+			verdict, reason, said = "error", rep.Err.Error(), msg.Text(rep.Err)
+		}
 		fmt.Fprintln(g.Out, msg.Say("gate.answer", messages.Args{"Gate": g.Asker.Spec.Name, "Verdict": msg.Say("gate.verdict." + verdict),
-			"Reason": reason, "Exit": rep.Exit, "Log": statefiles.DirName + "/" + statefiles.GateLogFile}))
+			"Reason": said, "Exit": rep.Exit, "Log": statefiles.DirName + "/" + statefiles.GateLogFile}))
 		waitS := rep.RetryAfterS
 		log := func(did string) {
 			e := LogEntry{When: g.Research.Now().UTC(), Gate: g.Asker.Spec.Name, Args: g.Asker.Spec.Args, Exit: rep.Exit,
@@ -101,7 +103,7 @@ func (g *Runner) Before(ctx context.Context, n int) (*harness.GateStop, error) {
 			log(DidAnyway)
 			return nil, nil
 		case chosen && first && g.Confirm != nil:
-			q := msg.Say("gate.start_anyway", messages.Args{"Gate": label, "Reason": strings.TrimRight(reason, ". ")})
+			q := msg.Say("gate.start_anyway", messages.Args{"Gate": label, "Reason": strings.TrimRight(said, ". ")})
 			if yes, asked := g.Confirm(q); asked {
 				if yes {
 					g.anyway = true
@@ -109,14 +111,14 @@ func (g *Runner) Before(ctx context.Context, n int) (*harness.GateStop, error) {
 					return nil, nil
 				}
 				log(DidStop)
-				return &harness.GateStop{Stop: harness.StopNotStarted, Gate: label, Reason: reason}, nil
+				return &harness.GateStop{Stop: harness.StopNotStarted, Gate: label, Reason: said}, nil
 			}
 		}
 		// No one to ask: the run keeps to the gate.
 		switch {
 		case rep.Err != nil:
 			log(DidStop)
-			return nil, fmt.Errorf("ask the condition “%s”: %w", label, rep.Err)
+			return nil, messages.Errorf(rep.Err, "gates.ask_failed", messages.Args{"Gate": label, "Error": rep.Err})
 		case rep.Verdict == Stop:
 			log(DidStop)
 			return &harness.GateStop{Stop: harness.StopCondition, Gate: label, Reason: reason}, nil

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/strom-research/strom/messages"
 )
 
 // Params are the gate's words: `claude-usage [n] [--cap c]`.
@@ -26,32 +28,32 @@ func ParseArgs(args []string) (Params, error) {
 		switch {
 		case a == "--cap" || a == "-cap" || strings.HasPrefix(a, "--cap=") || strings.HasPrefix(a, "-cap="):
 			if seenCap {
-				return Params{}, fmt.Errorf("read --cap twice: %w", ErrBadArgs)
+				return Params{}, messages.Errorf(ErrBadArgs, "claudeusage.cap_twice", nil)
 			}
 			seenCap = true
 			v, ok := strings.CutPrefix(strings.TrimPrefix(a, "-"), "-cap=")
 			if !ok {
 				if i+1 >= len(args) {
-					return Params{}, fmt.Errorf("read --cap without a value: %w", ErrBadCap)
+					return Params{}, messages.Errorf(ErrBadCap, "claudeusage.cap_missing", nil)
 				}
 				i++
 				v = args[i]
 			}
 			c, err := whole(v)
 			if err != nil || c < 1 || c > 100 {
-				return Params{}, fmt.Errorf("read cap %q: %w", v, ErrBadCap)
+				return Params{}, messages.Errorf(ErrBadCap, "claudeusage.bad_cap", messages.Args{"Value": v})
 			}
 			p.Cap = c
 		case strings.HasPrefix(a, "--") || (strings.HasPrefix(a, "-") && !isNumberish(a)):
-			return Params{}, fmt.Errorf("read %q: %w", a, ErrBadArgs)
+			return Params{}, messages.Errorf(ErrBadArgs, "claudeusage.bad_word", messages.Args{"Value": a})
 		default:
 			if seenN {
-				return Params{}, fmt.Errorf("read a second n %q: %w", a, ErrBadArgs)
+				return Params{}, messages.Errorf(ErrBadArgs, "claudeusage.second_n", messages.Args{"Value": a})
 			}
 			seenN = true
 			n, err := whole(a)
 			if err != nil || n < 0 || n > 99 {
-				return Params{}, fmt.Errorf("read n %q: %w", a, ErrBadN)
+				return Params{}, messages.Errorf(ErrBadN, "claudeusage.bad_n", messages.Args{"Value": a})
 			}
 			p.N = n
 		}
