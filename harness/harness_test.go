@@ -142,21 +142,27 @@ func TestQueueLoss(t *testing.T) {
 	before.Add("Two", "body", now)
 	same := *before
 	same.Tasks = append([]statefiles.Task(nil), before.Tasks...)
-	if got := QueueLoss(before, &same, true); got != "" {
+	loss := func(after *statefiles.Queue, rewordForbidden bool) string {
+		if err := QueueLoss(before, after, rewordForbidden); err != nil {
+			return err.Error()
+		}
+		return ""
+	}
+	if got := loss(&same, true); got != "" {
 		t.Fatalf("unchanged queue: %s", got)
 	}
 	reworded := same
 	reworded.Tasks = append([]statefiles.Task(nil), before.Tasks...)
 	reworded.Tasks[1].Body = "other"
-	if got := QueueLoss(before, &reworded, true); !strings.Contains(got, "T-2") {
+	if got := loss(&reworded, true); !strings.Contains(got, "T-2") {
 		t.Fatalf("reword in session: %q", got)
 	}
-	if got := QueueLoss(before, &reworded, false); got != "" {
+	if got := loss(&reworded, false); got != "" {
 		t.Fatalf("reword by a person: %q", got)
 	}
 	deleted := same
 	deleted.Tasks = before.Tasks[:1]
-	if got := QueueLoss(before, &deleted, false); !strings.Contains(got, "T-2") || !strings.Contains(got, "deleted") {
+	if got := loss(&deleted, false); !strings.Contains(got, "T-2") || !strings.Contains(got, "deleted") {
 		t.Fatalf("delete: %q", got)
 	}
 }

@@ -2,10 +2,11 @@ package harness
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/strom-research/strom/statefiles"
+
+	"github.com/strom-research/strom/messages"
 )
 
 // CheckStaged is the pre-commit hook's check: every staged .strom/ file is valid,
@@ -26,18 +27,18 @@ func CheckStaged(ctx context.Context, r *Research, inSession bool) error {
 		data, err := g.ReadBlob(ctx, ":"+p)
 		if err != nil {
 			if rel == statefiles.QueueFile {
-				return fmt.Errorf("this commit deletes .strom/queue.json and with it every task: undo with git restore --staged --worktree .strom/queue.json")
+				return messages.New("hooks.queue_deleted", nil)
 			}
 			continue // another state file deleted: its default applies
 		}
 		if rel == statefiles.QueueFile {
 			if after, err = statefiles.ParseQueue(p, data); err != nil {
-				return fmt.Errorf("commit refused: %w", err)
+				return messages.Errorf(err, "hooks.refused", messages.Args{"Error": err})
 			}
 			continue
 		}
 		if err := statefiles.Validate(rel, data); err != nil {
-			return fmt.Errorf("commit refused: %w", err)
+			return messages.Errorf(err, "hooks.refused", messages.Args{"Error": err})
 		}
 	}
 	if after == nil {
@@ -52,24 +53,24 @@ func CheckStaged(ctx context.Context, r *Research, inSession bool) error {
 	if err != nil {
 		return nil // HEAD's queue was broken already: the staged one is valid, let it mend it
 	}
-	if problem := QueueLoss(before, after, inSession); problem != "" {
-		return fmt.Errorf("commit refused: %s: undo with git restore --staged --worktree .strom/queue.json (or git checkout HEAD -- .strom/queue.json)", problem)
+	if problem := QueueLoss(before, after, inSession); problem != nil {
+		return messages.New("hooks.refused_loss", messages.Args{"Problem": problem})
 	}
 	return nil
 }
 
-// QueueLoss says how after lost or reworded a task of before ("" when nothing was).
-// Rewording counts only when reworded is forbidden (an agent's change).
-func QueueLoss(before, after *statefiles.Queue, rewordForbidden bool) string {
+// QueueLoss says how after lost or reworded a task of before (nil when nothing
+// was). Rewording counts only when reworded is forbidden (an agent's change).
+func QueueLoss(before, after *statefiles.Queue, rewordForbidden bool) error {
 	for _, l := range lostTasks(before, after) {
 		if l.at < 0 {
-			return fmt.Sprintf("task %s (%q) would be deleted", l.was.ID, l.was.Title)
+			return messages.New("hooks.task_deleted", messages.Args{"Task": l.was.ID, "Title": l.was.Title})
 		}
 		if rewordForbidden {
-			return fmt.Sprintf("task %s (%q) was reworded inside a session; only a person rewords tasks", l.was.ID, l.was.Title)
+			return messages.New("hooks.task_reworded", messages.Args{"Task": l.was.ID, "Title": l.was.Title})
 		}
 	}
-	return ""
+	return nil
 }
 
 // lostTask is a task of an earlier queue that a later one deleted (at -1) or

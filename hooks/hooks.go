@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 
 	"github.com/strom-research/strom/internal/shellword"
+
+	"github.com/strom-research/strom/messages"
 )
 
 //go:embed pre-commit.sh
@@ -70,7 +72,7 @@ func Install(dir string, o Options) (Result, error) {
 		}
 	default: // the user's own hook
 		if hasChained {
-			return res, fmt.Errorf("install hook: both %s and %s exist: merge them by hand, then run strom hooks install again", path, chained)
+			return res, messages.New("hooks.both_exist", messages.Args{"Path": path, "Chained": chained})
 		}
 		if err := os.Rename(path, chained); err != nil {
 			return res, fmt.Errorf("keep the user's hook: %w", err)

@@ -29,6 +29,31 @@ func (e *Error) Error() string { return For(English).Text(e) }
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// Sayer is a typed error whose fields callers read (consent.NotAllowedError) that
+// gives its sentence as an Error, so Text says it in the person's language.
+type Sayer interface {
+	error
+	Sentence() *Error
+}
+
+// sentenceIn finds the first Error or Sayer in err's chain: the error that holds
+// it (for its English text) and the Error to say.
+func sentenceIn(err error) (holder error, e *Error) {
+	for cur := err; cur != nil; cur = errors.Unwrap(cur) {
+		switch x := cur.(type) {
+		case *Error:
+			return x, x
+		case Sayer:
+			return x, x.Sentence()
+		}
+	}
+	var found *Error
+	if errors.As(err, &found) { // behind an error that wraps several
+		return found, found
+	}
+	return nil, nil
+}
+
 // Text is an error as the person reads it: the first Error in its chain said in
 // the printer's language, in the place its English stands in the whole message (a
 // "verb noun: %w" wrap stays around it as it is, developer detail), with errors
@@ -38,8 +63,8 @@ func (p *Printer) Text(err error) string {
 	if err == nil {
 		return ""
 	}
-	var e *Error
-	if !errors.As(err, &e) {
+	holder, e := sentenceIn(err)
+	if e == nil {
 		return err.Error()
 	}
 	args := e.Args
@@ -53,11 +78,11 @@ func (p *Printer) Text(err error) string {
 		}
 	}
 	said := p.Say(e.ID, args)
-	if err == error(e) {
+	if err == holder {
 		return said
 	}
 	full := err.Error()
-	en := e.Error()
+	en := holder.Error()
 	if i := strings.Index(full, en); i >= 0 {
 		return full[:i] + said + full[i+len(en):]
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/strom-research/strom/harness/consent"
+	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -39,18 +40,18 @@ session.`, "  0  done, or nothing to allow\n  1  error, not confirmed, or no ter
 			}
 			switch {
 			case *list && *revoke:
-				return usagef("choose one of --list and --revoke")
+				return s.usage("allow.list_or_revoke")
 			case *list:
 				if len(args) > 0 {
-					return usagef("strom allow --list takes no arguments")
+					return s.usage("allow.list_args")
 				}
 				return s.allowList()
 			case *asJSON:
-				return usagef("--json goes with --list: strom allow --list --json")
+				return s.usage("allow.json_list")
 			case *revoke:
 				return s.allowRevoke(ctx, args)
 			case len(args) > 0:
-				return usagef("strom allow takes no arguments: it shows every setting to allow")
+				return s.usage("allow.args")
 			}
 			return s.allow(ctx)
 		}),
@@ -69,44 +70,41 @@ func (s *sys) allow(ctx context.Context) error {
 		return err
 	}
 	if len(rv.Values) == 0 {
-		fmt.Fprintf(s.stdout, "nothing to allow: no setting in %s starts a program\n", rv.File)
+		fmt.Fprintln(s.stdout, s.say("allow.nothing", messages.Args{"File": rv.File}))
 		return nil
 	}
 	origins, err := r.ConsentOrigins(ctx, rv)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(s.stdout, "Settings in %s that start programs on this computer:\n", rv.File)
+	fmt.Fprintln(s.stdout, s.say("allow.heading", messages.Args{"File": rv.File}))
 	for _, v := range rv.Values {
-		state := "not allowed"
+		state := s.say("allow.state_not_allowed")
 		if rv.Allowed(v) {
-			state = "allowed"
+			state = s.say("allow.state_allowed")
 		}
 		fmt.Fprintf(s.stdout, "  %s = %s\n", v.Setting, v.Shown())
-		fmt.Fprintf(s.stdout, "    %s · %s · %s\n", state, originText(origins[v.Setting]), v.Why)
+		fmt.Fprintf(s.stdout, "    %s · %s · %s\n", state, s.originText(origins[v.Setting]), s.say(v.WhyID()))
 	}
 	if rv.OK() {
-		fmt.Fprintln(s.stdout, "all allowed: strom run and strom chat may start them")
+		fmt.Fprintln(s.stdout, s.say("allow.all"))
 		return nil
 	}
 	if s.terminal() == nil {
-		return fmt.Errorf("%w, and there is none here — run strom allow in a terminal; nothing was allowed", consent.ErrNeedsTerminal)
+		return messages.Errorf(consent.ErrNeedsTerminal, "allow.no_terminal", nil)
 	}
-	what, it := "this setting", "it"
-	if n := len(rv.NotAllowed); n > 1 {
-		what, it = fmt.Sprintf("these %d settings", n), "them"
-	}
-	if err := s.confirm(fmt.Sprintf("Allow %s for the research in %s on this computer?", what, rv.Research.Path)); err != nil {
+	n := len(rv.NotAllowed)
+	if err := s.confirm(s.say("allow.ask", messages.Args{"Count": n, "Path": rv.Research.Path})); err != nil {
 		return err
 	}
 	if err := r.Allow(ctx, rv); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.stdout, "allowed %s: strom run and strom chat may start %s now\n", what, it)
+	fmt.Fprintln(s.stdout, s.say("allow.done", messages.Args{"Count": n}))
 	return nil
 }
 
-func originText(o consent.Origin) string {
+func (s *sys) originText(o consent.Origin) string {
 	switch {
 	case o.Commit != nil:
 		c := o.Commit
@@ -114,11 +112,11 @@ func originText(o consent.Origin) string {
 		if len(short) > 7 {
 			short = short[:7]
 		}
-		return fmt.Sprintf("set by %s %q (%s, %s)", short, c.Subject, c.Author, c.When.Format("2006-01-02"))
+		return s.say("allow.origin_commit", messages.Args{"Commit": short, "Subject": c.Subject, "Author": c.Author, "Date": c.When.Format("2006-01-02")})
 	case o.Uncommitted:
-		return "not committed: changed in the work tree"
+		return s.say("allow.origin_uncommitted")
 	}
-	return "origin unknown"
+	return s.say("allow.origin_unknown")
 }
 
 type allowedJSON struct {
@@ -143,7 +141,7 @@ func (s *sys) allowList() error {
 		return s.printJSON(out)
 	}
 	if len(out) == 0 {
-		fmt.Fprintf(s.stdout, "nothing is allowed on this computer (%s)\n", statefiles.AllowedFile(s.getenv).Shown)
+		fmt.Fprintln(s.stdout, s.say("allow.none_here", messages.Args{"File": statefiles.AllowedFile(s.getenv).Shown}))
 		return nil
 	}
 	tw := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
@@ -164,12 +162,12 @@ func (s *sys) allowRevoke(ctx context.Context, settings []string) error {
 		return err
 	}
 	if len(gone) == 0 {
-		fmt.Fprintln(s.stdout, "nothing was allowed for this research: nothing changed")
+		fmt.Fprintln(s.stdout, s.say("allow.revoke_nothing"))
 		return nil
 	}
 	for _, e := range gone {
-		fmt.Fprintf(s.stdout, "revoked %s\n", e.Setting)
+		fmt.Fprintln(s.stdout, s.say("allow.revoked", messages.Args{"Setting": e.Setting}))
 	}
-	fmt.Fprintln(s.stdout, "strom run and strom chat refuse these settings until a person runs strom allow again")
+	fmt.Fprintln(s.stdout, s.say("allow.revoked_after"))
 	return nil
 }

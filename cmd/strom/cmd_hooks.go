@@ -10,6 +10,8 @@ import (
 	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/merge"
 	"github.com/strom-research/strom/hooks"
+
+	"github.com/strom-research/strom/messages"
 )
 
 func hooksCommand(s *sys) *ffcli.Command {
@@ -60,15 +62,15 @@ runs first. Running this twice changes nothing.`, ""),
 			if merged, err := merge.Install(ctx, g, r.Tree, self); err != nil {
 				return err
 			} else if merged {
-				fmt.Fprintln(s.stdout, "Registered strom's merge drivers for queue.json, progress.jsonl and park.json (.strom/.gitattributes; commit it).")
+				fmt.Fprintln(s.stdout, s.say("hooks.merge_drivers"))
 			}
 			switch {
 			case !res.Changed:
-				fmt.Fprintf(s.stdout, "The pre-commit hook is already in place (%s): nothing changed.\n", res.Path)
+				fmt.Fprintln(s.stdout, s.say("hooks.in_place", messages.Args{"Path": res.Path}))
 			case res.Chained != "":
-				fmt.Fprintf(s.stdout, "Installed %s; your own hook is kept as %s and runs first.\n", res.Path, res.Chained)
+				fmt.Fprintln(s.stdout, s.say("hooks.installed_chained", messages.Args{"Path": res.Path, "Chained": res.Chained}))
 			default:
-				fmt.Fprintf(s.stdout, "Installed %s.\n", res.Path)
+				fmt.Fprintln(s.stdout, s.say("hooks.installed", messages.Args{"Path": res.Path}))
 			}
 			return nil
 		},
@@ -89,7 +91,7 @@ by counter. The result replaces OURS. A side strom cannot read leaves the file t
 you as a conflict.`, "  0  merged\n  1  a conflict for a person (the message says why)\n  2  bad usage"),
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) < 4 || len(args) > 5 {
-				return usagef("strom hooks merge-driver takes the kind and three files (git's %%O %%A %%B), not %d words", len(args))
+				return s.usage("hooks.merge_args", messages.Args{"Count": len(args)})
 			}
 			var sides [3][]byte
 			for i, f := range args[1:4] {
@@ -99,13 +101,13 @@ you as a conflict.`, "  0  merged\n  1  a conflict for a person (the message say
 				}
 				sides[i] = data
 			}
-			shown := ".strom file"
+			shown := s.say("hooks.strom_file")
 			if len(args) == 5 {
 				shown = args[4]
 			}
 			out, notes, err := merge.Files(args[0], sides[0], sides[1], sides[2])
 			if err != nil {
-				return fmt.Errorf("merge %s: %w — resolve it by hand, then git add it", shown, err)
+				return messages.Errorf(err, "hooks.merge_failed", messages.Args{"File": shown, "Error": err})
 			}
 			for _, n := range notes {
 				fmt.Fprintf(s.stderr, "strom: %s: %s\n", shown, n)

@@ -70,6 +70,7 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"terminal": terminalCmd,
+			"speaks":   speaksCmd,
 			"sleepms": func(ts *testscript.TestScript, neg bool, args []string) {
 				d, err := time.ParseDuration(args[0] + "ms")
 				ts.Check(err)

@@ -1,18 +1,19 @@
 package consent
 
 import (
-	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/strom-research/strom/messages"
 )
 
 // ErrNotAllowed means a tree setting that starts a program has a value no person
 // on this computer allowed for this research.
-var ErrNotAllowed = errors.New("a tree setting that starts a program is not allowed on this computer")
+var ErrNotAllowed error = messages.New("consent.err_not_allowed", nil)
 
 // ErrNeedsTerminal means allowing was asked for without a person at a terminal:
 // there is no other way to allow.
-var ErrNeedsTerminal = errors.New("allowing a setting needs a person at a terminal")
+var ErrNeedsTerminal error = messages.New("consent.err_needs_terminal", nil)
 
 // NotAllowedError names the values that are not allowed, for the one sentence a run
 // or a chat refuses with.
@@ -22,30 +23,28 @@ type NotAllowedError struct {
 	Terminal bool   // a person is at a terminal now
 }
 
-func (e *NotAllowedError) Error() string {
+func (e *NotAllowedError) Error() string { return e.Sentence().Error() }
+
+// Sentence is the refusal as a person reads it, in their language when printed.
+func (e *NotAllowedError) Sentence() *messages.Error {
 	names := make([]string, len(e.Values))
 	for i, v := range e.Values {
 		names[i] = fmt.Sprintf("%s %s", v.Setting, v.Quoted())
 	}
-	list := strings.Join(names, " and ")
-	if len(names) > 2 {
-		list = strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	var list any = strings.Join(names, "")
+	if n := len(names); n > 1 {
+		list = messages.New("consent.list", messages.Args{"First": strings.Join(names[:n-1], ", "), "Last": names[n-1]})
 	}
-	verb := "starts a program and is"
-	if len(names) > 1 {
-		verb = "start programs and are"
-	}
-	how := "see where it came from and allow it with strom allow"
-	if len(names) > 1 {
-		how = "see where they came from and allow them with strom allow"
-	}
+	id := "consent.not_allowed"
 	if !e.Terminal {
-		how = "only a person at a terminal can allow it: run strom allow in one"
-		if len(names) > 1 {
-			how = "only a person at a terminal can allow them: run strom allow in one"
-		}
+		id += "_no_terminal"
 	}
-	return fmt.Sprintf("%s in %s %s not allowed on this computer — %s", list, e.File, verb, how)
+	if len(names) > 1 {
+		id += "_more"
+	} else {
+		id += "_one"
+	}
+	return messages.New(id, messages.Args{"List": list, "File": e.File})
 }
 
 func (e *NotAllowedError) Unwrap() error { return ErrNotAllowed }

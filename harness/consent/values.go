@@ -28,6 +28,20 @@ type Value struct {
 	json bool     // Text is JSON, not a string
 }
 
+// WhyID is the catalog id of Why (allow.why.<key>), for the person's language.
+func (v Value) WhyID() string {
+	r, _ := RuleFor(strings.Join(v.path, "/"))
+	return WhyID(r.Path)
+}
+
+// WhyID is the catalog id of a rule's Why: settings/check.command is
+// allow.why.check_command, agents/*/command allow.why.profile_command,
+// archives/*/probe allow.why.archive_probe.
+func WhyID(rulePath string) string {
+	k := strings.NewReplacer("settings/", "", "agents/*/", "profile_", "archives/*/", "archive_", ".", "_", "/", "_", "*", "any").Replace(rulePath)
+	return "allow.why." + strings.ToLower(k)
+}
+
 // Shown is the value as a person reads it: a string quoted, anything else as its
 // JSON.
 func (v Value) Shown() string {
