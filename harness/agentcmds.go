@@ -3,11 +3,12 @@ package harness
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"syscall"
 
 	"github.com/strom-research/strom/statefiles"
+
+	"github.com/strom-research/strom/messages"
 )
 
 // SessionRef names the session and task a command from inside a session works on.
@@ -20,7 +21,7 @@ type SessionRef struct {
 // task; outside, a person names the task.
 func (r *Research) Record(ctx context.Context, ref SessionRef, text string) (statefiles.Record, error) {
 	if strings.TrimSpace(text) == "" {
-		return statefiles.Record{}, fmt.Errorf("the record is empty: say what was found, e.g. strom record \"no baptism of Anna in the 1850 register\"")
+		return statefiles.Record{}, messages.New("agent.record_empty", nil)
 	}
 	rec := statefiles.Record{Time: r.Now(), Session: ref.Session, Task: statefiles.NormalizeID(ref.Task), Text: text}
 	if ref.Session != "" {
@@ -51,7 +52,7 @@ func (r *Research) liveSession(id string) error {
 	if ri != nil && ri.Session == id && (processAlive(ri.PID) || r.RunAlive()) {
 		return nil
 	}
-	return fmt.Errorf("%w: STROM_SESSION is %s, which is not the session working now — a record outside a session needs STROM_SESSION unset and strom record --task T-N \"…\"", ErrNotLiveSession, id)
+	return messages.Errorf(ErrNotLiveSession, "agent.not_live", messages.Args{"Session": id})
 }
 
 // ownTask checks that a session acts on its own task.
@@ -60,7 +61,7 @@ func ownTask(t *statefiles.Task, ref SessionRef) error {
 		return nil
 	}
 	if t.ID != statefiles.NormalizeID(ref.Task) {
-		return fmt.Errorf("task %s is not this session's task (%s): a session ends only its own task", t.ID, ref.Task)
+		return messages.New("agent.not_own_task", messages.Args{"Task": t.ID, "Own": ref.Task})
 	}
 	return nil
 }
@@ -76,9 +77,9 @@ func (r *Research) Done(ctx context.Context, ref SessionRef, id string) (statefi
 		}
 		switch t.State {
 		case statefiles.Done:
-			return fmt.Errorf("task %s is already done", t.ID)
+			return messages.New("agent.already_done", messages.Args{"Task": t.ID})
 		case statefiles.Parked:
-			return fmt.Errorf("task %s is parked (%s): unpark it first with strom task unpark %s", t.ID, t.Reason, t.ID)
+			return messages.New("agent.parked", messages.Args{"Task": t.ID, "Reason": t.Reason})
 		}
 		t.State, t.Session = statefiles.Done, ref.Session
 		return nil
@@ -95,7 +96,7 @@ func (r *Research) Done(ctx context.Context, ref SessionRef, id string) (statefi
 // Ask puts a task into waiting with a question for a person; the session closes.
 func (r *Research) Ask(ctx context.Context, ref SessionRef, id, question string) (statefiles.Task, error) {
 	if strings.TrimSpace(question) == "" {
-		return statefiles.Task{}, fmt.Errorf("the question is empty: write what the person should answer, e.g. strom ask \"which Anna Novak: born 1850 or 1852?\"")
+		return statefiles.Task{}, messages.New("agent.question_empty", nil)
 	}
 	if id == "" {
 		id = ref.Task
@@ -105,7 +106,7 @@ func (r *Research) Ask(ctx context.Context, ref SessionRef, id, question string)
 			return err
 		}
 		if t.State == statefiles.Done || t.State == statefiles.Parked {
-			return fmt.Errorf("task %s is %s: only an open or started task can wait for an answer", t.ID, t.State)
+			return messages.New("agent.cannot_wait", messages.Args{"Task": t.ID, "State": messages.New("state."+string(t.State), nil)})
 		}
 		t.Questions = append(t.Questions, statefiles.Question{Question: question, Asked: r.Now().UTC(), Session: ref.Session})
 		t.State = statefiles.Waiting

@@ -3,11 +3,12 @@ package harness
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 
 	"github.com/strom-research/strom/statefiles"
+
+	"github.com/strom-research/strom/messages"
 )
 
 // ErrNoTerminal means a chat was started without a person at a terminal.
@@ -38,7 +39,7 @@ func (r *Research) Chat(ctx context.Context, o ChatOptions) (RunResult, error) {
 	ro := RunOptions{Agent: o.Agent, Minutes: o.Minutes, AgentArgs: o.AgentArgs, Interactive: true, Out: o.Out, Terminal: o.Terminal}
 	plan, stopped, done, err := r.startAgentWork(ctx, ro, func() error {
 		if o.Terminal == nil {
-			return fmt.Errorf("%w — run it in one, or let the agent work alone with strom run", ErrNoTerminal)
+			return messages.Errorf(ErrNoTerminal, "chat.no_terminal", nil)
 		}
 		return nil
 	})
@@ -78,7 +79,7 @@ func (r *Research) chatTask(id string) (statefiles.Task, error) {
 	if id == "" {
 		t := q.FirstOpen()
 		if t == nil {
-			return statefiles.Task{}, fmt.Errorf("no open task to talk about — add one with strom task add, or unpark one with strom task unpark")
+			return statefiles.Task{}, messages.New("chat.no_open_task", nil)
 		}
 		return *t, nil
 	}
@@ -87,7 +88,7 @@ func (r *Research) chatTask(id string) (statefiles.Task, error) {
 		return statefiles.Task{}, err
 	}
 	if t.State != statefiles.Open {
-		return statefiles.Task{}, fmt.Errorf("task %s is %s, not open — a chat works on an open task: strom task list --state open shows them", t.ID, t.State)
+		return statefiles.Task{}, messages.New("chat.not_open", messages.Args{"Task": t.ID, "State": messages.New("state."+string(t.State), nil)})
 	}
 	return *t, nil
 }

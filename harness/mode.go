@@ -172,7 +172,7 @@ type ModeSwitch struct {
 func (r *Research) SwitchMode(ctx context.Context, to string, confirm func(question string) error, install func(binary, line string) error, out func(string)) (ModeSwitch, error) {
 	ms := ModeSwitch{To: to}
 	if to != statefiles.ModeArchive && to != statefiles.ModeResearch {
-		return ms, fmt.Errorf("unknown mode %q: use archive or research", to)
+		return ms, messages.New("mode.unknown", messages.Args{"Mode": to})
 	}
 	unlock, err := r.lockRun()
 	if errors.Is(err, ErrRunning) {
@@ -254,7 +254,7 @@ func (r *Research) SwitchMode(ctx context.Context, to string, confirm func(quest
 		if err := r.Tree.SaveMode(&statefiles.Mode{Version: 1, Mode: to, Changed: &changed}); err != nil {
 			return err
 		}
-		ms.Commit, err = r.commitPaths(ctx, modeMessage(to, ms.Tasks), []string{statefiles.DirName})
+		ms.Commit, err = r.commitPaths(ctx, modeMessage(r.Messages(), to, ms.Tasks), []string{statefiles.DirName})
 		return err
 	})
 	if err != nil {
@@ -275,13 +275,12 @@ func moves(t statefiles.Task, to string) bool {
 func (r *Research) runWorkingError() error {
 	ri, _ := r.LiveRun()
 	if ri != nil && ri.Session != "" {
-		return fmt.Errorf("%w (session %s on %s), so the mode stays — the session finishes first: ask it with strom session finish, then switch again", ErrSessionWorking, ri.Session, ri.Task)
+		return messages.Errorf(ErrSessionWorking, "mode.busy_session", messages.Args{"Session": ri.Session, "Task": ri.Task})
 	}
 	if ri != nil && !ri.PausedTill.IsZero() {
-		return fmt.Errorf("%w (pid %d, until %s: %s), so the mode stays — end the wait with strom session finish (or Ctrl-C in the run's terminal), then switch again",
-			ErrRunWaiting, ri.PID, ClockAt(ri.PausedTill.Local()), ri.PauseWhy)
+		return messages.Errorf(ErrRunWaiting, "mode.busy_waiting", messages.Args{"PID": ri.PID, "Until": ClockAt(ri.PausedTill.Local()), "Why": ri.PauseWhy})
 	}
-	return fmt.Errorf("%w (a strom run), so the mode stays — the session finishes first: let the run end or ask it with strom session finish, then switch again", ErrSessionWorking)
+	return messages.Errorf(ErrSessionWorking, "mode.busy_run", nil)
 }
 
 func (r *Research) modeQuestion(to string, n int) string {
@@ -291,22 +290,24 @@ func (r *Research) modeQuestion(to string, n int) string {
 	return r.Messages().Say("mode.question_research", messages.Args{"Count": n})
 }
 
-func modeMessage(to string, tasks []statefiles.Task) gitrepo.Message {
+// modeMessage is the switch's commit: its subject and body in the person's
+// language, its Strom-Mode trailer as it is.
+func modeMessage(p *messages.Printer, to string, tasks []statefiles.Task) gitrepo.Message {
 	var ids []string
 	for _, t := range tasks {
 		ids = append(ids, fmt.Sprintf("%s %s", t.ID, t.State))
 	}
-	list := "none"
+	list := p.Say("mode.commit_none")
 	if len(ids) > 0 {
 		list = strings.Join(ids, ", ")
 	}
 	msg := gitrepo.Message{Trailers: []gitrepo.Trailer{{Key: TrailerMode, Value: to}}}
 	if to == statefiles.ModeArchive {
-		msg.Subject = "strom: keep the research as a Strom archive"
-		msg.Body = fmt.Sprintf("Tasks parked (%s): %s.", ArchiveReason, list)
+		msg.Subject = p.Say("mode.commit_archive")
+		msg.Body = p.Say("mode.commit_archive_body", messages.Args{"Reason": p.Say("task.archive_reason"), "Tasks": list})
 	} else {
-		msg.Subject = "strom: switch research on"
-		msg.Body = "Tasks returned to where they were: " + list + "."
+		msg.Subject = p.Say("mode.commit_research")
+		msg.Body = p.Say("mode.commit_research_body", messages.Args{"Tasks": list})
 	}
 	return msg
 }
@@ -319,25 +320,25 @@ func (r *Research) installAgent(prof agents.Profile, install func(binary, line s
 	if prof.Installed(r.lookPath) {
 		return nil
 	}
-	stays := func(what string) error {
-		return fmt.Errorf("%s, so the research stays a Strom archive — %s, then run strom mode research again", what, installAdvice(prof.Binary, prof.Install))
+	stays := func(what *messages.Error) error {
+		return messages.New("mode.stays_archive", messages.Args{"What": what, "Advice": sayInstallAdvice(r.Messages(), prof.Binary, prof.Install)})
 	}
 	line := agents.ShippedInstall(prof.Binary)
 	if install == nil || line == "" {
-		return stays(fmt.Sprintf("%v (%s)", ErrNoAgent, prof.Binary))
+		return stays(messages.New("mode.no_agent", messages.Args{"Binary": prof.Binary}))
 	}
 	switch err := install(prof.Binary, line); {
 	case errors.Is(err, ErrDeclined):
-		return stays(fmt.Sprintf("%v (%s)", ErrNoAgent, prof.Binary))
+		return stays(messages.New("mode.no_agent", messages.Args{"Binary": prof.Binary}))
 	case err != nil:
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			return stays(fmt.Sprintf("%s ended with %s", line, ee))
+			return stays(messages.New("mode.install_ended", messages.Args{"Line": line, "Exit": ee.Error()}))
 		}
-		return stays(fmt.Sprintf("%s could not run (%v)", line, err))
+		return stays(messages.New("mode.install_not_run", messages.Args{"Line": line, "Error": err.Error()}))
 	}
 	if !prof.Installed(r.lookPath) {
-		return stays(fmt.Sprintf("%s ran, but %s is still not on PATH", line, prof.Binary))
+		return stays(messages.New("mode.install_no_path", messages.Args{"Line": line, "Binary": prof.Binary}))
 	}
 	return nil
 }

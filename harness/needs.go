@@ -210,7 +210,7 @@ func (r *Research) CheckNeeds(needs []string) error {
 			return err
 		}
 		if slices.Contains(needs[:i], name) {
-			return fmt.Errorf("the archive %q is named twice: name each archive once", name)
+			return messages.New("needs.twice", messages.Args{"Archive": name})
 		}
 		s, err := r.Settings()
 		if err != nil {
@@ -219,7 +219,7 @@ func (r *Research) CheckNeeds(needs []string) error {
 		if v, err := s.Resolve(statefiles.ArchiveSetting(name), ""); err != nil {
 			return err
 		} else if v.Value == "" {
-			return fmt.Errorf("%w “%s”: give it a probe first, e.g. strom config set %s \"curl -fsS https://…\" --for-tree", ErrNoArchive, name, statefiles.ArchiveSetting(name))
+			return messages.Errorf(ErrNoArchive, "needs.no_probe", messages.Args{"Archive": name, "Setting": statefiles.ArchiveSetting(name)})
 		}
 	}
 	return nil

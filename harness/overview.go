@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,6 +12,8 @@ import (
 
 	"github.com/strom-research/strom/harness/limits"
 	"github.com/strom-research/strom/statefiles"
+
+	"github.com/strom-research/strom/messages"
 )
 
 // Overview is a research as a person looks in on it from outside the run's
@@ -137,7 +138,7 @@ func (r *Research) AskFinishFromApp(session string) error {
 		return err
 	}
 	if ri == nil || ri.Session == "" || ri.Session != session {
-		return fmt.Errorf("%w: session %s has ended — look at the research again", ErrNoSessionWorking, session)
+		return messages.Errorf(ErrNoSessionWorking, "app.session_ended", messages.Args{"Session": session})
 	}
 	return r.writeRequest(appFinishRequest, session, "the app")
 }

@@ -23,6 +23,8 @@ import (
 	"github.com/strom-research/strom/harness/remote"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/statefiles"
+
+	"github.com/strom-research/strom/messages"
 )
 
 // Research is one research repo: its .strom/ state and its git repository.
@@ -166,7 +168,7 @@ func Init(ctx context.Context, dir string, opts InitOptions, env Env, installHoo
 	if errors.Is(err, gitrepo.ErrBareRepo) {
 		// git init there would make a nested .git, and sessions would commit the bare
 		// repository's own files.
-		return nil, fmt.Errorf("%s is a bare git repository (or inside a git dir), which has no work tree for the agent: clone it (git clone %s research) and run strom init in the clone", abs, abs)
+		return nil, messages.Errorf(gitrepo.ErrBareRepo, "init.bare", messages.Args{"Dir": abs})
 	}
 	if errors.Is(err, gitrepo.ErrNotRepo) {
 		g, err = gitrepo.Init(ctx, abs)
@@ -177,12 +179,12 @@ func Init(ctx context.Context, dir string, opts InitOptions, env Env, installHoo
 	tree := statefiles.At(g.Root)
 	r := &Research{Tree: tree, Clock: env.Clock, Getenv: env.Getenv, git: g}
 	if tree.Exists() {
-		return r, fmt.Errorf("%w at %s: nothing was changed", ErrAlreadyInitialised, g.Root)
+		return r, messages.Errorf(ErrAlreadyInitialised, "init.already", messages.Args{"Root": g.Root})
 	}
 	if ip, err := g.InProgress(ctx); err != nil {
 		return nil, err
 	} else if ip != "" {
-		return nil, fmt.Errorf("a %s is in progress in %s: finish or abort it, then run strom init again", ip, g.Root)
+		return nil, messages.New("init.in_progress", messages.Args{"What": ip, "Root": g.Root})
 	}
 	// Refuse before writing anything what would make the first commit fail or go
 	// astray.

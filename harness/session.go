@@ -129,7 +129,7 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 			return err
 		}
 		if t.State != statefiles.Open && (t.State != statefiles.Started || p.Session == "" || t.Session != p.Session) {
-			return fmt.Errorf("task %s is %s now, not open", t.ID, t.State)
+			return messages.New("run.not_open_now", messages.Args{"Task": t.ID, "State": messages.New("state."+string(t.State), nil)})
 		}
 		if recs, err = r.Tree.TaskRecordsLocked(t.ID); err != nil {
 			return err

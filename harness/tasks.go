@@ -3,11 +3,12 @@ package harness
 import (
 	"context"
 	"errors"
-	"fmt"
 	"path/filepath"
 	"strings"
 
 	"github.com/strom-research/strom/statefiles"
+
+	"github.com/strom-research/strom/messages"
 )
 
 // ArchiveReason is why tasks wait while the research is a Strom archive.
@@ -89,7 +90,7 @@ func (r *Research) EditTask(ctx context.Context, id string, title, body *string)
 		}
 		if title != nil {
 			if strings.TrimSpace(*title) == "" {
-				return fmt.Errorf("a task needs a title: task %s keeps %q", t.ID, t.Title)
+				return messages.New("task.needs_title", messages.Args{"Task": t.ID, "Title": t.Title})
 			}
 			t.Title = strings.TrimSpace(*title)
 		}
@@ -126,10 +127,10 @@ var ErrEditedMeanwhile = errors.New("the task was changed while you edited it")
 func (r *Research) RewordTask(ctx context.Context, id string, was statefiles.Task, title, body string) (statefiles.Task, error) {
 	return r.ChangeTask(ctx, id, func(t *statefiles.Task) error {
 		if t.Title != was.Title || t.Body != was.Body {
-			return fmt.Errorf("%w (it reads %q now)", ErrEditedMeanwhile, t.Title)
+			return messages.Errorf(ErrEditedMeanwhile, "task.edited_meanwhile", messages.Args{"Title": t.Title})
 		}
 		if strings.TrimSpace(title) == "" {
-			return fmt.Errorf("a task needs a title: task %s keeps %q", t.ID, t.Title)
+			return messages.New("task.needs_title", messages.Args{"Task": t.ID, "Title": t.Title})
 		}
 		if err := statefiles.CheckText(title, body); err != nil {
 			return err
@@ -164,7 +165,7 @@ func (r *Research) rewordInSnapshots(id, title, body string) error {
 func (r *Research) ParkTask(ctx context.Context, id, why string) (statefiles.Task, error) {
 	return r.ChangeTask(ctx, id, func(t *statefiles.Task) error {
 		if t.State == statefiles.Started {
-			return fmt.Errorf("task %s is being worked on in session %s: finish the session first (strom session finish), then park it", t.ID, t.Session)
+			return messages.New("task.park_started", messages.Args{"Task": t.ID, "Session": t.Session})
 		}
 		return t.Park(why, r.Now())
 	})
@@ -187,7 +188,7 @@ func (r *Research) UnparkTask(ctx context.Context, id string) (statefiles.Task, 
 			return err
 		}
 		if mode.Mode == statefiles.ModeArchive {
-			return fmt.Errorf("the research is a Strom archive, so its tasks wait parked: switch research on with strom mode research")
+			return messages.Errorf(ErrArchive, "task.unpark_archive", nil)
 		}
 		if err := t.Unpark(r.Now()); err != nil {
 			return err

@@ -33,7 +33,7 @@ repo it runs git init first. Run twice, it says so and changes nothing.`, ""),
 				return err
 			}
 			if len(args) > 1 {
-				return usagef("strom init takes at most one folder, not %d", len(args))
+				return s.usage("init.args", messages.Args{"Count": len(args)})
 			}
 			dir := s.cwd()
 			if len(args) == 1 {
@@ -67,7 +67,7 @@ repo it runs git init first. Run twice, it says so and changes nothing.`, ""),
 				return err
 			})
 			if errors.Is(err, harness.ErrAlreadyInitialised) {
-				fmt.Fprintln(s.stdout, "strom: "+err.Error())
+				fmt.Fprintln(s.stdout, "strom: "+s.msg().Text(err))
 				return nil
 			}
 			if err != nil {

@@ -40,7 +40,7 @@ a session and while a session works in the research.`, ""),
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			s.json = *asJSON
 			if len(args) > 1 {
-				return usagef("strom mode takes one word: archive or research")
+				return s.usage("mode.args")
 			}
 			r, err := s.research()
 			if err != nil {
@@ -59,7 +59,7 @@ a session and while a session works in the research.`, ""),
 			}
 			to := args[0]
 			if to != statefiles.ModeArchive && to != statefiles.ModeResearch {
-				return usagef("unknown mode %q: use strom mode archive or strom mode research", to)
+				return s.usage("mode.unknown_word", messages.Args{"Mode": to})
 			}
 			if err := s.personOnly("strom mode " + to); err != nil {
 				return err

@@ -14,6 +14,8 @@ import (
 	"github.com/strom-research/strom/harness/gates/claudeusage"
 	"github.com/strom-research/strom/harness/limits"
 	"github.com/strom-research/strom/statefiles"
+
+	"github.com/strom-research/strom/messages"
 )
 
 // usageJSON is strom usage --json: what the claude-usage condition sees.
@@ -46,7 +48,7 @@ where the figures came from and how old they are: the agent's own report (at mos
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			s.json = *asJSON
 			if len(args) > 0 {
-				return usagef("unknown usage command %q: use report", args[0])
+				return s.usage("usage_week.unknown_command", messages.Args{"Word": args[0]})
 			}
 			r, err := s.research()
 			if err != nil {
@@ -73,7 +75,7 @@ where the figures came from and how old they are: the agent's own report (at mos
 				return rd.Err
 			}
 			if rd.Answer != nil {
-				return fmt.Errorf("no week to show: %s", rd.Answer.Reason)
+				return s.fail("usage_week.no_week", messages.Args{"Reason": rd.Answer.Reason})
 			}
 			now := r.Now()
 			u := rd.Usage
@@ -94,19 +96,19 @@ where the figures came from and how old they are: the agent's own report (at mos
 			if *asJSON {
 				return s.printJSON(out)
 			}
-			fmt.Fprintf(s.stdout, "week: %s used", pctText(out.WeekUsed))
 			if out.WeekPassed != nil {
-				fmt.Fprintf(s.stdout, " · %s passed · lead %s · need %s (claude-usage %d)\n", pctText(*out.WeekPassed), numText(*out.Lead), numText(*out.Need), p.N)
-				fmt.Fprintf(s.stdout, "week resets: %s\n", out.WeekResetsAt.Local().Format("Mon Jan 2, 15:04 MST"))
+				fmt.Fprintln(s.stdout, s.say("usage_week.week", messages.Args{"Used": pctText(out.WeekUsed), "Passed": pctText(*out.WeekPassed),
+					"Lead": numText(*out.Lead), "Need": numText(*out.Need), "N": p.N}))
+				fmt.Fprintln(s.stdout, s.say("usage_week.week_resets", messages.Args{"When": out.WeekResetsAt.Local().Format("2006-01-02 15:04 MST")}))
 			} else {
-				fmt.Fprintln(s.stdout, " · not started yet (no reset time)")
+				fmt.Fprintln(s.stdout, s.say("usage_week.week_unstarted", messages.Args{"Used": pctText(out.WeekUsed)}))
 			}
-			fmt.Fprintf(s.stdout, "five-hour window: %s used", pctText(out.FiveHourUsed))
 			if out.FiveHourResetsAt != nil {
-				fmt.Fprintf(s.stdout, " · resets %s", out.FiveHourResetsAt.Local().Format("15:04"))
+				fmt.Fprintln(s.stdout, s.say("usage_week.five_hours_resets", messages.Args{"Used": pctText(out.FiveHourUsed), "When": out.FiveHourResetsAt.Local().Format("15:04")}))
+			} else {
+				fmt.Fprintln(s.stdout, s.say("usage_week.five_hours", messages.Args{"Used": pctText(out.FiveHourUsed)}))
 			}
-			fmt.Fprintln(s.stdout)
-			fmt.Fprintf(s.stdout, "source: %s, %s old\n", out.Source, time.Duration(out.AgeS*float64(time.Second)))
+			fmt.Fprintln(s.stdout, s.say("usage_week.source", messages.Args{"Source": out.Source, "Age": time.Duration(out.AgeS * float64(time.Second)).String()}))
 			return nil
 		}),
 	}
@@ -181,18 +183,17 @@ func (s *sys) reportUsage(session string, data []byte) string {
 	if ri != nil && ri.Session == session {
 		status = append(status, ri.Task)
 		if !ri.Deadline.IsZero() {
-			status = append(status, fmt.Sprintf("%dm left", max(0, int(ri.Deadline.Sub(now).Minutes()))))
+			status = append(status, s.say("usage_week.status_left", messages.Args{"Minutes": max(0, int(ri.Deadline.Sub(now).Minutes()))}))
 		}
 	}
 	if ok {
 		_ = gates.SaveReport(r.Tree, session, u)
-		status = append(status, "week "+pctText(u.WeekUsed), "5h "+pctText(u.FiveHourUsed))
+		status = append(status, s.say("usage_week.status_week", messages.Args{"Used": pctText(u.WeekUsed)}), "5h "+pctText(u.FiveHourUsed))
 		if w, found := gates.LoadWatch(r.Tree); found && ri != nil && ri.Session == session && w.PID == ri.PID && u.WeekUsed >= w.WeekFinishAt {
 			if f, asked := r.FinishRequested(session); !asked || f.Person() {
-				_ = r.RequestCapFinish(session, w.Gate, fmt.Sprintf("the week's usage reached %s, at the limit it watches (%s)",
-					pctText(u.WeekUsed), pctText(w.WeekFinishAt)))
+				_ = r.RequestCapFinish(session, w.Gate, s.say("usage_week.cap_reached", messages.Args{"Used": pctText(u.WeekUsed), "Limit": pctText(w.WeekFinishAt)}))
 			}
-			status = append(status, "finishing: week at the limit")
+			status = append(status, s.say("usage_week.status_finishing"))
 		}
 	}
 	return strings.Join(status, " · ")
