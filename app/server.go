@@ -31,6 +31,8 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/harness"
+
+	"github.com/strom-research/strom/messages"
 )
 
 //go:embed assets
@@ -79,11 +81,11 @@ func Listen(addr string) (net.Listener, error) {
 	}
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, fmt.Errorf("read --listen %q: give it as 127.0.0.1:PORT", addr)
+		return nil, messages.New("app.refuse.listen", messages.Args{"Addr": addr})
 	}
 	ip, err := netip.ParseAddr(strings.Trim(host, "[]"))
 	if err != nil || !ip.IsLoopback() {
-		return nil, fmt.Errorf("%w, not %q: give --listen 127.0.0.1:PORT and reach it from elsewhere through your own SSH tunnel", ErrNotLoopback, host)
+		return nil, messages.Errorf(ErrNotLoopback, "app.refuse.not_loopback", messages.Args{"Host": host})
 	}
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -127,7 +129,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /events", s.events)
 	mux.HandleFunc("POST /finish", s.finish)
 	mux.HandleFunc("/finish", func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, "Finish and stop is a POST from the overview's button.", http.StatusMethodNotAllowed)
+		http.Error(w, s.w.say("app.refuse.finish_get"), http.StatusMethodNotAllowed)
 	})
 	static, _ := fs.Sub(assets, "assets/static")
 	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
@@ -165,12 +167,12 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 		h.Set("Cache-Control", "no-store")
 		if !s.hostAllowed(r.Host) {
-			http.Error(w, "This address is not the app's: open the address strom app printed.", http.StatusForbidden)
+			http.Error(w, s.w.say("app.refuse.host"), http.StatusForbidden)
 			return
 		}
 		if q := r.URL.Query().Get("token"); q != "" {
 			if !s.tokenOK(q) {
-				http.Error(w, "The token is not this app's: open the address strom app printed.", http.StatusForbidden)
+				http.Error(w, s.w.say("app.refuse.token"), http.StatusForbidden)
 				return
 			}
 			http.SetCookie(w, &http.Cookie{Name: cookieName, Value: s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
@@ -183,7 +185,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		}
 		c, err := r.Cookie(cookieName)
 		if err != nil || !s.tokenOK(c.Value) {
-			http.Error(w, "The app needs its token: open the address strom app printed.", http.StatusForbidden)
+			http.Error(w, s.w.say("app.refuse.no_token"), http.StatusForbidden)
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -236,16 +236,16 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 // the run's terminal confirms (R7.3).
 func (s *Server) finish(w http.ResponseWriter, r *http.Request) {
 	if o := r.Header.Get("Origin"); o != "" && o != "http://"+r.Host {
-		http.Error(w, "This request did not come from the overview.", http.StatusForbidden)
+		http.Error(w, s.w.say("app.refuse.origin"), http.StatusForbidden)
 		return
 	}
 	if err := r.ParseForm(); err != nil || !hmacEqual(r.PostForm.Get("csrf"), s.csrf) {
-		http.Error(w, "This request did not come from the overview: reload it and press the button again.", http.StatusForbidden)
+		http.Error(w, s.w.say("app.refuse.csrf"), http.StatusForbidden)
 		return
 	}
 	root, ok := s.find(r.PostForm.Get("research"))
 	if !ok {
-		http.Error(w, "This research is not on the overview any more: reload it.", http.StatusNotFound)
+		http.Error(w, s.w.say("app.refuse.gone"), http.StatusNotFound)
 		return
 	}
 	res, err := harness.Open(root, s.o.Env)
@@ -253,11 +253,11 @@ func (s *Server) finish(w http.ResponseWriter, r *http.Request) {
 		err = res.AskFinishFromApp(strings.TrimSpace(r.PostForm.Get("session")))
 	}
 	if errors.Is(err, harness.ErrNoSessionWorking) {
-		http.Error(w, err.Error(), http.StatusConflict)
+		http.Error(w, s.w.p.Text(err), http.StatusConflict)
 		return
 	}
 	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
+		http.Error(w, s.w.p.Text(err), http.StatusInternalServerError)
 		return
 	}
 	http.Redirect(w, r, "/#"+researchID(root), http.StatusSeeOther)

@@ -25,7 +25,12 @@ func Errorf(sentinel error, id string, args Args) error {
 	return &Error{ID: id, Args: args, Err: sentinel}
 }
 
-func (e *Error) Error() string { return For(English).Text(e) }
+func (e *Error) Error() string {
+	if e == nil {
+		return ""
+	}
+	return For(English).Text(e)
+}
 
 func (e *Error) Unwrap() error { return e.Err }
 
@@ -42,13 +47,16 @@ func sentenceIn(err error) (holder error, e *Error) {
 	for cur := err; cur != nil; cur = errors.Unwrap(cur) {
 		switch x := cur.(type) {
 		case *Error:
+			if x == nil {
+				return nil, nil
+			}
 			return x, x
 		case Sayer:
 			return x, x.Sentence()
 		}
 	}
 	var found *Error
-	if errors.As(err, &found) { // behind an error that wraps several
+	if errors.As(err, &found) && found != nil { // behind an error that wraps several
 		return found, found
 	}
 	return nil, nil

@@ -127,7 +127,11 @@ and STROM_GATE_NOW.
 			if *asJSON {
 				return s.printJSON(out)
 			}
-			fmt.Fprintln(s.stdout, s.say("gate.test_answer", messages.Args{"Gate": out.Gate, "Verdict": s.say("gate.verdict." + out.Verdict), "Reason": out.Reason}))
+			reason := out.Reason
+			if rep.Said != nil {
+				reason = s.msg().Text(rep.Said)
+			}
+			fmt.Fprintln(s.stdout, s.say("gate.test_answer", messages.Args{"Gate": out.Gate, "Verdict": s.say("gate.verdict." + out.Verdict), "Reason": reason}))
 			if out.RetryAt != nil {
 				fmt.Fprintln(s.stdout, s.say("gate.test_retry", messages.Args{"At": out.RetryAt.Local().Format("2006-01-02 15:04 MST")}))
 			}

@@ -75,7 +75,11 @@ where the figures came from and how old they are: the agent's own report (at mos
 				return rd.Err
 			}
 			if rd.Answer != nil {
-				return s.fail("usage_week.no_week", messages.Args{"Reason": rd.Answer.Reason})
+				reason := rd.Answer.Reason
+				if rd.Answer.Said != nil {
+					reason = s.msg().Text(rd.Answer.Said)
+				}
+				return s.fail("usage_week.no_week", messages.Args{"Reason": reason})
 			}
 			now := r.Now()
 			u := rd.Usage

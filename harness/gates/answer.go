@@ -89,11 +89,14 @@ type Watch = claudeusage.Watch
 
 // Answer is a gate's answer on the wire.
 type Answer struct {
-	Verdict     string  `json:"verdict"`
-	Reason      string  `json:"reason"`
-	RetryAfterS float64 `json:"retry_after_s,omitempty"`
-	Hard        bool    `json:"hard,omitempty"`
-	Watch       *Watch  `json:"watch,omitempty"`
+	Verdict string `json:"verdict"`
+	Reason  string `json:"reason"`
+	// Said is the built-in gate's Reason as a sentence said in the person's language
+	// on the run's lines; a gate program's reason is its own words.
+	Said        *messages.Error `json:"-"`
+	RetryAfterS float64         `json:"retry_after_s,omitempty"`
+	Hard        bool            `json:"hard,omitempty"`
+	Watch       *Watch          `json:"watch,omitempty"`
 	// Limits are the plan's limits the answer was based on, kept in gate.log; a gate
 	// program may send its own.
 	Limits json.RawMessage `json:"limits,omitempty"`
@@ -154,7 +157,7 @@ func clip(b []byte) string {
 
 // fromDecision turns the built-in judgement into a wire answer.
 func fromDecision(a claudeusage.Answer, u *claudeusage.Usage) Answer {
-	out := Answer{Verdict: a.Verdict, Reason: a.Reason, RetryAfterS: a.RetryAfter.Seconds(), Hard: a.Hard, LoginAdvice: a.Login}
+	out := Answer{Verdict: a.Verdict, Reason: a.Reason, Said: a.Said, RetryAfterS: a.RetryAfter.Seconds(), Hard: a.Hard, LoginAdvice: a.Login}
 	out.Watch = a.Watch
 	if u != nil {
 		out.Limits, _ = json.Marshal(*u)

@@ -188,8 +188,7 @@ func (a *Asker) claudeUsage(ctx context.Context) Reply {
 		return Reply{Answer: fromDecision(claudeusage.NotClaude(), nil)}
 	}
 	if k := APIKeyEnv(a.Getenv); k != "" {
-		ans := claudeusage.NotClaude()
-		ans.Reason = "Claude Code runs on an API key (" + k + "): there is no subscription week to pace"
+		ans := claudeusage.NotClaude().Saying(messages.New("claudeusage.api_key_env", messages.Args{"Env": k}))
 		return Reply{Answer: fromDecision(ans, nil)}
 	}
 	rd := a.ReadUsage(ctx)
@@ -232,13 +231,17 @@ func (a *Asker) claudeUsage(ctx context.Context) Reply {
 // session watched for the cap.
 func (a *Asker) capOnly(p claudeusage.Params, rd Reading) Reply {
 	if rd.Answer != nil {
-		return Reply{Answer: fromDecision(claudeusage.Answer{Verdict: Go, Watch: p.Watch(),
-			Reason: "the cap could not be checked: " + rd.Answer.Reason}, nil)}
+		said := rd.Answer.Said
+		if said == nil {
+			said = messages.New("claudeusage.as_said", messages.Args{"Reason": rd.Answer.Reason})
+		}
+		return Reply{Answer: fromDecision(claudeusage.Answer{Verdict: Go, Watch: p.Watch()}.Saying(
+			messages.New("claudeusage.cap_unchecked", messages.Args{"Reason": said})), nil)}
 	}
 	ans, _ := claudeusage.Decide(a.now(), claudeusage.Params{Cap: p.Cap}, rd.Usage, claudeusage.Hold{})
 	if !ans.Hard {
-		ans = claudeusage.Answer{Verdict: Go, Watch: p.Watch(),
-			Reason: fmt.Sprintf("week %s%% used, under the cap of %d%%", strconv.FormatFloat(math.Round(rd.Usage.WeekUsed*10)/10, 'f', -1, 64), p.Cap)}
+		ans = claudeusage.Answer{Verdict: Go, Watch: p.Watch()}.Saying(messages.New("claudeusage.under_cap",
+			messages.Args{"Used": strconv.FormatFloat(math.Round(rd.Usage.WeekUsed*10)/10, 'f', -1, 64), "Cap": p.Cap}))
 	}
 	return Reply{Answer: fromDecision(ans, &rd.Usage)}
 }

@@ -71,6 +71,9 @@ func (g *Runner) Before(ctx context.Context, n int) (*harness.GateStop, error) {
 		// line says an error in the person's language.
 		msg := g.Research.Messages()
 		verdict, reason, said := rep.Verdict, rep.Reason, rep.Reason
+		if rep.Said != nil {
+			said = msg.Text(rep.Said)
+		}
 		if rep.Err != nil {
 			verdict, reason, said = "error", rep.Err.Error(), msg.Text(rep.Err)
 		}
@@ -94,7 +97,7 @@ func (g *Runner) Before(ctx context.Context, n int) (*harness.GateStop, error) {
 		case rep.Err == nil && rep.Hard && rep.Verdict != Go:
 			// A person's hard limit: no "anyway" goes past it, in any run.
 			log(DidStop)
-			return &harness.GateStop{Stop: harness.StopCap, Gate: label, Reason: reason}, nil
+			return &harness.GateStop{Stop: harness.StopCap, Gate: label, Reason: said}, nil
 		case rep.Err == nil && rep.Verdict == Go:
 			log(DidGo)
 			return nil, nil
@@ -121,7 +124,7 @@ func (g *Runner) Before(ctx context.Context, n int) (*harness.GateStop, error) {
 			return nil, messages.Errorf(rep.Err, "gates.ask_failed", messages.Args{"Gate": label, "Error": rep.Err})
 		case rep.Verdict == Stop:
 			log(DidStop)
-			return &harness.GateStop{Stop: harness.StopCondition, Gate: label, Reason: reason}, nil
+			return &harness.GateStop{Stop: harness.StopCondition, Gate: label, Reason: said}, nil
 		}
 		// The log says the wait the run makes: the 15-minute default, the minute at
 		// least, or up to --until.
@@ -129,7 +132,7 @@ func (g *Runner) Before(ctx context.Context, n int) (*harness.GateStop, error) {
 		till, _ := g.waitTill(rep.RetryAfter(), now)
 		waitS = math.Round(till.Sub(now).Seconds())
 		log(DidWait)
-		if gs := g.wait(ctx, rep.RetryAfter(), reason); gs != nil {
+		if gs := g.wait(ctx, rep.RetryAfter(), said); gs != nil {
 			return gs, nil
 		}
 	}

@@ -16,6 +16,8 @@ import (
 	"github.com/strom-research/strom/harness/gates/claudeusage"
 	"github.com/strom-research/strom/harness/limits"
 	"github.com/strom-research/strom/statefiles"
+
+	"github.com/strom-research/strom/messages"
 )
 
 // Reading the usage (R7.5 step 3).
@@ -116,15 +118,13 @@ func (a *Asker) askClaude(ctx context.Context, now time.Time) (Reading, bool) {
 		return Reading{Answer: &ans}, true
 	}
 	apiKey := func() (Reading, bool) {
-		ans := claudeusage.NotClaude()
-		ans.Reason = "Claude Code runs on an API key: there is no subscription week to pace"
+		ans := claudeusage.NotClaude().Saying(messages.New("claudeusage.api_key", nil))
 		return Reading{Answer: &ans}, true
 	}
 
 	out, err := a.claude(ctx, nil, "-p", "/usage")
 	if errors.Is(err, exec.ErrNotFound) {
-		ans := claudeusage.Answer{Verdict: claudeusage.VerdictStop,
-			Reason: "Claude Code is not installed: install it, or choose another agent with strom config set agent.name"}
+		ans := claudeusage.Answer{Verdict: claudeusage.VerdictStop}.Saying(messages.New("claudeusage.not_installed", nil))
 		return Reading{Answer: &ans}, true
 	}
 	if sig, ok := login.Match(out); ok && sig.Kind == limits.Login {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/internal/shellword"
+
+	"github.com/strom-research/strom/messages"
 )
 
 // Verdicts of an Answer, the gate protocol's wire words.
@@ -75,8 +77,11 @@ type Watch struct {
 
 // Answer is the gate's verdict on starting the next session.
 type Answer struct {
-	Verdict    string        // VerdictGo, VerdictWait or VerdictStop
-	Reason     string        // one sentence for the run's output and gate.log
+	Verdict string // VerdictGo, VerdictWait or VerdictStop
+	Reason  string // one sentence for the run's output and gate.log, in English
+	// Said is Reason as a sentence a Printer says in the person's language (the
+	// run's lines, strom gate test); gate.log keeps Reason.
+	Said       *messages.Error
 	RetryAfter time.Duration // with VerdictWait: when to ask again, whole seconds
 	Hard       bool          // a person's limit: no "Start anyway?" goes past it
 	Watch      *Watch        // nil: nothing to watch during a session
@@ -92,42 +97,48 @@ func InvalidParams(err error) Answer {
 	if errors.Is(err, ErrBadCap) {
 		example = "claude-usage 10 --cap 95"
 	}
-	return Answer{
-		Verdict: VerdictStop,
-		Reason:  fmt.Sprintf(`claude-usage: %v — set it again, e.g. strom config set run.gate "%s"`, err, example),
-	}
+	return reasoned(Answer{Verdict: VerdictStop}, messages.New("claudeusage.invalid", messages.Args{"Error": err, "Example": example}))
+}
+
+// reasoned gives a its reason, in English and as a sentence to say.
+func reasoned(a Answer, said *messages.Error) Answer { return a.Saying(said) }
+
+// Saying is a with the reason said: Reason in English, Said to say.
+func (a Answer) Saying(said *messages.Error) Answer {
+	a.Reason, a.Said = said.Error(), said
+	return a
 }
 
 // NotClaude answers for an agent without a Claude subscription week (another agent,
 // or Claude Code on an API key): go.
 func NotClaude() Answer {
-	return Answer{Verdict: VerdictGo, Reason: "the agent has no Claude subscription week to pace"}
+	return reasoned(Answer{Verdict: VerdictGo}, messages.New("claudeusage.not_claude", nil))
 }
 
 // NotLoggedIn answers for Claude Code that is not logged in (R7.7): stop. configDir is
 // its separate config folder, or "" for the default ~/.claude.
 func NotLoggedIn(configDir string) Answer {
-	return Answer{Verdict: VerdictStop, Reason: "the agent is not logged in — " + LoginAdvice(configDir), Login: LoginAdvice(configDir)}
+	return reasoned(Answer{Verdict: VerdictStop, Login: LoginAdvice(configDir)}, messages.New("claudeusage.not_logged_in", messages.Args{"Command": loginCommand(configDir)}))
 }
 
 // LoginAdvice says what a person runs to log Claude Code in: configDir is its
 // separate config folder, or "" for the default ~/.claude.
 func LoginAdvice(configDir string) string {
-	cmd := "claude"
+	return "run " + loginCommand(configDir) + " once and log in"
+}
+
+// loginCommand is the command a person runs to log Claude Code in.
+func loginCommand(configDir string) string {
 	if configDir != "" {
-		cmd = "CLAUDE_CONFIG_DIR=" + shellword.Quote(configDir) + " claude"
+		return "CLAUDE_CONFIG_DIR=" + shellword.Quote(configDir) + " claude"
 	}
-	return "run " + cmd + " once and log in"
+	return "claude"
 }
 
 // Unreadable answers when the usage could not be read after the caller's attempts:
 // wait 15 minutes.
 func Unreadable() Answer {
-	return Answer{
-		Verdict:    VerdictWait,
-		Reason:     "the week's usage could not be read; asking again in 15 minutes",
-		RetryAfter: defaultWait,
-	}
+	return reasoned(Answer{Verdict: VerdictWait, RetryAfter: defaultWait}, messages.New("claudeusage.unreadable", nil))
 }
 
 // Decide answers whether the next session starts, given a usage reading taken for it
@@ -138,18 +149,17 @@ func Unreadable() Answer {
 func Decide(now time.Time, p Params, u Usage, h Hold) (Answer, Hold) {
 	h.Version = HoldVersion
 	watch := p.Watch()
-	answer := func(verdict string, wait time.Duration, reason string) Answer {
-		return Answer{Verdict: verdict, Reason: reason, RetryAfter: wait, Watch: watch}
+	answer := func(verdict string, wait time.Duration, id string, args messages.Args) Answer {
+		return reasoned(Answer{Verdict: verdict, RetryAfter: wait, Watch: watch}, messages.New("claudeusage."+id, args))
 	}
 
 	// A week without a reset time has not started: nothing is used yet, or the reading
 	// is incomplete.
 	if u.WeekResetsAt.IsZero() {
 		if u.WeekUsed <= eps {
-			return answer(VerdictGo, 0, "week 0% used and not started yet"), h
+			return answer(VerdictGo, 0, "unstarted", nil), h
 		}
-		return answer(VerdictWait, defaultWait, fmt.Sprintf(
-			"week %s used but its reset time is unknown; asking again in 15 minutes", pct(u.WeekUsed))), h
+		return answer(VerdictWait, defaultWait, "no_reset", messages.Args{"Used": pct(u.WeekUsed)}), h
 	}
 
 	// A reading from before a reset that has since happened says nothing of the new
@@ -166,21 +176,18 @@ func Decide(now time.Time, p Params, u Usage, h Hold) (Answer, Hold) {
 	}
 
 	if p.Cap > 0 && used >= limit-eps {
-		a := answer(VerdictStop, 0, fmt.Sprintf("week %s used reaches the cap of %d%%; sessions start again when it resets %s",
-			pct(used), p.Cap, reset.Format("Mon Jan 2, 15:04 MST")))
+		a := answer(VerdictStop, 0, "cap", messages.Args{"Used": pct(used), "Cap": p.Cap, "Resets": reset.Format("2006-01-02 15:04 MST")})
 		a.Hard = true
 		return a, h
 	}
 
 	if u.FiveHourUsed >= 100-eps {
 		if u.FiveHourResetsAt.IsZero() {
-			return answer(VerdictWait, defaultWait,
-				"five-hour window 100% used with no reset time; asking again in 15 minutes"), h
+			return answer(VerdictWait, defaultWait, "five_hours_no_reset", nil), h
 		}
 		if again := u.FiveHourResetsAt.Add(afterReset); now.Before(again) {
 			wait := max(ceilSecond(again.Sub(now)), time.Minute)
-			return answer(VerdictWait, wait, fmt.Sprintf(
-				"five-hour window 100%% used; asking again a minute after it resets, in %s", span(wait))), h
+			return answer(VerdictWait, wait, "five_hours", messages.Args{"In": span(wait)}), h
 		}
 	}
 
@@ -192,33 +199,38 @@ func Decide(now time.Time, p Params, u Usage, h Hold) (Answer, Hold) {
 	required, after := need, ""
 	if h.Waiting {
 		required += extraAt(p.N, passed)
-		after = " after waiting"
+		after = "_after_waiting"
 	}
-	head := fmt.Sprintf("week %s used, %s passed, lead %s", pct(used), pct(passed), num(lead))
+	week := messages.Args{"Used": pct(used), "Passed": pct(passed), "Lead": num(lead)}
 
 	if lead >= required-eps {
 		h.Waiting = false
-		return answer(VerdictGo, 0, fmt.Sprintf("%s ≥ %s needed%s", head, num(required), after)), h
+		week["Need"] = num(required)
+		return answer(VerdictGo, 0, "lead"+after, week), h
 	}
 
 	left := limit - used
 	lastFrom := reset.Add(-lastHours)
 	if !now.Before(lastFrom) && left >= lastHoursPoints-eps {
-		return answer(VerdictGo, 0, fmt.Sprintf("%s, last 2 hours of the week with %s points left to %s",
-			head, num(left), pct(limit))), h
+		week["Left"], week["Limit"] = num(left), pct(limit)
+		return answer(VerdictGo, 0, "last_hours", week), h
 	}
 
 	h.Waiting = true
 	wait, why, target := paceWait(now, p.N, used, reset, left)
 	// Below the need, the lead is shown rounded down and the need up, so that the
 	// reason never reads "lead 10 < 10 needed".
-	head = fmt.Sprintf("week %s used, %s passed, lead %s", pct(used), pct(passed), numDown(lead))
-	return answer(VerdictWait, wait, fmt.Sprintf("%s < %s needed%s; waiting for a lead of %s, asking again in %s%s",
-		head, numUp(required), after, numUp(target), span(wait), why)), h
+	week["Lead"], week["Need"], week["Target"], week["In"] = numDown(lead), numUp(required), numUp(target), span(wait)
+	id := "behind" + after
+	if why != "" {
+		id += "_" + why
+	}
+	return answer(VerdictWait, wait, id, week), h
 }
 
 // paceWait is R7.5.3: how long to wait on the pace, why the moment was chosen when it
-// is not the catch-up, and the lead waited for. It assumes the usage stays where it is
+// is not the catch-up (last_hours, reset: the end of the reason's id), and the lead
+// waited for. It assumes the usage stays where it is
 // while the week passes at 100 % per 7 days, and that the next go needs the extra.
 func paceWait(now time.Time, n int, used float64, reset time.Time, left float64) (time.Duration, string, float64) {
 	start := reset.Add(-Week)
@@ -232,11 +244,11 @@ func paceWait(now time.Time, n int, used float64, reset time.Time, left float64)
 	}
 	if left >= lastHoursPoints-eps {
 		if d := ceilSecond(reset.Add(-lastHours).Sub(now)); d < wait {
-			wait, why = d, ", when the week's last 2 hours begin"
+			wait, why = d, "last_hours"
 		}
 	}
 	if untilReset < wait {
-		wait, why = untilReset, ", a minute after the week resets"
+		wait, why = untilReset, "reset"
 	}
 	if wait < minWait {
 		wait = minWait
@@ -244,7 +256,7 @@ func paceWait(now time.Time, n int, used float64, reset time.Time, left float64)
 	// Never past the reset: when it is less than 5 minutes away, the reset wins over
 	// the shortest wait, since the new week's first session should not be held back.
 	if d := untilReset.Truncate(time.Second); wait > d {
-		wait, why = d, ", a minute after the week resets"
+		wait, why = d, "reset"
 	}
 	return wait, why, target
 }
@@ -312,8 +324,8 @@ func pct(x float64) string { return num(x) + "%" }
 func numDown(x float64) string { return num(math.Floor(x*10+1e-9) / 10) }
 func numUp(x float64) string   { return num(math.Ceil(x*10-1e-9) / 10) }
 
-// span formats a wait for a person: 5m, 3h20m, 2d4h.
-func span(d time.Duration) string {
+// span formats a wait for a person: 5m, 3h20m, 2d4h; under a minute in words.
+func span(d time.Duration) any {
 	d = d.Round(time.Minute)
 	days, hours, mins := d/(24*time.Hour), d%(24*time.Hour)/time.Hour, d%time.Hour/time.Minute
 	var b strings.Builder
@@ -327,7 +339,7 @@ func span(d time.Duration) string {
 		fmt.Fprintf(&b, "%dm", mins)
 	}
 	if b.Len() == 0 {
-		return "under a minute"
+		return messages.New("claudeusage.under_minute", nil)
 	}
 	return b.String()
 }

@@ -108,8 +108,13 @@ func TestHelpers(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if tt.got != tt.want {
-				t.Errorf("got %+v, want %+v", tt.got, tt.want)
+			if tt.got.Said == nil || tt.got.Said.Error() != tt.got.Reason {
+				t.Errorf("said %v, reason %q: the sentence to say is the reason", tt.got.Said, tt.got.Reason)
+			}
+			got := tt.got
+			got.Said = nil
+			if got != tt.want {
+				t.Errorf("got %+v, want %+v", got, tt.want)
 			}
 		})
 	}

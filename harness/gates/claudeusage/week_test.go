@@ -101,7 +101,7 @@ func TestSimulatedWeek(t *testing.T) {
 				lead, need := passed-u.WeekUsed, needAt(p.N, passed)
 				wait := ""
 				if a.Verdict == VerdictWait {
-					wait = span(a.RetryAfter)
+					wait = fmt.Sprint(span(a.RetryAfter))
 				}
 				fmt.Fprintf(&trace, "%-11s %6.1f%% %5.1f%% %6.1f %5.1f  %-4s %s\n",
 					now.Format("Mon 15:04"), passed, u.WeekUsed, lead, need, a.Verdict, wait)
