@@ -31,6 +31,8 @@ func speaksCmd(ts *testscript.TestScript, neg bool, args []string) {
 			}
 		}
 	}
+	// SPEAKS_LIST=1 (with go test -v) lists every English line of a script
+	// instead of stopping at the first command that has one.
 	if len(bad) > 0 && os.Getenv("SPEAKS_LIST") != "" {
 		fmt.Fprintf(os.Stderr, "SPEAKS %s\n", strings.Join(bad, "\nSPEAKS "))
 		return
