@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -122,27 +124,40 @@ func (d *gitDaemon) stop() {
 	}
 }
 
-// runLoops runs strom run --loop in each clone at once and returns their outputs.
-func runLoops(t *testing.T, h *cliHarness, clones []string) []string {
+// runLoops runs strom run --loop in each clone at once, with env added, and
+// returns each clone's outputs. A run the remote's absence stopped (exit status
+// 1, "cannot be reached") runs again once back() says the remote is back, up
+// to five times; any other failure fails the test.
+func runLoops(t *testing.T, h *cliHarness, clones []string, env []string, back func()) []string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	outs := make([]bytes.Buffer, len(clones))
-	cmds := make([]*exec.Cmd, len(clones))
-	for i, dir := range clones {
-		cmd := exec.CommandContext(ctx, h.strom, "run", "--loop", "--agent", "command", "--", "sh", filepath.Join(h.dir, "agent.sh"))
-		cmd.Dir = dir
-		cmd.Env = append(slices.Clip(h.env), "STROM_HOST="+filepath.Base(dir))
-		cmd.Stdout, cmd.Stderr = &outs[i], &outs[i]
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		cmds[i] = cmd
-	}
 	texts := make([]string, len(clones))
-	for i, cmd := range cmds {
-		err := cmd.Wait()
-		texts[i] = outs[i].String()
+	errs := make([]error, len(clones))
+	var wg sync.WaitGroup
+	for i, dir := range clones {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for try := 0; try < 5; try++ {
+				var out bytes.Buffer
+				cmd := exec.CommandContext(ctx, h.strom, "run", "--loop", "--agent", "command", "--", "sh", filepath.Join(h.dir, "agent.sh"))
+				cmd.Dir = dir
+				cmd.Env = append(append(slices.Clip(h.env), "STROM_HOST="+filepath.Base(dir)), env...)
+				cmd.Stdout, cmd.Stderr = &out, &out
+				err := cmd.Run()
+				texts[i] += out.String()
+				var ee *exec.ExitError
+				if err == nil || back == nil || !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(out.String(), "cannot be reached") {
+					errs[i] = err
+					return
+				}
+				back()
+			}
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
 		if err != nil {
 			t.Errorf("strom run --loop in %s: %v\n%s", clones[i], err, texts[i])
 		}
@@ -150,19 +165,57 @@ func runLoops(t *testing.T, h *cliHarness, clones []string) []string {
 	return texts
 }
 
-// checkSynced checks the remote's branch: every task done by exactly one
-// session, every session commit of every clone on it, every record kept, the
-// state files valid.
-func checkSynced(t *testing.T, h *cliHarness, url string, clones []string, tasks int) {
+// checkSynced checks the remote's branch: every task (tasks of the research, and
+// the follow-ups the agents added) done by exactly one session, every session
+// commit of every clone on it with its Strom-Host, every record and agent file
+// kept, the state files valid, and no clone with a session commit not pushed.
+func checkSynced(t *testing.T, h *cliHarness, url string, clones []string, tasks, followUps int) {
 	t.Helper()
 	check := filepath.Join(h.dir, "check")
 	h.gitIn(t, h.dir, "clone", "-q", url, check)
-	sessions := strings.Fields(h.gitIn(t, check, "log", "--format=%(trailers:key=Strom-Task,valueonly)"))
-	slices.Sort(sessions)
-	var want []string
-	for i := 1; i <= tasks; i++ {
-		want = append(want, fmt.Sprintf("T-%d", i))
+	tree := statefiles.At(check)
+	q, err := tree.LoadQueue()
+	if err != nil {
+		t.Fatalf("the remote's queue: %v", err)
 	}
+	if len(q.Tasks) != tasks+followUps {
+		t.Errorf("the remote's queue has %d tasks, want %d", len(q.Tasks), tasks+followUps)
+	}
+	var want []string
+	titles := map[string]int{}
+	for _, tk := range q.Tasks {
+		want = append(want, tk.ID)
+		titles[tk.Title]++
+		if tk.State != statefiles.Done {
+			t.Errorf("%s is %s on the remote, want done", tk.ID, tk.State)
+		}
+	}
+	for i := 1; i <= tasks; i++ {
+		if n := titles[fmt.Sprintf("Find register %d", i)]; n != 1 {
+			t.Errorf("Find register %d is %d times in the remote's queue", i, n)
+		}
+	}
+	for i := 1; i <= followUps; i++ {
+		if n := titles[fmt.Sprintf("Follow-up of T-%d", i)]; n != 1 {
+			t.Errorf("the follow-up of T-%d is %d times in the remote's queue", i, n)
+		}
+	}
+	var sessions []string
+	hosts := map[string]bool{}
+	for _, dir := range clones {
+		hosts[filepath.Base(dir)] = true
+	}
+	for _, l := range strings.Split(h.gitIn(t, check, "log", "--format=%(trailers:key=Strom-Task,valueonly,separator=)|%(trailers:key=Strom-Host,valueonly,separator=)"), "\n") {
+		task, host, _ := strings.Cut(l, "|")
+		if task == "" {
+			continue
+		}
+		sessions = append(sessions, task)
+		if !hosts[host] {
+			t.Errorf("a session commit on %s has Strom-Host %q", task, host)
+		}
+	}
+	slices.Sort(sessions)
 	slices.Sort(want)
 	if !slices.Equal(sessions, want) {
 		t.Errorf("session commits on the remote by task = %v, want each of %v once", sessions, want)
@@ -179,25 +232,6 @@ func checkSynced(t *testing.T, h *cliHarness, url string, clones []string, tasks
 			}
 		}
 	}
-	hosts := h.gitIn(t, check, "log", "--format=%(trailers:key=Strom-Host,valueonly)")
-	for _, dir := range clones {
-		if !strings.Contains(hosts, filepath.Base(dir)) {
-			t.Errorf("no commit of %s has its Strom-Host:\n%s", filepath.Base(dir), hosts)
-		}
-	}
-	tree := statefiles.At(check)
-	q, err := tree.LoadQueue()
-	if err != nil {
-		t.Fatalf("the remote's queue: %v", err)
-	}
-	if len(q.Tasks) != tasks {
-		t.Errorf("the remote's queue has %d tasks, want %d", len(q.Tasks), tasks)
-	}
-	for _, tk := range q.Tasks {
-		if tk.State != statefiles.Done {
-			t.Errorf("%s is %s on the remote, want done", tk.ID, tk.State)
-		}
-	}
 	recs, err := tree.LoadProgress()
 	if err != nil {
 		t.Fatalf("the remote's records: %v", err)
@@ -211,9 +245,12 @@ func checkSynced(t *testing.T, h *cliHarness, url string, clones []string, tasks
 			t.Errorf("%s has %d records on the remote, want 1", id, per[id])
 		}
 	}
+	if _, err := tree.LoadPark(); err != nil {
+		t.Errorf("the remote's park.json: %v", err)
+	}
 	notes, _ := filepath.Glob(filepath.Join(check, "notes", "*.txt"))
-	if len(notes) != tasks {
-		t.Errorf("%d agent files on the remote, want %d", len(notes), tasks)
+	if len(notes) != tasks+followUps {
+		t.Errorf("%d agent files on the remote, want %d", len(notes), tasks+followUps)
 	}
 	for _, dir := range clones {
 		cmd := exec.Command(h.strom, "status")
@@ -223,35 +260,103 @@ func checkSynced(t *testing.T, h *cliHarness, url string, clones []string, tasks
 			t.Errorf("strom status in %s:\n%s", filepath.Base(dir), out)
 		}
 	}
+	t.Logf("%d sessions of %d machines on %d tasks: %d sessions lost, %d tasks worked twice", len(sessions), len(clones), len(want),
+		lostSessions(t, h, check, clones), len(sessions)-len(slices.Compact(slices.Clone(sessions))))
 }
 
-// TestSyncThreeMachines: three clones of one research, each running strom run
-// --loop at once, share its ten tasks through the remote (git daemon on loopback,
-// and a file:// remote): every task is done by exactly one session, and every
-// session's commit, file and record reaches the remote.
-func TestSyncThreeMachines(t *testing.T) {
+// lostSessions counts the session commits of the clones that the remote lacks.
+func lostSessions(t *testing.T, h *cliHarness, check string, clones []string) int {
+	n := 0
+	for _, dir := range clones {
+		for _, c := range strings.Fields(h.gitIn(t, dir, "log", "--format=%H %(trailers:key=Strom-Session,valueonly)")) {
+			if len(c) != 40 {
+				continue
+			}
+			cmd := exec.Command("git", "merge-base", "--is-ancestor", c, "HEAD")
+			cmd.Dir, cmd.Env = check, h.env
+			if cmd.Run() != nil {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// machinesAgent is syncAgent, and on each of the first $ADDS tasks it adds a
+// follow-up task (machines adding tasks at once); on $STOP_AT it stops the git
+// server mid-session, once ($STOPPED).
+const machinesAgent = `#!/bin/sh
+mkdir -p notes
+n=${STROM_TASK#T-}
+if [ "$n" -le "$ADDS" ]; then
+	strom task add "Follow-up of $STROM_TASK" >/dev/null
+fi
+if [ "$n" = "$STOP_AT" ] && mkdir "$STOPPED" 2>/dev/null; then
+	kill -9 "-$(cat "$DAEMON")"
+fi
+echo "$STROM_TASK on $STROM_HOST" > "notes/$STROM_TASK-$STROM_SESSION.txt"
+strom record "found the page for $STROM_TASK" >/dev/null
+strom done >/dev/null
+`
+
+// TestSyncMachines: several clones of one research (5, and 3 with -short), each
+// running strom run --loop at once, share its 30 tasks (12 with -short) through
+// the remote: a git daemon on loopback, stopped mid-run by an agent and started
+// again, and a plain path. Agents add follow-up tasks at once. Every task is
+// done by exactly one session, every session's commit, file and record reaches
+// the remote, and every added task is kept.
+func TestSyncMachines(t *testing.T) {
 	t.Parallel()
-	for _, over := range []string{"git-daemon", "file"} {
+	machines, tasks, followUps := 5, 30, 5
+	if testing.Short() {
+		machines, tasks, followUps = 3, 12, 3
+	}
+	for _, over := range []string{"git-daemon", "path"} {
 		t.Run(over, func(t *testing.T) {
 			t.Parallel()
-			const tasks = 10
-			h := syncSetup(t, syncAgent, tasks)
-			url := "file://" + filepath.Join(h.dir, "remote.git")
+			h := syncSetup(t, machinesAgent, tasks)
+			url := filepath.Join(h.dir, "remote.git")
+			env := []string{fmt.Sprintf("ADDS=%d", followUps), "STOP_AT=0"}
+			var back func()
 			if over == "git-daemon" {
-				url = startGitDaemon(t, h, h.dir, 0).url("remote.git")
+				d := startGitDaemon(t, h, h.dir, 0)
+				url = d.url("remote.git")
+				pidFile, stopped := filepath.Join(h.dir, "daemon.pid"), filepath.Join(h.dir, "stopped")
+				if err := os.WriteFile(pidFile, []byte(fmt.Sprint(d.cmd.Process.Pid)), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				env = []string{fmt.Sprintf("ADDS=%d", followUps), fmt.Sprintf("STOP_AT=%d", tasks/3), "DAEMON=" + pidFile, "STOPPED=" + stopped}
+				// The server comes back half a second after the agent stopped it.
+				up := make(chan struct{})
+				go func() {
+					for {
+						if _, err := os.Stat(stopped); err == nil {
+							break
+						}
+						time.Sleep(20 * time.Millisecond)
+					}
+					d.cmd.Wait()
+					time.Sleep(500 * time.Millisecond)
+					startGitDaemon(t, h, h.dir, d.port)
+					close(up)
+				}()
+				back = func() { <-up }
 			}
 			var clones []string
-			for _, m := range []string{"laptop", "desktop", "office"} {
-				dir := filepath.Join(h.dir, m)
+			for i := 1; i <= machines; i++ {
+				dir := filepath.Join(h.dir, fmt.Sprintf("machine%d", i))
 				h.gitIn(t, h.dir, "clone", "-q", url, dir)
 				clones = append(clones, dir)
 			}
-			outs := runLoops(t, h, clones)
+			outs := runLoops(t, h, clones, env, back)
 			all := strings.Join(outs, "\n")
-			if n := strings.Count(all, "▶ session"); n != tasks {
-				t.Errorf("%d sessions, want %d:\n%s", n, tasks, all)
+			if n := strings.Count(all, "▶ session"); n != tasks+followUps {
+				t.Errorf("%d sessions, want %d:\n%s", n, tasks+followUps, all)
 			}
-			checkSynced(t, h, url, clones, tasks)
+			if over == "git-daemon" && !strings.Contains(all, "the remote origin cannot be reached") {
+				t.Errorf("no run met the stopped server:\n%s", all)
+			}
+			checkSynced(t, h, url, clones, tasks, followUps)
 		})
 	}
 }
@@ -314,7 +419,7 @@ fi
 	if out, err := run(); err != nil {
 		t.Fatalf("the run with the remote back: %v\n%s", err, out)
 	}
-	checkSynced(t, h, d.url("remote.git"), []string{clone}, tasks)
+	checkSynced(t, h, d.url("remote.git"), []string{clone}, tasks, 0)
 }
 
 func (h *cliHarness) mustIn(t *testing.T, dir string, args ...string) string {
