@@ -19,7 +19,8 @@ install:
 # The race pass runs the crash test with 10 kills and the simulated night of 3 hours
 # (-short); the full 50 kills run once more without the race detector, which would
 # slow every re-executed strom, and so does the menu driven by keys, whose terminal
-# reader races inside bubbletea v2 (bubbletea#1599). `make soak` runs the 12-hour night.
+# reader races inside bubbletea v2 (bubbletea#1599). `make soak` runs the 12-hour night and
+# TestSyncMachines in full (5 machines, 30 tasks).
 test:
 	$(GO) mod download
 	$(GO) vet ./...
@@ -41,6 +42,7 @@ fuzz:
 # The long simulated night: 12 hours, at least 200 sessions, every fault (TestNight).
 soak:
 	$(GO) test -count=1 -timeout 60m -run '^TestNight$$' -v ./cmd/strom/ -soak
+	$(GO) test -count=1 -timeout 30m -run '^TestSyncMachines$$' -v ./cmd/strom/
 
 lint:
 	$(GO) vet ./...

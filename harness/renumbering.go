@@ -37,6 +37,9 @@ func (r *Research) renumberNew(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("renumber new tasks: %w", err)
 	}
+	if head == base {
+		return nil // nothing of this clone's to merge: a fast-forward
+	}
 	for _, side := range []string{head, sy.Ref()} {
 		changed, err := g.Changed(ctx, base, side, queuePaths...)
 		if err != nil || !changed {

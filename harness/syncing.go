@@ -74,6 +74,7 @@ func (r *Research) syncOf(ctx context.Context, s statefiles.Settings, strom stri
 		}
 	}
 	sy.BeforeMerge = func(ctx context.Context) error { return r.renumberNew(ctx, r.syncOut) }
+	sy.Clock = r.Clock
 	return sy, nil
 }
 
@@ -302,9 +303,15 @@ func (r *Research) publish(ctx context.Context, out io.Writer) error {
 	if err == nil {
 		return nil
 	}
-	if errors.Is(err, gitrepo.ErrRemoteAway) {
+	// A branch that kept moving is as good as away for this push: the commits
+	// wait here for the next claim's push.
+	if errors.Is(err, gitrepo.ErrRemoteAway) || errors.Is(err, remote.ErrBusy) {
+		id := "sync.not_pushed"
+		if errors.Is(err, remote.ErrBusy) {
+			id = "sync.busy"
+		}
 		n, _ := sy.Unpushed(ctx, TrailerSession)
-		fmt.Fprintln(out, r.Messages().Say("sync.not_pushed", messages.Args{"Remote": sy.Remote, "Count": n}))
+		fmt.Fprintln(out, r.Messages().Say(id, messages.Args{"Remote": sy.Remote, "Count": n}))
 		return nil
 	}
 	var ce *gitrepo.ConflictError

@@ -41,3 +41,28 @@ func BenchmarkFetchPush(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkClaimAndPublish is what sync costs a session: its claim, then its
+// commit pushed (Publish); the session's commit itself is not timed. The
+// issue's figure: at most twice BenchmarkFetchPush.
+func BenchmarkClaimAndPublish(b *testing.B) {
+	ctx := context.Background()
+	_, ms := machines(b, 1)
+	a := ms[0]
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		ok, err := a.Claim(ctx, func(ctx context.Context) (*Claim, error) {
+			c := commitFile(b, a, "claim.txt", fmt.Sprint(i))
+			return &Claim{Commit: c, Undo: func(ctx context.Context) error { return a.Git.UndoCommit(ctx, c, "claim.txt") }}, nil
+		})
+		if err != nil || !ok {
+			b.Fatal(ok, err)
+		}
+		b.StopTimer() // the session's commit is the session's, not the sync's
+		commitFile(b, a, "session.txt", fmt.Sprint(i))
+		b.StartTimer()
+		if err := a.Publish(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

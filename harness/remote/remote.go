@@ -11,13 +11,24 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"time"
 
 	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/internal/clock"
 )
 
 // MaxTries bounds the rounds of integrate, claim and push that meet a remote
 // branch moved on by others, before a claim or a push gives up for this time.
-const MaxTries = 20
+const MaxTries = 30
+
+// Backoff is the longest wait before the second round after a refused push;
+// each further round may wait twice as long, up to MaxBackoff. The wait is a
+// random part of it, so that machines that met stop meeting.
+const (
+	Backoff    = 50 * time.Millisecond
+	MaxBackoff = 2 * time.Second
+)
 
 // ErrNoRemote means sync.remote names a remote this clone's git config lacks.
 var ErrNoRemote = errors.New("no such git remote")
@@ -34,6 +45,23 @@ type Sync struct {
 	// BeforeMerge, when set, runs after each fetch and before the remote's branch
 	// is merged in (the harness renumbers this clone's new tasks there).
 	BeforeMerge func(ctx context.Context) error
+	// Clock waits between rounds (nil: the real clock).
+	Clock clock.Clock
+}
+
+// backoff waits a random part of the try's backoff, or until ctx ends.
+func (s *Sync) backoff(ctx context.Context, try int) error {
+	c := s.Clock
+	if c == nil {
+		c = clock.Real{}
+	}
+	limit := min(Backoff<<min(try, 10), MaxBackoff)
+	select {
+	case <-c.After(time.Duration(rand.Int64N(int64(limit)))):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Resolve makes the Sync of the setting sync.remote = name: the branch is the
@@ -90,6 +118,9 @@ func (s *Sync) Publish(ctx context.Context) error {
 		if !errors.Is(err, gitrepo.ErrPushRejected) {
 			return err
 		}
+		if err := s.backoff(ctx, try); err != nil {
+			return err
+		}
 		if err := s.Integrate(ctx); err != nil {
 			return err
 		}
@@ -127,6 +158,9 @@ func (s *Sync) Claim(ctx context.Context, take func(ctx context.Context) (*Claim
 			return false, fmt.Errorf("take back the claim: %w (after: %w)", uerr, err)
 		}
 		if !errors.Is(err, gitrepo.ErrPushRejected) {
+			return false, err
+		}
+		if err := s.backoff(ctx, try); err != nil {
 			return false, err
 		}
 	}
