@@ -408,7 +408,7 @@ fi
 	if n := strings.Count(out, "▶ session"); n != 1 {
 		t.Errorf("%d sessions while the remote was away, want 1:\n%s", n, out)
 	}
-	if st := h.mustIn(t, clone, "status"); !strings.Contains(st, "sync: 1 session commits not pushed yet") {
+	if st := h.mustIn(t, clone, "status"); !strings.Contains(st, "sync: 1 session commit not pushed yet") {
 		t.Errorf("strom status:\n%s", st)
 	}
 	if got := h.mustIn(t, clone, "log"); !strings.Contains(got, "@laptop") {
