@@ -248,3 +248,46 @@ func TestIntegrateConflictTakesBack(t *testing.T) {
 		t.Errorf("draft.txt = %q", b)
 	}
 }
+
+// TestBeforeMergeSeesBoth: BeforeMerge runs after the fetch, before the merge:
+// it sees the remote's new commit and its merge base with HEAD, and what the two
+// sides changed; an error from it leaves the branch unmerged.
+func TestBeforeMergeSeesBoth(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, ms := machines(t, 2)
+	a, b := ms[0], ms[1]
+	base := git(t, a.Git.Root, "rev-parse", "HEAD")
+	commitFile(t, b, "b.txt", "b")
+	if err := b.Publish(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ours := commitFile(t, a, "a.txt", "a")
+	stop := errors.New("stop here")
+	a.BeforeMerge = func(ctx context.Context) error {
+		mb, err := a.Git.MergeBase(ctx, a.Ref())
+		if err != nil || mb != base {
+			t.Errorf("merge base = %q %v, want %s", mb, err, base)
+		}
+		if ch, err := a.Git.Changed(ctx, mb, "HEAD", "a.txt"); err != nil || !ch {
+			t.Errorf("a.txt changed on our side: %v %v", ch, err)
+		}
+		if ch, err := a.Git.Changed(ctx, mb, a.Ref(), "a.txt"); err != nil || ch {
+			t.Errorf("a.txt changed on theirs: %v %v", ch, err)
+		}
+		dir := t.TempDir()
+		if err := a.Git.Extract(ctx, a.Ref(), dir, "b.txt", "missing.txt"); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(filepath.Join(dir, "b.txt")); string(got) != "b" {
+			t.Errorf("b.txt extracted = %q", got)
+		}
+		return stop
+	}
+	if err := a.Integrate(ctx); !errors.Is(err, stop) {
+		t.Fatalf("Integrate = %v, want the hook's error", err)
+	}
+	if head := git(t, a.Git.Root, "rev-parse", "HEAD"); head != ours {
+		t.Errorf("HEAD moved to %s without the merge", head)
+	}
+}
