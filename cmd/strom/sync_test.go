@@ -125,9 +125,10 @@ func (d *gitDaemon) stop() {
 }
 
 // runLoops runs strom run --loop in each clone at once, with env added, and
-// returns each clone's outputs. A run the remote's absence stopped (exit status
-// 1, "cannot be reached") runs again once back() says the remote is back, up
-// to five times; any other failure fails the test.
+// returns each clone's outputs. A run killed by a signal runs again at once, and
+// one the remote's absence stopped (exit status 1, "cannot be reached") once
+// back() says the remote is back, up to five times; any other failure fails
+// the test.
 func runLoops(t *testing.T, h *cliHarness, clones []string, env []string, back func()) []string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
@@ -148,11 +149,15 @@ func runLoops(t *testing.T, h *cliHarness, clones []string, env []string, back f
 				err := cmd.Run()
 				texts[i] += out.String()
 				var ee *exec.ExitError
-				if err == nil || back == nil || !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(out.String(), "cannot be reached") {
+				switch {
+				case errors.As(err, &ee) && ee.ExitCode() == -1 && ctx.Err() == nil:
+					// killed (kill -9 by the agent): its rerun lands what it left
+				case err == nil || back == nil || !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(out.String(), "cannot be reached"):
 					errs[i] = err
 					return
+				default:
+					back()
 				}
-				back()
 			}
 		}()
 	}
@@ -170,6 +175,14 @@ func runLoops(t *testing.T, h *cliHarness, clones []string, env []string, back f
 // commit of every clone on it with its Strom-Host, every record and agent file
 // kept, the state files valid, and no clone with a session commit not pushed.
 func checkSynced(t *testing.T, h *cliHarness, url string, clones []string, tasks, followUps int) {
+	t.Helper()
+	checkSyncedCrashed(t, h, url, clones, tasks, followUps, 0)
+}
+
+// checkSyncedCrashed is checkSynced where crashed sessions were killed mid-way:
+// each a crashed session commit besides its task's one session that ended, its
+// half record and its file kept.
+func checkSyncedCrashed(t *testing.T, h *cliHarness, url string, clones []string, tasks, followUps, crashed int) {
 	t.Helper()
 	check := filepath.Join(h.dir, "check")
 	h.gitIn(t, h.dir, "clone", "-q", url, check)
@@ -200,17 +213,22 @@ func checkSynced(t *testing.T, h *cliHarness, url string, clones []string, tasks
 			t.Errorf("the follow-up of T-%d is %d times in the remote's queue", i, n)
 		}
 	}
-	var sessions []string
+	var sessions, crashes []string
 	hosts := map[string]bool{}
 	for _, dir := range clones {
 		hosts[filepath.Base(dir)] = true
 	}
-	for _, l := range strings.Split(h.gitIn(t, check, "log", "--format=%(trailers:key=Strom-Task,valueonly,separator=)|%(trailers:key=Strom-Host,valueonly,separator=)"), "\n") {
-		task, host, _ := strings.Cut(l, "|")
-		if task == "" {
+	for _, l := range strings.Split(h.gitIn(t, check, "log", "--format=%(trailers:key=Strom-Task,valueonly,separator=)|%(trailers:key=Strom-Host,valueonly,separator=)|%(trailers:key=Strom-End,valueonly,separator=)"), "\n") {
+		f := strings.Split(l, "|")
+		if len(f) != 3 || f[0] == "" {
 			continue
 		}
-		sessions = append(sessions, task)
+		task, host := f[0], f[1]
+		if f[2] == "crashed" {
+			crashes = append(crashes, task)
+		} else {
+			sessions = append(sessions, task)
+		}
 		if !hosts[host] {
 			t.Errorf("a session commit on %s has Strom-Host %q", task, host)
 		}
@@ -232,12 +250,19 @@ func checkSynced(t *testing.T, h *cliHarness, url string, clones []string, tasks
 			}
 		}
 	}
+	if len(crashes) != crashed {
+		t.Errorf("crashed session commits on the remote: %v, want %d", crashes, crashed)
+	}
 	recs, err := tree.LoadProgress()
 	if err != nil {
 		t.Fatalf("the remote's records: %v", err)
 	}
-	per := map[string]int{}
+	per, halves := map[string]int{}, map[string]int{}
 	for _, r := range recs {
+		if strings.HasPrefix(r.Text, "half of ") {
+			halves[r.Task]++
+			continue
+		}
 		per[r.Task]++
 	}
 	for _, id := range want {
@@ -245,12 +270,17 @@ func checkSynced(t *testing.T, h *cliHarness, url string, clones []string, tasks
 			t.Errorf("%s has %d records on the remote, want 1", id, per[id])
 		}
 	}
+	for _, id := range crashes {
+		if halves[id] != 1 {
+			t.Errorf("the crashed session's record on %s is %d times on the remote", id, halves[id])
+		}
+	}
 	if _, err := tree.LoadPark(); err != nil {
 		t.Errorf("the remote's park.json: %v", err)
 	}
 	notes, _ := filepath.Glob(filepath.Join(check, "notes", "*.txt"))
-	if len(notes) != tasks+followUps {
-		t.Errorf("%d agent files on the remote, want %d", len(notes), tasks+followUps)
+	if len(notes) != tasks+followUps+crashed {
+		t.Errorf("%d agent files on the remote, want %d", len(notes), tasks+followUps+crashed)
 	}
 	for _, dir := range clones {
 		cmd := exec.Command(h.strom, "status")
@@ -260,7 +290,7 @@ func checkSynced(t *testing.T, h *cliHarness, url string, clones []string, tasks
 			t.Errorf("strom status in %s:\n%s", filepath.Base(dir), out)
 		}
 	}
-	t.Logf("%d sessions of %d machines on %d tasks: %d sessions lost, %d tasks worked twice", len(sessions), len(clones), len(want),
+	t.Logf("%d sessions of %d machines on %d tasks, %d killed and landed by the rerun: %d sessions lost, %d tasks worked twice", len(sessions), len(clones), len(want), len(crashes),
 		lostSessions(t, h, check, clones), len(sessions)-len(slices.Compact(slices.Clone(sessions))))
 }
 
@@ -284,7 +314,8 @@ func lostSessions(t *testing.T, h *cliHarness, check string, clones []string) in
 
 // machinesAgent is syncAgent, and on each of the first $ADDS tasks it adds a
 // follow-up task (machines adding tasks at once); on $STOP_AT it stops the git
-// server mid-session, once ($STOPPED).
+// server mid-session, once ($STOPPED); on $KILL_AT it writes half its work and
+// kills its strom (kill -9), once ($KILLED).
 const machinesAgent = `#!/bin/sh
 mkdir -p notes
 n=${STROM_TASK#T-}
@@ -294,6 +325,13 @@ fi
 if [ "$n" = "$STOP_AT" ] && mkdir "$STOPPED" 2>/dev/null; then
 	kill -9 "-$(cat "$DAEMON")"
 fi
+if [ "$n" = "$KILL_AT" ] && mkdir "$KILLED" 2>/dev/null; then
+	echo "half of $STROM_TASK on $STROM_HOST" > "notes/$STROM_TASK-$STROM_SESSION.txt"
+	strom record "half of $STROM_TASK" >/dev/null
+	echo $$ > "$KILLED/agent"
+	kill -9 "$(sed -n 's/.*"pid": *\([0-9]*\).*/\1/p' .strom/run/run.json | head -1)"
+	exec sleep 600
+fi
 echo "$STROM_TASK on $STROM_HOST" > "notes/$STROM_TASK-$STROM_SESSION.txt"
 strom record "found the page for $STROM_TASK" >/dev/null
 strom done >/dev/null
@@ -302,9 +340,11 @@ strom done >/dev/null
 // TestSyncMachines: several clones of one research (5, and 3 with -short), each
 // running strom run --loop at once, share its 30 tasks (12 with -short) through
 // the remote: a git daemon on loopback, stopped mid-run by an agent and started
-// again, and a plain path. Agents add follow-up tasks at once. Every task is
-// done by exactly one session, every session's commit, file and record reaches
-// the remote, and every added task is kept.
+// again, and a plain path, where an agent kills its runner (kill -9) mid-session
+// and the runner runs again. Agents add follow-up tasks at once. Every task is
+// done by exactly one session (the killed one's besides, as crashed), every
+// session's commit, file and record reaches the remote, and every added task is
+// kept.
 func TestSyncMachines(t *testing.T) {
 	t.Parallel()
 	machines, tasks, followUps := 5, 30, 5
@@ -316,7 +356,18 @@ func TestSyncMachines(t *testing.T) {
 			t.Parallel()
 			h := syncSetup(t, machinesAgent, tasks)
 			url := filepath.Join(h.dir, "remote.git")
-			env := []string{fmt.Sprintf("ADDS=%d", followUps), "STOP_AT=0"}
+			// Over the path, one runner is killed mid-session and runs again.
+			env := []string{fmt.Sprintf("ADDS=%d", followUps), "STOP_AT=0", fmt.Sprintf("KILL_AT=%d", tasks/2), "KILLED=" + filepath.Join(h.dir, "killed")}
+			crashed := 1
+			t.Cleanup(func() { // the killed session's agent, should its rerun not have stopped it
+				if b, err := os.ReadFile(filepath.Join(h.dir, "killed", "agent")); err == nil {
+					var pid int
+					fmt.Sscan(string(b), &pid)
+					if pid > 0 {
+						syscall.Kill(pid, syscall.SIGKILL)
+					}
+				}
+			})
 			var back func()
 			if over == "git-daemon" {
 				d := startGitDaemon(t, h, h.dir, 0)
@@ -325,22 +376,15 @@ func TestSyncMachines(t *testing.T) {
 				if err := os.WriteFile(pidFile, []byte(fmt.Sprint(d.cmd.Process.Pid)), 0o644); err != nil {
 					t.Fatal(err)
 				}
-				env = []string{fmt.Sprintf("ADDS=%d", followUps), fmt.Sprintf("STOP_AT=%d", tasks/3), "DAEMON=" + pidFile, "STOPPED=" + stopped}
-				// The server comes back half a second after the agent stopped it.
-				up := make(chan struct{})
-				go func() {
-					for {
-						if _, err := os.Stat(stopped); err == nil {
-							break
-						}
-						time.Sleep(20 * time.Millisecond)
-					}
-					d.cmd.Wait()
-					time.Sleep(500 * time.Millisecond)
-					startGitDaemon(t, h, h.dir, d.port)
-					close(up)
-				}()
-				back = func() { <-up }
+				env, crashed = []string{fmt.Sprintf("ADDS=%d", followUps), fmt.Sprintf("STOP_AT=%d", tasks/3), "KILL_AT=0", "DAEMON=" + pidFile, "STOPPED=" + stopped}, 0
+				// The server comes back when the first run stopped without it asks.
+				var once sync.Once
+				back = func() {
+					once.Do(func() {
+						d.cmd.Wait()
+						startGitDaemon(t, h, h.dir, d.port)
+					})
+				}
 			}
 			var clones []string
 			for i := 1; i <= machines; i++ {
@@ -350,13 +394,16 @@ func TestSyncMachines(t *testing.T) {
 			}
 			outs := runLoops(t, h, clones, env, back)
 			all := strings.Join(outs, "\n")
-			if n := strings.Count(all, "▶ session"); n != tasks+followUps {
-				t.Errorf("%d sessions, want %d:\n%s", n, tasks+followUps, all)
+			if n := strings.Count(all, "▶ session"); n != tasks+followUps+crashed {
+				t.Errorf("%d sessions, want %d:\n%s", n, tasks+followUps+crashed, all)
+			}
+			if crashed > 0 && !strings.Contains(all, "did not end (its strom") {
+				t.Errorf("no rerun committed the killed session:\n%s", all)
 			}
 			if over == "git-daemon" && !strings.Contains(all, "the remote origin cannot be reached") {
 				t.Errorf("no run met the stopped server:\n%s", all)
 			}
-			checkSynced(t, h, url, clones, tasks, followUps)
+			checkSyncedCrashed(t, h, url, clones, tasks, followUps, crashed)
 		})
 	}
 }
