@@ -14,25 +14,15 @@ import (
 
 func allowCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom allow")
-	list := fs.Bool("list", false, "list what a person allowed on this computer, for every research")
-	revoke := fs.Bool("revoke", false, "forget what was allowed for this research (the settings named, or all)")
-	asJSON := fs.Bool("json", false, "print JSON (with --list)")
+	list := fs.Bool("list", false, "help.allow.flag.list")
+	revoke := fs.Bool("revoke", false, "help.allow.flag.revoke")
+	asJSON := fs.Bool("json", false, "help.allow.flag.json")
 	return &ffcli.Command{
 		Name:       "allow",
 		ShortUsage: "strom allow [--list [--json] | --revoke [SETTING…]]",
 		ShortHelp:  "help.allow.short",
-		LongHelp: withHelp(`A research's committed settings (.strom/config.json) can name programs that
-strom runs on this computer: check.command, agent.command, an agent profile's
-command, an archive's probe. strom run and strom chat start none of them until
-a person here allowed that exact value for this research.
-
-strom allow shows each such setting with its value and the commit that last
-changed it, and asks once on the terminal; yes records the values (a hash of
-each, with the research's root commit and folder) in allowed.json beside the user
-config. A value changed later — pulled, edited, written by an agent — needs
-allowing again. There is no way to allow without a terminal, and none inside a
-session.`, "  0  done, or nothing to allow\n  1  error, not confirmed, or no terminal (the message says what to do)\n  2  bad usage"),
-		FlagSet: fs,
+		LongHelp:   withHelp("help.allow.long", "help.allow.exits"),
+		FlagSet:    fs,
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			s.json = *asJSON
 			if err := s.personOnly("strom allow"); err != nil {
@@ -40,18 +30,18 @@ session.`, "  0  done, or nothing to allow\n  1  error, not confirmed, or no ter
 			}
 			switch {
 			case *list && *revoke:
-				return s.usage("allow.list_or_revoke")
+				return s.usage("usage.allow.list_or_revoke")
 			case *list:
 				if len(args) > 0 {
-					return s.usage("allow.list_args")
+					return s.usage("usage.allow.list")
 				}
 				return s.allowList()
 			case *asJSON:
-				return s.usage("allow.json_list")
+				return s.usage("usage.allow.json")
 			case *revoke:
 				return s.allowRevoke(ctx, args)
 			case len(args) > 0:
-				return s.usage("allow.args")
+				return s.usage("usage.allow.args")
 			}
 			return s.allow(ctx)
 		}),

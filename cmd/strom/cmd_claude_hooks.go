@@ -21,9 +21,9 @@ func hooksClaudeStopCommand(s *sys) *ffcli.Command {
 	return &ffcli.Command{
 		Name:       "claude-stop",
 		ShortUsage: "strom hooks claude-stop < hook.json",
-		ShortHelp:  "(run by Claude Code's Stop hook) let the agent stop",
+		ShortHelp:  "help.hooks.claude-stop.short",
 		FlagSet:    fs,
-		LongHelp:   withHelp("Reads the hook JSON on stdin and lets Claude Code stop: it never blocks.", "  0  always"),
+		LongHelp:   withHelp("help.hooks.claude-stop.long", "help.hooks.always"),
 		Exec: func(ctx context.Context, args []string) error {
 			return s.quietHook()
 		},
@@ -38,9 +38,9 @@ func hooksClaudeEventCommand(s *sys) *ffcli.Command {
 	return &ffcli.Command{
 		Name:       "claude-event",
 		ShortUsage: "strom hooks claude-event < hook.json",
-		ShortHelp:  "(run by Claude Code's hooks) take note of an event",
+		ShortHelp:  "help.hooks.claude-event.short",
 		FlagSet:    fs,
-		LongHelp:   withHelp("Reads the hook JSON on stdin and exits 0; it never blocks the agent.", "  0  always"),
+		LongHelp:   withHelp("help.hooks.claude-event.long", "help.hooks.always"),
 		Exec: func(ctx context.Context, args []string) error {
 			return s.quietHook()
 		},

@@ -18,21 +18,18 @@ import (
 
 func configCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom config")
-	asJSON := fs.Bool("json", false, "print JSON")
+	asJSON := fs.Bool("json", false, "help.flag.json")
 	return &ffcli.Command{
-		Name:       "config",
-		ShortUsage: "strom config [get KEY | set KEY VALUE | unset KEY] [--for-tree] [--json]",
-		ShortHelp:  "help.config.short",
-		LongHelp: withHelp(`User settings live in $XDG_CONFIG_HOME/strom/config.json (default
-~/.config/strom/config.json), tree settings in .strom/config.json. A value
-resolves as: command-line flag > environment variable > tree > user > default.
-Alone, strom config lists every setting with its value and where it came from.`, ""),
+		Name:        "config",
+		ShortUsage:  "strom config [get KEY | set KEY VALUE | unset KEY] [--for-tree] [--json]",
+		ShortHelp:   "help.config.short",
+		LongHelp:    withHelp("help.config.long", ""),
 		FlagSet:     fs,
 		Subcommands: []*ffcli.Command{configGetCommand(s), configSetCommand(s), configUnsetCommand(s)},
 		Exec: func(ctx context.Context, args []string) error {
 			s.json = *asJSON
 			if len(args) > 0 {
-				return s.usage("config.unknown_command", messages.Args{"Word": args[0]})
+				return s.usage("usage.config.command", messages.Args{"Word": args[0]})
 			}
 			settings, err := s.settings()
 			if err != nil {
@@ -97,17 +94,17 @@ func (s *sys) settings() (statefiles.Settings, error) {
 
 func configGetCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom config get")
-	asJSON := fs.Bool("json", false, "print JSON")
+	asJSON := fs.Bool("json", false, "help.flag.json")
 	return &ffcli.Command{
 		Name:       "get",
 		ShortUsage: "strom config get KEY [--json]",
-		ShortHelp:  "a setting's value and which source won",
+		ShortHelp:  "help.config.get.short",
 		FlagSet:    fs,
-		LongHelp:   withHelp("Prints the value, then where it came from (flag, environment, tree, user or default).", ""),
+		LongHelp:   withHelp("help.config.get.long", ""),
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			s.json = *asJSON
 			if len(args) != 1 {
-				return s.usage("config.get_args")
+				return s.usage("usage.config.get")
 			}
 			settings, err := s.settings()
 			if err != nil {
@@ -138,7 +135,7 @@ func configGetCommand(s *sys) *ffcli.Command {
 func (s *sys) settingsFile(k statefiles.Key, forTree bool) (statefiles.SettingsFile, error) {
 	if forTree {
 		if k.UserOnly {
-			return statefiles.SettingsFile{}, s.usage("config.user_only", messages.Args{"Key": k.Name})
+			return statefiles.SettingsFile{}, s.usage("usage.config.user_only", messages.Args{"Key": k.Name})
 		}
 		tree, err := statefiles.Find(s.cwd())
 		if err != nil {
@@ -151,19 +148,19 @@ func (s *sys) settingsFile(k statefiles.Key, forTree bool) (statefiles.SettingsF
 
 func configSetCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom config set")
-	forTree := fs.Bool("for-tree", false, "set it for this research only (.strom/config.json)")
+	forTree := fs.Bool("for-tree", false, "help.config.set.flag.for-tree")
 	return &ffcli.Command{
 		Name:       "set",
 		ShortUsage: "strom config set KEY VALUE [--for-tree]",
-		ShortHelp:  "change a setting",
+		ShortHelp:  "help.config.set.short",
 		FlagSet:    fs,
-		LongHelp:   withHelp("Unknown settings and values out of range are refused with the allowed range.", ""),
+		LongHelp:   withHelp("help.config.set.long", ""),
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			if err := s.personOnly("strom config set"); err != nil {
 				return err
 			}
 			if len(args) != 2 {
-				return s.usage("config.set_args")
+				return s.usage("usage.config.set")
 			}
 			k, err := statefiles.LookupKey(args[0])
 			if err != nil {
@@ -215,19 +212,19 @@ func (s *sys) scope(forTree bool) string {
 
 func configUnsetCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom config unset")
-	forTree := fs.Bool("for-tree", false, "unset it for this research only")
+	forTree := fs.Bool("for-tree", false, "help.config.unset.flag.for-tree")
 	return &ffcli.Command{
 		Name:       "unset",
 		ShortUsage: "strom config unset KEY [--for-tree]",
-		ShortHelp:  "remove a setting so the next source applies",
+		ShortHelp:  "help.config.unset.short",
 		FlagSet:    fs,
-		LongHelp:   withHelp("Unsetting a setting that is not set changes nothing.", ""),
+		LongHelp:   withHelp("help.config.unset.long", ""),
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			if err := s.personOnly("strom config unset"); err != nil {
 				return err
 			}
 			if len(args) != 1 {
-				return s.usage("config.unset_args")
+				return s.usage("usage.config.unset")
 			}
 			k, err := statefiles.LookupKey(args[0])
 			if err != nil {

@@ -19,9 +19,7 @@ import (
 	"github.com/strom-research/strom/statefiles"
 )
 
-const gateExits = `  0  the condition answered (go, wait or stop)
-  1  error: the condition crashed, failed, answered badly or not in time
-  2  bad usage`
+const gateExits = "help.gate.exits"
 
 func gateCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom gate")
@@ -30,7 +28,7 @@ func gateCommand(s *sys) *ffcli.Command {
 		ShortUsage:  "strom gate test [--gate \"<name> [args]\"] [--usage-file F] [--now TIME] [--json]",
 		ShortHelp:   "help.gate.short",
 		FlagSet:     fs,
-		LongHelp:    withHelp("The condition is set for the whole computer with strom config set run.gate \"<name> [args]\".", gateExits),
+		LongHelp:    withHelp("help.gate.long", gateExits),
 		Subcommands: []*ffcli.Command{gateTestCommand(s)},
 	}
 }
@@ -49,27 +47,20 @@ type gateTestJSON struct {
 
 func gateTestCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom gate test")
-	gateWords := fs.String("gate", "", `ask this condition instead of run.gate: "<name> [args]"`)
-	usageFile := fs.String("usage-file", "", "claude-usage: read the usage from this Claude Code statusLine JSON (with rate_limits)")
-	nowFlag := fs.String("now", "", "answer for this moment (RFC 3339, or YYYY-MM-DDTHH:MM in local time)")
-	asJSON := fs.Bool("json", false, "print the answer object")
+	gateWords := fs.String("gate", "", "help.gate.test.flag.gate")
+	usageFile := fs.String("usage-file", "", "help.gate.test.flag.usage-file")
+	nowFlag := fs.String("now", "", "help.gate.test.flag.now")
+	asJSON := fs.Bool("json", false, "help.gate.test.flag.json")
 	return &ffcli.Command{
 		Name:       "test",
 		ShortUsage: "strom gate test [--gate \"<name> [args]\"] [--usage-file F] [--now TIME] [--json]",
-		ShortHelp:  "what the condition would say now; changes nothing",
+		ShortHelp:  "help.gate.test.short",
 		FlagSet:    fs,
-		LongHelp: withHelp(`Asks the condition set in run.gate (or the one given with --gate) and prints its
-answer: go, wait (and when it asks again) or stop, with its reason. Nothing is
-changed: no hold.json, no .strom/gate.log line. A gate program sees
-STROM_GATE_TEST=1, and with --usage-file and --now also STROM_GATE_USAGE_FILE
-and STROM_GATE_NOW.
-
---usage-file and --now let anyone check a claude-usage decision by hand:
-  strom gate test --gate "claude-usage 10 --cap 95" --usage-file status.json --now 2026-03-10T12:00:00Z`, gateExits),
+		LongHelp:   withHelp("help.gate.test.long", gateExits),
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			s.json = *asJSON
 			if len(args) > 0 {
-				return s.usage("gate.test_args")
+				return s.usage("usage.gate.test")
 			}
 			r, err := s.research()
 			if err != nil {
@@ -156,7 +147,7 @@ func parseMoment(v string) (time.Time, error) {
 			return t, nil
 		}
 	}
-	return time.Time{}, badUsage(messages.New("gate.bad_now", messages.Args{"Value": v}))
+	return time.Time{}, badUsage(messages.New("usage.gate.now", messages.Args{"Value": v}))
 }
 
 // asker prepares a question to the gate for the research's agent (or agent, when
@@ -175,7 +166,7 @@ func (s *sys) asker(r *harness.Research, settings statefiles.Settings, spec gate
 // there is work.
 func (s *sys) runGate(r *harness.Research, o harness.RunOptions, gateSet bool, gateWords string, noGate bool) (harness.Gate, error) {
 	if gateSet && noGate {
-		return nil, s.usage("gate.gate_or_none")
+		return nil, s.usage("usage.gate.gate_or_none")
 	}
 	settings, err := r.Settings()
 	if err != nil {
@@ -340,7 +331,7 @@ func checkGate(getenv func(string) string, spec gates.Spec) error {
 			if errors.Is(err, claudeusage.ErrBadCap) {
 				ex = "claude-usage 10 --cap 95"
 			}
-			return badUsage(messages.Errorf(err, "gate.write_as", messages.Args{"Error": err, "Example": ex}))
+			return badUsage(messages.Errorf(err, "usage.gate.write_as", messages.Args{"Error": err, "Example": ex}))
 		}
 		return nil
 	}

@@ -21,7 +21,7 @@ func hooksCommand(s *sys) *ffcli.Command {
 		ShortUsage:  "strom hooks <install>",
 		ShortHelp:   "help.hooks.short",
 		FlagSet:     fs,
-		LongHelp:    withHelp("strom hooks install puts the pre-commit hook in place, chained after yours.", ""),
+		LongHelp:    withHelp("help.hooks.long", ""),
 		Subcommands: []*ffcli.Command{hooksInstallCommand(s), hooksPreCommitCommand(s), hooksMergeDriverCommand(s), hooksClaudeStopCommand(s), hooksClaudeEventCommand(s)},
 	}
 }
@@ -31,10 +31,9 @@ func hooksInstallCommand(s *sys) *ffcli.Command {
 	return &ffcli.Command{
 		Name:       "install",
 		ShortUsage: "strom hooks install",
-		ShortHelp:  "install the pre-commit hook that keeps a broken queue out of the history",
+		ShortHelp:  "help.hooks.install.short",
 		FlagSet:    fs,
-		LongHelp: withHelp(`A pre-commit hook you already have is kept as pre-commit.strom-chained and
-runs first. Running this twice changes nothing.`, ""),
+		LongHelp:   withHelp("help.hooks.install.long", ""),
 		Exec: func(ctx context.Context, args []string) error {
 			if err := s.personOnly("strom hooks install"); err != nil {
 				return err
@@ -82,16 +81,12 @@ func hooksMergeDriverCommand(s *sys) *ffcli.Command {
 	return &ffcli.Command{
 		Name:       "merge-driver",
 		ShortUsage: "strom hooks merge-driver queue|progress|park BASE OURS THEIRS [PATH]",
-		ShortHelp:  "(run by git) merge one of strom's files where two lines of history meet",
+		ShortHelp:  "help.hooks.merge-driver.short",
 		FlagSet:    fs,
-		LongHelp: withHelp(`git runs it for the files .strom/.gitattributes names: the queue task by task
-(a field both sides changed takes the later change; no task is deleted or reworded;
-ids stay unique), the records as the union of both sides, the park counters counter
-by counter. The result replaces OURS. A side strom cannot read leaves the file to
-you as a conflict.`, "  0  merged\n  1  a conflict for a person (the message says why)\n  2  bad usage"),
+		LongHelp:   withHelp("help.hooks.merge-driver.long", "help.hooks.merge-driver.exits"),
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) < 4 || len(args) > 5 {
-				return s.usage("hooks.merge_args", messages.Args{"Count": len(args)})
+				return s.usage("usage.hooks.merge_args", messages.Args{"Count": len(args)})
 			}
 			var sides [3][]byte
 			for i, f := range args[1:4] {
@@ -125,9 +120,9 @@ func hooksPreCommitCommand(s *sys) *ffcli.Command {
 	return &ffcli.Command{
 		Name:       "pre-commit",
 		ShortUsage: "strom hooks pre-commit",
-		ShortHelp:  "(run by the git hook) check the staged .strom/ files",
+		ShortHelp:  "help.hooks.pre-commit.short",
 		FlagSet:    fs,
-		LongHelp:   withHelp("Refuses a commit with an invalid state file, a deleted task, or (inside a session) a reworded task.", ""),
+		LongHelp:   withHelp("help.hooks.pre-commit.long", ""),
 		Exec: func(ctx context.Context, args []string) error {
 			r, err := s.research()
 			if err != nil {

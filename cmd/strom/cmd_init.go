@@ -19,21 +19,19 @@ import (
 
 func initCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom init")
-	agent := fs.String("agent", "", "the agent of this research: claude, codex, opencode, grok, command or demo (default: the first installed)")
+	agent := fs.String("agent", "", "help.init.flag.agent")
 	return &ffcli.Command{
 		Name:       "init",
 		ShortUsage: "strom init [--agent NAME] [DIR]",
 		ShortHelp:  "help.init.short",
-		LongHelp: withHelp(`Creates .strom/ with its defaults and .gitignore, installs the git pre-commit
-hook (chained after one you have), and commits it. In a folder that is not a git
-repo it runs git init first. Run twice, it says so and changes nothing.`, ""),
-		FlagSet: fs,
+		LongHelp:   withHelp("help.init.long", ""),
+		FlagSet:    fs,
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			if err := s.personOnly("strom init"); err != nil {
 				return err
 			}
 			if len(args) > 1 {
-				return s.usage("init.args", messages.Args{"Count": len(args)})
+				return s.usage("usage.init.args", messages.Args{"Count": len(args)})
 			}
 			dir := s.cwd()
 			if len(args) == 1 {

@@ -21,26 +21,17 @@ type modeJSON struct {
 
 func modeCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom mode")
-	asJSON := fs.Bool("json", false, "print JSON")
+	asJSON := fs.Bool("json", false, "help.flag.json")
 	return &ffcli.Command{
 		Name:       "mode",
 		ShortUsage: "strom mode [archive | research] [--json]",
 		ShortHelp:  "help.mode.short",
-		LongHelp: withHelp(`Alone, strom mode shows the research's mode: research (an agent works on it),
-archive (a Strom archive: it keeps its data and no agent works on it), or
-research waiting for an agent (its agent is not installed on this computer: it
-behaves as an archive until the agent is there, and parks nothing).
-
-strom mode archive parks the open, started and waiting tasks ("kept for later:
-the research is a Strom archive"); strom mode research returns exactly those to
-where they were. Nothing is deleted, and each switch is one commit with a
-Strom-Mode trailer. A person confirms on the terminal; a switch is refused inside
-a session and while a session works in the research.`, ""),
-		FlagSet: fs,
+		LongHelp:   withHelp("help.mode.long", ""),
+		FlagSet:    fs,
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			s.json = *asJSON
 			if len(args) > 1 {
-				return s.usage("mode.args")
+				return s.usage("usage.mode.args")
 			}
 			r, err := s.research()
 			if err != nil {
@@ -59,7 +50,7 @@ a session and while a session works in the research.`, ""),
 			}
 			to := args[0]
 			if to != statefiles.ModeArchive && to != statefiles.ModeResearch {
-				return s.usage("mode.unknown_word", messages.Args{"Mode": to})
+				return s.usage("usage.mode.unknown", messages.Args{"Mode": to})
 			}
 			if err := s.personOnly("strom mode " + to); err != nil {
 				return err

@@ -34,21 +34,18 @@ type usageJSON struct {
 
 func usageCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom usage")
-	asJSON := fs.Bool("json", false, "print JSON")
+	asJSON := fs.Bool("json", false, "help.flag.json")
 	return &ffcli.Command{
-		Name:       "usage",
-		ShortUsage: "strom usage [--json] | strom usage report --session ID",
-		ShortHelp:  "help.usage.short",
-		FlagSet:    fs,
-		LongHelp: withHelp(`Shows the week used, the part of the week passed, the lead (passed − used), the
-lead needed by claude-usage n (n from run.gate, else 0), the five-hour window, and
-where the figures came from and how old they are: the agent's own report (at most
-15 minutes old), else claude -p /usage, else Claude Code's get_usage request.`, ""),
+		Name:        "usage",
+		ShortUsage:  "strom usage [--json] | strom usage report --session ID",
+		ShortHelp:   "help.usage.short",
+		FlagSet:     fs,
+		LongHelp:    withHelp("help.usage.long", ""),
 		Subcommands: []*ffcli.Command{usageReportCommand(s)},
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			s.json = *asJSON
 			if len(args) > 0 {
-				return s.usage("usage_week.unknown_command", messages.Args{"Word": args[0]})
+				return s.usage("usage.usage.command", messages.Args{"Word": args[0]})
 			}
 			r, err := s.research()
 			if err != nil {
@@ -146,17 +143,13 @@ func validSessionID(id string) bool {
 
 func usageReportCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom usage report")
-	session := fs.String("session", "", "the session whose agent reports")
+	session := fs.String("session", "", "help.usage.report.flag.session")
 	return &ffcli.Command{
 		Name:       "report",
 		ShortUsage: "strom usage report --session ID < statusline.json",
-		ShortHelp:  "the agent's own usage report: Claude Code's statusLine calls it",
+		ShortHelp:  "help.usage.report.short",
 		FlagSet:    fs,
-		LongHelp: withHelp(`Reads the JSON Claude Code hands its statusLine command on stdin (with the
-plan's rate_limits), or stream-json rate_limit_event lines, and keeps it in
-.strom/run/usage.json for the claude-usage condition. When the condition watches
-the week (a cap) and the report is at the watched limit, the running session is
-asked to finish. Prints a short status line; it never fails the status line.`, ""),
+		LongHelp:   withHelp("help.usage.report.long", ""),
 		Exec: func(ctx context.Context, args []string) error {
 			if _, err := positionals(fs, args); err != nil {
 				return err
