@@ -1,7 +1,10 @@
 package harness
 
 import (
+	"strings"
+
 	"github.com/strom-research/strom/harness/limits"
+	"github.com/strom-research/strom/messages"
 )
 
 // A Claude Code or Codex screen that waits for a person (login method, trust this folder,
@@ -42,4 +45,26 @@ func personScreen(p sessionPlan, tail []byte) (limits.Screen, End, bool) {
 		return scr, EndNotLoggedIn, true
 	}
 	return scr, EndAgentFailed, true
+}
+
+// sayScreen is a screen's advice in the person's language: screen.claude.trust,
+// screen.codex.login, …; limits writes it in English (it knows no catalogs), and
+// the folder a trust question names is read back out of that sentence.
+func sayScreen(p *messages.Printer, prof sessionPlan, scr limits.Screen) string {
+	agent := "claude"
+	if isCodex(prof.Profile) {
+		agent = "codex"
+	}
+	id := "screen." + agent + "." + scr.Kind.String()
+	if !messages.Has(id) {
+		return scr.Advice
+	}
+	folder := ""
+	if _, rest, ok := strings.Cut(scr.Advice, "asks whether to trust "); ok {
+		folder, _, _ = strings.Cut(rest, ": run `")
+	}
+	if folder == "this folder" {
+		folder = p.Say("screen.this_folder")
+	}
+	return p.Say(id, messages.Args{"Folder": folder})
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/strom-research/strom/harness/agents"
+	"github.com/strom-research/strom/messages"
 )
 
 func TestPersonScreen(t *testing.T) {
@@ -43,5 +44,28 @@ func TestPersonScreen(t *testing.T) {
 				t.Error("no advice for the person")
 			}
 		})
+	}
+}
+
+// TestSayScreen: a screen's advice is said in the person's language, with the
+// folder a trust question names; English reads as limits wrote it.
+func TestSayScreen(t *testing.T) {
+	t.Parallel()
+	claude, err := agents.Lookup("claude", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const trust = "Accessing workspace:\n/home/anna/research\nQuick safety check: Is this a project you created or one you trust?\n❯ 1. Yes, I trust this folder\n  2. No, exit\n"
+	plan := sessionPlan{Profile: claude}
+	scr, _, ok := personScreen(plan, []byte(trust))
+	if !ok {
+		t.Fatal("no trust screen")
+	}
+	if got := sayScreen(messages.For(messages.English), plan, scr); got != scr.Advice {
+		t.Errorf("English: %q, limits says %q", got, scr.Advice)
+	}
+	want := "Claude Code fragt, ob es /home/anna/research vertrauen soll: `claude` einmal in diesem Ordner starten, die Frage nach dem Vertrauen beantworten, dann strom erneut ausführen."
+	if got := sayScreen(messages.For(messages.German), plan, scr); got != want {
+		t.Errorf("German: %q, want %q", got, want)
 	}
 }

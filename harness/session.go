@@ -257,7 +257,7 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 // agentStopped reads the agent's stream and screen (tail) for what stops a session
 // and needs a person: a subscription limit, a login error, or a screen that waits
 // for an answer. It fills end, reset, detail and screen.
-func agentStopped(stream *streamSignals, pats limits.Patterns, p sessionPlan, tail []byte) (sessionStats, bool) {
+func agentStopped(msg *messages.Printer, stream *streamSignals, pats limits.Patterns, p sessionPlan, tail []byte) (sessionStats, bool) {
 	if sig, ok := agentSignal(stream, pats, tail); ok {
 		if sig.Kind == limits.Limit {
 			return sessionStats{end: EndSubscriptionLimit, reset: sig.Reset, detail: sig.Text}, true
@@ -265,7 +265,8 @@ func agentStopped(stream *streamSignals, pats limits.Patterns, p sessionPlan, ta
 		return sessionStats{end: EndNotLoggedIn, detail: sig.Text}, true
 	}
 	if scr, end, ok := personScreen(p, tail); ok {
-		return sessionStats{end: end, detail: scr.Advice, screen: scr.Advice}, true
+		said := sayScreen(msg, p, scr)
+		return sessionStats{end: end, detail: said, screen: said}, true
 	}
 	return sessionStats{}, false
 }
@@ -369,7 +370,7 @@ func (r *Research) watch(ctx context.Context, sess *agentpty.Session, p sessionP
 		// Subscription limit or login trouble on the screen.
 		if last := sess.LastOutput(); last.After(lastScan) {
 			lastScan = last
-			if a, ok := agentStopped(ev.stream, pats, p, sess.Tail()); ok {
+			if a, ok := agentStopped(r.Messages(), ev.stream, pats, p, sess.Tail()); ok {
 				st.reset, st.screen = a.reset, a.screen
 				stop(a.end, a.detail)
 				continue
@@ -426,7 +427,7 @@ exited:
 		st.end = closeEnd(why, st.finishSeen)
 		return st
 	}
-	if a, ok := agentStopped(ev.stream, pats, p, sess.Tail()); ok {
+	if a, ok := agentStopped(r.Messages(), ev.stream, pats, p, sess.Tail()); ok {
 		st.end, st.reset, st.detail, st.screen = a.end, a.reset, a.detail, a.screen
 		return st
 	}
