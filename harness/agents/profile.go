@@ -11,6 +11,8 @@ import (
 
 	"github.com/strom-research/strom/harness/limits"
 	"github.com/strom-research/strom/internal/shellword"
+
+	"github.com/strom-research/strom/messages"
 )
 
 // How a profile passes the prompt to its agent (Profile.Prompt).
@@ -168,10 +170,7 @@ func Lookup(name string, overrides map[string]json.RawMessage) (Profile, error) 
 	raw, shipped := builtin()[name]
 	over, overridden := overrides[name]
 	if !shipped && !overridden {
-		return Profile{}, &messageError{
-			msg: fmt.Sprintf("unknown agent %q: use %s", name, strings.Join(Names(overrides), ", ")),
-			err: ErrUnknownAgent,
-		}
+		return Profile{}, messages.Errorf(ErrUnknownAgent, "agents.unknown", messages.Args{"Agent": name, "Names": strings.Join(Names(overrides), ", ")})
 	}
 	p := Profile{Prompt: PromptArgument}
 	if shipped {
@@ -181,15 +180,12 @@ func Lookup(name string, overrides map[string]json.RawMessage) (Profile, error) 
 	}
 	if overridden {
 		if err := decodeStrict(over, &p); err != nil {
-			return Profile{}, &messageError{
-				msg: fmt.Sprintf("read the settings for agent %s: %v", name, err),
-				err: ErrBadProfile,
-			}
+			return Profile{}, messages.Errorf(ErrBadProfile, "agents.bad_settings", messages.Args{"Agent": name, "Error": err.Error()})
 		}
 	}
 	p.Name = name
 	if err := p.validate(); err != nil {
-		return Profile{}, &messageError{msg: fmt.Sprintf("check agent %s: %v", name, err), err: ErrBadProfile}
+		return Profile{}, messages.Errorf(ErrBadProfile, "agents.bad_profile", messages.Args{"Agent": name, "Error": err.Error()})
 	}
 	return p, nil
 }
@@ -291,10 +287,7 @@ func (p Profile) Argv(v Vars) ([]string, error) {
 		}
 	}
 	if len(tmpl) == 0 {
-		return nil, &messageError{
-			msg: fmt.Sprintf("the %s agent needs a program: set agent.command or give it after --: strom run --agent %s -- ./my-agent.sh", p.Name, p.Name),
-			err: ErrNoCommand,
-		}
+		return nil, messages.Errorf(ErrNoCommand, "agents.no_command", messages.Args{"Agent": p.Name})
 	}
 	perm := v.Permissions
 	if perm == "" {
