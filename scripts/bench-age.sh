@@ -6,12 +6,13 @@
 # git fast-import, the state files with awk. Prints the ratios BENCHMARKS.md records
 # under "A research's age".
 #
-# R rounds (default 5); in each, N runs (default 20) of every command on both
+# STROM names another build to measure (default bin/strom); ONLY=commands stops
+# after the commands' table. R rounds (default 5); in each, N runs (default 20) of every command on both
 # researches, one command after the other, so that a change of the machine's load
 # falls on all alike. A figure is the median of its round means.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-strom="$top/bin/strom"
+strom="${STROM:-$top/bin/strom}"
 work=$(mktemp -d "${TMPDIR:-/tmp}/strom-bench-age.XXXXXX")
 if [ "${KEEP:-}" = 1 ]; then echo "kept in $work"; else trap 'rm -rf "$work"' EXIT; fi
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 HOME="$work" XDG_CONFIG_HOME="$work/.config" XDG_CACHE_HOME="$work/.cache"
@@ -119,6 +120,8 @@ for c in task record status list log; do
 	printf '%-28s %8.2f %8.2f %9sx %9sx\n' "$label" "${med[$c-small]}" "${med[$c-big]}" "$(div "${med[$c-big]}" "${med[$c-small]}")" "$(div "${med[$c-big]}" "${med[ref]}")"
 done
 printf 'strom log at 50,000 commits: %sx git log -20\n' "$(div "${med[log-big]}" "${med[gitlog]}")"
+
+[ "${ONLY:-}" = commands ] && exit 0
 
 # One session, an agent that marks its task done at once: wall time of strom run,
 # small and big alternating, and the peak memory of strom run on the big research.
