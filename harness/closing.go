@@ -13,6 +13,8 @@ import (
 
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/statefiles"
+
+	"github.com/strom-research/strom/messages"
 )
 
 // ParkAfter is how many sessions in a row may record nothing before their task is
@@ -216,17 +218,17 @@ func (r *Research) cleanState(ctx context.Context, check string) []string {
 // allowed on this computer is not run (allowedCheck).
 func (r *Research) CheckNow(ctx context.Context) string {
 	if _, err := r.Tree.QueueSummary(ctx); err != nil {
-		return err.Error()
+		return r.Messages().Text(err)
 	}
 	if err := r.Tree.CheckProgress(ctx); err != nil {
-		return err.Error()
+		return r.Messages().Text(err)
 	}
 	g, err := r.Git(ctx)
 	if err != nil {
 		return ""
 	}
 	if op, err := g.InProgress(ctx); err == nil && op != "" {
-		return fmt.Sprintf("a %s is in progress: finish or abort it first", op)
+		return r.Messages().Say("run.in_progress", messages.Args{"What": op})
 	}
 	for _, n := range r.cleanState(ctx, r.allowedCheck(ctx)) {
 		return strings.TrimPrefix(n, "failed: ")

@@ -44,12 +44,12 @@ func (f FinishRequest) SayNote(p *messages.Printer) string {
 	return p.Say("note.finish_cap", messages.Args{"Gate": f.Gate, "Reason": f.Reason})
 }
 
-// typed is what an agent that takes typed text is told.
-func (f FinishRequest) typed(profileText string) string {
+// typed is what an agent that takes typed text is told, in the person's language.
+func (f FinishRequest) typed(p *messages.Printer, profileText string) string {
 	if f.Person() {
 		return profileText
 	}
-	return fmt.Sprintf("The week's usage cap of the condition “%s” is reached (%s). Start nothing new: record what you found now with strom record \"…\" and then run strom session close.", f.Gate, f.Reason)
+	return p.Say("note.finish_cap_typed", messages.Args{"Gate": f.Gate, "Reason": f.Reason})
 }
 
 // RequestFinish asks a running session to finish for a person (R7.3).

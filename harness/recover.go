@@ -3,7 +3,6 @@ package harness
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,6 +13,8 @@ import (
 	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/statefiles"
+
+	"github.com/strom-research/strom/messages"
 )
 
 // recoverCrash commits what a crashed run left: the agent's processes are stopped,
@@ -37,7 +38,7 @@ func (r *Research) recoverCrash(ctx context.Context, out func(string), check str
 			r.ClearRequests(ri.Session)
 			os.Remove(r.snapshotFile(ri.Session))
 		} else {
-			out(fmt.Sprintf("↺ session %s on %s did not end (its strom, pid %d, is gone): committing what it left", ri.Session, ri.Task, ri.PID))
+			out(r.Messages().Say("run.recovered", messages.Args{"Session": ri.Session, "Task": ri.Task, "PID": ri.PID}))
 			q, err := r.Tree.LoadQueue()
 			if err != nil {
 				return err

@@ -355,7 +355,7 @@ func (r *Research) watch(ctx context.Context, sess *agentpty.Session, p sessionP
 		if f, ok := r.FinishRequested(id); ok {
 			st.finishSeen, st.finish = true, &f
 			if !finishTyped && p.Profile.Interactive && p.Profile.Finish != "" {
-				_ = sess.Type(f.typed(p.Profile.Finish))
+				_ = sess.Type(f.typed(r.Messages(), p.Profile.Finish))
 			}
 			finishTyped = true
 		}
