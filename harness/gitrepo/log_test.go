@@ -363,3 +363,23 @@ func mustGlob(t *testing.T, dir, pattern string) string {
 	}
 	return m[0]
 }
+
+// TestLogObjectFilesEnv: a shallow file named by the environment makes git stop at
+// its commit; strom leaves such a read to git, and Log gives what git gives.
+func TestLogObjectFilesEnv(t *testing.T) {
+	r := newRepo(t)
+	for i := range 3 {
+		writeFile(t, r.Root, "a.txt", fmt.Sprint(i))
+		commitAll(t, r.Root, sessionMessageN(i, "done").String())
+	}
+	dir := t.TempDir()
+	writeFile(t, dir, "shallow", gitIn(t, r.Root, "rev-parse", "HEAD~1")+"\n")
+	t.Setenv("GIT_SHALLOW_FILE", filepath.Join(dir, "shallow"))
+	if _, err := r.logObjects(ctxT(t), LogOptions{Max: 5}); !errors.Is(err, errObjectLayout) {
+		t.Errorf("GIT_SHALLOW_FILE set: %v, want errObjectLayout", err)
+	}
+	got, err := r.Log(ctxT(t), LogOptions{Max: 5})
+	if err != nil || len(got) != 2 {
+		t.Errorf("Log with GIT_SHALLOW_FILE = %d commits, %v; want the 2 git reads", len(got), err)
+	}
+}

@@ -19,9 +19,9 @@ import (
 // objects and pack files with a version-2 index, deltas included — without starting
 // git and without loading a whole pack index as go-git does: a look-up reads the
 // index's fan-out and one slice of its names. It reads only the plain layout of a
-// SHA-1 repository: alternates, a shallow or grafts file, any extension in the
-// repository's config, or an object it cannot find give errObjectLayout, and the
-// caller reads through git instead.
+// SHA-1 repository: alternates, a shallow or grafts file (or the variables that
+// name them), any extension in the repository's config, or an object it cannot
+// find give errObjectLayout, and the caller reads through git instead.
 type objectFiles struct {
 	dir   string // <common dir>/objects
 	packs []*packFile
@@ -37,7 +37,15 @@ const maxObjectSize = 64 << 20
 // is 50, aggressive repacks use 250).
 const maxDeltaChain = 4096
 
+// objectEnv are the variables that make git read objects or parents from elsewhere.
+var objectEnv = []string{"GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_GRAFT_FILE", "GIT_SHALLOW_FILE"}
+
 func openObjectFiles(commonDir string) (*objectFiles, error) {
+	for _, k := range objectEnv {
+		if os.Getenv(k) != "" {
+			return nil, fmt.Errorf("%w: %s is set", errObjectLayout, k)
+		}
+	}
 	for _, f := range []string{"objects/info/alternates", "shallow", "info/grafts"} {
 		if _, err := os.Lstat(filepath.Join(commonDir, f)); !errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("%w: %s", errObjectLayout, f)
