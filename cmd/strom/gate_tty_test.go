@@ -83,7 +83,7 @@ func TestStartAnywayOnTerminal(t *testing.T) {
 			stderr: []string{"The condition “fake wait” would not start now — not yet. Start anyway? [y/N]"}},
 		{name: "an error asks too", gate: "fake crash", args: []string{"--max", "2"}, typed: "yes\n", code: 0,
 			stdout: []string{"· condition fake: error", "2 sessions · stopped: done"},
-			stderr: []string{"would not start now — run fake: the condition program failed with exit 3: boom. Start anyway?"}},
+			stderr: []string{"would not start now — the condition program fake failed with exit 3: boom. Start anyway?"}},
 		{name: "a hard cap is not asked about", gate: "fake hard", typed: "y\n", code: 3,
 			stdout:   []string{"0 sessions · stopped: the cap of the condition “fake hard”: week 96% used reaches the cap"},
 			noStderr: "Start anyway"},
