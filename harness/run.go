@@ -176,7 +176,7 @@ func (r *Research) RunAlive() bool {
 func ResolveUntil(hhmm string, now time.Time) (time.Time, error) {
 	t, err := time.Parse("15:04", strings.TrimSpace(hhmm))
 	if err != nil || len(strings.TrimSpace(hhmm)) != 5 {
-		return time.Time{}, fmt.Errorf("--until takes a time of day as HH:MM (00:00–23:59), not %q", hhmm)
+		return time.Time{}, messages.New("run.bad_until", messages.Args{"Value": hhmm})
 	}
 	at := time.Date(now.Year(), now.Month(), now.Day(), t.Hour(), t.Minute(), 0, 0, now.Location())
 	if !at.After(now) {

@@ -86,7 +86,7 @@ func (m *menu) outside() step {
 func (m *menu) mode() step {
 	ms, err := m.Research.Mode(m.ctx)
 	if err != nil {
-		m.note(err.Error())
+		m.note(m.Msg.Text(err))
 		return stepOK
 	}
 	switch ms.Shown {
@@ -129,7 +129,7 @@ func (m *menu) installAgent(ms harness.ModeState) {
 	}
 	fmt.Fprintf(m.Out, "$ %s\n", ms.Install)
 	if err := m.Research.RunInstall(m.ctx, ms.Install, m.Terminal, m.Out, m.Out); err != nil {
-		m.note(m.say("menu.install_failed", messages.Args{"Error": err.Error(), "Advice": ms.SayAdvice(m.Msg)}))
+		m.note(m.say("menu.install_failed", messages.Args{"Error": m.Msg.Text(err), "Advice": ms.SayAdvice(m.Msg)}))
 		return
 	}
 	if now, err := m.Research.Mode(m.ctx); err == nil && now.Shown != harness.ModeWaiting {
@@ -167,7 +167,7 @@ func (m *menu) queue() step {
 	}
 	q, err := m.Research.Tree.LoadQueue()
 	if err != nil {
-		m.note(err.Error())
+		m.note(m.Msg.Text(err))
 		return stepOK
 	}
 	notEmpty := func(bad string) func(string) error {

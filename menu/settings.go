@@ -256,7 +256,7 @@ func (m *menu) archivesMenu() step {
 	}
 	r, err := s.Resolve(statefiles.ArchiveSetting(v), "")
 	if err != nil {
-		m.note(err.Error())
+		m.note(m.Msg.Text(err))
 		return stepOK
 	}
 	w, st := m.choose(m.say("menu.archive_item", messages.Args{"Name": v, "Probe": r.Value}), true,
@@ -316,7 +316,7 @@ func (m *menu) maintenance() step {
 		m.note(m.say("menu.files_ok"))
 	}
 	for _, err := range errs {
-		m.note(err.Error())
+		m.note(m.Msg.Text(err))
 	}
 	return stepOK
 }

@@ -76,7 +76,7 @@ func asTyped(s string) string {
 func (m *menu) pickTasks() step {
 	q, err := m.Research.Tree.LoadQueue()
 	if err != nil {
-		m.note(err.Error())
+		m.note(m.Msg.Text(err))
 		return stepOK
 	}
 	open := inState(q, statefiles.Open)

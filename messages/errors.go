@@ -46,6 +46,8 @@ type Sayer interface {
 func sentenceIn(err error) (holder error, e *Error) {
 	for cur := err; cur != nil; cur = errors.Unwrap(cur) {
 		switch x := cur.(type) {
+		case *said: // said in the person's language already (Wrap)
+			return nil, nil
 		case *Error:
 			if x == nil {
 				return nil, nil

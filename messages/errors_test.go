@@ -34,6 +34,9 @@ func TestErrorText(t *testing.T) {
 	if got := For(German).Text(errors.New("plain")); got != "plain" {
 		t.Errorf("a plain error says %q", got)
 	}
+	if got := For(German).Text(Wrap(inner, "schon gesagt")); got != "schon gesagt" {
+		t.Errorf("a wrapped sentence says %q", got)
+	}
 	var none *Error
 	if got := For(German).Text(none); got != "" {
 		t.Errorf("a nil Error says %q", got)

@@ -57,7 +57,7 @@ func appCommand(s *sys) *ffcli.Command {
 			}
 			l, err := app.Listen(*listen)
 			if err != nil {
-				return usageError{msg: err.Error()}
+				return badUsage(err)
 			}
 			srv, err := app.New(l.Addr().String(), o)
 			if err != nil {

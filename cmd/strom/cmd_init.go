@@ -95,7 +95,7 @@ func checkAgentName(s *sys, name string) error {
 		return err
 	}
 	if _, err := harness.LookupAgent(settings, name); errors.Is(err, agents.ErrUnknownAgent) {
-		return usageError{msg: err.Error()}
+		return badUsage(err)
 	}
 	return nil
 }

@@ -121,7 +121,7 @@ func runCommand(s *sys) *ffcli.Command {
 			if *until != "" {
 				at, err := harness.ResolveUntil(*until, r.Now())
 				if err != nil {
-					return usageError{msg: err.Error()}
+					return badUsage(err)
 				}
 				o.Until = at
 			}

@@ -113,7 +113,7 @@ func statusCommand(s *sys) *ffcli.Command {
 				}
 			}
 			if err := st.ConsentError(s.terminal() != nil); err != nil {
-				fmt.Fprintln(s.stdout, p.Say("status.not_allowed", messages.Args{"Problem": err.Error()}))
+				fmt.Fprintln(s.stdout, p.Say("status.not_allowed", messages.Args{"Problem": p.Text(err)}))
 			}
 			return nil
 		}),

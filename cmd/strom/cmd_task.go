@@ -163,7 +163,7 @@ func listTasks(ctx context.Context, s *sys, o listOptions) error {
 	if o.state != "" {
 		st, err := statefiles.ParseState(o.state)
 		if err != nil {
-			return usageError{msg: err.Error()}
+			return badUsage(err)
 		}
 		want = st
 	}

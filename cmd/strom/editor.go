@@ -110,7 +110,7 @@ func editTask(ctx context.Context, s *sys, r *harness.Research, id string) error
 	}
 	saved, err := r.RewordTask(ctx, was.ID, was, title, body)
 	if errors.Is(err, harness.ErrEditedMeanwhile) {
-		return messages.Wrap(err, p.Say("task.edit_meanwhile", messages.Args{"Problem": err.Error(), "Task": was.ID, "Kept": kept}))
+		return messages.Wrap(err, p.Say("task.edit_meanwhile", messages.Args{"Problem": p.Text(err), "Task": was.ID, "Kept": kept}))
 	}
 	if err != nil {
 		return err
