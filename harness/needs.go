@@ -148,7 +148,11 @@ func (r *Research) silentArchive(ctx context.Context, pk *picker, t *statefiles.
 		}
 		if !pk.told[key] {
 			pk.told[key] = true
-			*lines = append(*lines, r.Messages().Say("run.passed_over", messages.Args{"Task": t.ID, "Archive": name, "Why": res.Why}))
+			why := res.Why
+			if res.Said != nil {
+				why = r.Messages().Text(res.Said)
+			}
+			*lines = append(*lines, r.Messages().Say("run.passed_over", messages.Args{"Task": t.ID, "Archive": name, "Why": why}))
 		}
 		return &res, nil
 	}

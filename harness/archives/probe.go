@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -14,6 +13,8 @@ import (
 	"github.com/strom-research/strom/agentpty"
 	"github.com/strom-research/strom/internal/capped"
 	"github.com/strom-research/strom/internal/clock"
+
+	"github.com/strom-research/strom/messages"
 )
 
 // Timings of the probes (R7.1.1).
@@ -34,7 +35,16 @@ type Result struct {
 	// Why says in a few words why the archive does not answer: "exit 7: Could not
 	// resolve host", "no answer within 30s", "no probe is set".
 	Why string
-	At  time.Time
+	// Said is Why as a sentence said in the person's language, when strom's words
+	// make it (no probe, no answer in time, the probe could not run); nil when Why
+	// is the probe's own exit and last line.
+	Said *messages.Error
+	At   time.Time
+}
+
+// saying sets Why and Said from one sentence.
+func (r *Result) saying(said *messages.Error) {
+	r.Why, r.Said = said.Error(), said
 }
 
 // Probe runs an archive's probe line with sh -c in dir and says whether the archive
@@ -43,7 +53,7 @@ type Result struct {
 func Probe(ctx context.Context, c clock.Clock, dir, name, line string) Result {
 	res := Result{Name: name, At: c.Now()}
 	if strings.TrimSpace(line) == "" {
-		res.Why = "no probe is set"
+		res.saying(messages.New("archives.no_probe", nil))
 		return res
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -72,7 +82,7 @@ func Probe(ctx context.Context, c clock.Clock, dir, name, line string) Result {
 	err := cmd.Run()
 	select {
 	case <-timedOut:
-		res.Why = fmt.Sprintf("no answer within %s", ProbeTimeout)
+		res.saying(messages.New("archives.timeout", messages.Args{"Timeout": ProbeTimeout.String()}))
 		return res
 	default:
 	}
@@ -82,7 +92,7 @@ func Probe(ctx context.Context, c clock.Clock, dir, name, line string) Result {
 	}
 	var exitErr *exec.ExitError
 	if !errors.As(err, &exitErr) {
-		res.Why = "the probe could not run: " + err.Error()
+		res.saying(messages.New("archives.not_run", messages.Args{"Error": err.Error()}))
 		return res
 	}
 	res.Why = agentpty.StatusOf(cmd.ProcessState).String()
