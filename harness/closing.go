@@ -2,12 +2,9 @@ package harness
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -29,37 +26,33 @@ const checkTimeout = 10 * time.Minute
 func (r *Research) closeSession(ctx context.Context, res sessionResult, task statefiles.Task, p sessionPlan) (sessionResult, error) {
 	var checks []string
 	err := r.Tree.Locked(ctx, func() error {
-		q, fixes, err := r.keepQueueRules(res.ID)
+		fixes, err := r.keepQueueRules(ctx, res.ID)
 		if err != nil {
 			return err
 		}
 		checks = append(checks, fixes...)
-		t, err := q.Find(task.ID)
-		if err != nil {
-			return err
-		}
-		if t.State == statefiles.Started && t.Session == res.ID {
-			t.State, t.Session, t.Host, t.Updated = statefiles.Open, "", "", r.Now().UTC()
-		}
-		// A session records only on its own task (strom record refuses another).
-		recs, err := r.Tree.TaskRecordsLocked(task.ID)
-		if err != nil {
-			return err
-		}
 		var texts []string
-		for _, rec := range recs {
-			if rec.Session == res.ID {
-				texts = append(texts, rec.Text)
+		if _, err := r.Tree.UpdateTaskLocked(task.ID, func(t *statefiles.Task) error {
+			if t.State == statefiles.Started && t.Session == res.ID {
+				t.State, t.Session, t.Host, t.Updated = statefiles.Open, "", "", r.Now().UTC()
 			}
-		}
-		res.Records = len(texts)
-		// A chat a person attended never counts toward parking, either way.
-		if !p.Chat {
-			if err := r.countForParking(t, &res, p); err != nil {
+			// A session records only on its own task (strom record refuses another).
+			recs, err := r.Tree.TaskRecordsLocked(task.ID)
+			if err != nil {
 				return err
 			}
-		}
-		if err := r.Tree.SaveQueue(q); err != nil {
+			for _, rec := range recs {
+				if rec.Session == res.ID {
+					texts = append(texts, rec.Text)
+				}
+			}
+			res.Records = len(texts)
+			// A chat a person attended never counts toward parking, either way.
+			if !p.Chat {
+				return r.countForParking(t, &res, p)
+			}
+			return nil
+		}); err != nil {
 			return err
 		}
 		checks = append(checks, r.cleanState(ctx, p.Check)...)
@@ -83,53 +76,6 @@ func (r *Research) closeSession(ctx context.Context, res sessionResult, task sta
 	os.Remove(r.snapshotFile(res.ID))
 	_ = r.UpdateRun(func(ri *RunInfo) { ri.Session, ri.Task, ri.AgentPGID = "", "", 0 })
 	return res, nil
-}
-
-// keepQueueRules makes sure the session left a valid queue with every task it had
-// at the start, worded as it was. It returns the queue and a Strom-Check note for
-// each repair.
-func (r *Research) keepQueueRules(session string) (*statefiles.Queue, []string, error) {
-	snap := loadSnapshot(r.snapshotFile(session))
-	q, err := r.Tree.LoadQueue()
-	var se *statefiles.SchemaError
-	if errors.As(err, &se) && snap != nil {
-		// The session broke the queue file: keep its version beside the transcript
-		// and go on from the queue as the session found it.
-		broken := filepath.Join(r.sessionsDir(), session+".queue.json")
-		if data, rerr := os.ReadFile(r.Tree.Path(statefiles.QueueFile)); rerr == nil {
-			_ = os.WriteFile(broken, data, 0o644)
-		}
-		if werr := statefiles.WriteAtomic(r.Tree.Path(statefiles.QueueFile), mustJSON(snap), 0o644); werr != nil {
-			return nil, nil, werr
-		}
-		q, err = r.Tree.LoadQueue()
-		if err != nil {
-			return nil, nil, err
-		}
-		return q, []string{fmt.Sprintf("failed: the session left an invalid queue.json (%s); restored, its version kept in .strom/sessions/%s.queue.json", se.Rule, session)}, nil
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	if snap == nil {
-		return q, nil, nil
-	}
-	var notes []string
-	for _, l := range lostTasks(snap, q) {
-		if l.at < 0 {
-			q.Tasks = append(q.Tasks, l.was)
-			notes = append(notes, fmt.Sprintf("restored %s, which the session deleted", l.was.ID))
-			continue
-		}
-		q.Tasks[l.at].Title, q.Tasks[l.at].Body = l.was.Title, l.was.Body
-		notes = append(notes, fmt.Sprintf("restored the wording of %s, which the session changed", l.was.ID))
-	}
-	return q, notes, nil
-}
-
-func mustJSON(v any) []byte {
-	b, _ := json.MarshalIndent(v, "", "  ")
-	return append(b, '\n')
 }
 
 // countForParking keeps a task's two park counters in park.json and parks the task

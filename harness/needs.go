@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -79,10 +80,6 @@ func (r *Research) archiveProbe(ctx context.Context, name string) (line, why str
 // task from being taken, when one did; lines are what the run prints about the
 // tasks it skipped or passed over.
 func (r *Research) next(ctx context.Context, pk *picker) (task *statefiles.Task, silent *archives.Result, lines []string, err error) {
-	q, err := r.Tree.LoadQueue()
-	if err != nil {
-		return nil, nil, nil, err
-	}
 	// take reports whether t can be taken now; a task passed over stays where it is.
 	take := func(t *statefiles.Task) (bool, error) {
 		blocked, err := r.silentArchive(ctx, pk, t, &lines)
@@ -95,12 +92,27 @@ func (r *Research) next(ctx context.Context, pk *picker) (task *statefiles.Task,
 		return false, nil
 	}
 	if !pk.chosen {
-		for i := range q.Tasks {
-			if t := &q.Tasks[i]; r.takeable(pk, t) {
-				if ok, err := take(t); err != nil || ok {
-					return t, nil, lines, err
-				}
+		// The tasks that may be taken (open, and started by a stale claim) in queue
+		// order, through the queue's index: the cost is the tasks looked at, not
+		// the queue.
+		var found *statefiles.Task
+		var takeErr error
+		err := r.Tree.EachTaskIn(ctx, []statefiles.State{statefiles.Open, statefiles.Started}, func(t statefiles.Task) bool {
+			if !r.takeable(pk, &t) {
+				return true
 			}
+			ok, err := take(&t)
+			if err != nil || ok {
+				found, takeErr = &t, err
+				return false
+			}
+			return true
+		})
+		if err != nil {
+			return nil, nil, lines, err
+		}
+		if found != nil || takeErr != nil {
+			return found, nil, lines, takeErr
 		}
 		return nil, silent, lines, nil
 	}
@@ -108,7 +120,11 @@ func (r *Research) next(ctx context.Context, pk *picker) (task *statefiles.Task,
 	// good, the first that can be taken is taken; those after it wait their turn.
 	p := r.Messages()
 	for i := 0; i < len(pk.pending); {
-		t, err := q.Find(pk.pending[i])
+		found, err := r.Tree.FindTask(ctx, pk.pending[i])
+		t := &found
+		if err != nil && !errors.Is(err, statefiles.ErrUnknownTask) {
+			return nil, nil, lines, err
+		}
 		if err != nil || !r.takeable(pk, t) {
 			if err != nil {
 				lines = append(lines, p.Say("run.skipped_missing", messages.Args{"Task": pk.pending[i]}))

@@ -4,14 +4,16 @@ import (
 	"context"
 	"strings"
 
-	"github.com/strom-research/strom/statefiles"
-
+	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/messages"
+	"github.com/strom-research/strom/statefiles"
 )
 
 // CheckStaged is the pre-commit hook's check: every staged .strom/ file is valid,
-// no task of HEAD's queue is gone, and inside a session no task is reworded. A person
-// may reword tasks (strom task edit); nobody deletes them.
+// the order and the task files agree, no task of HEAD's queue is gone, and inside a
+// session no task is reworded. A person may reword tasks (strom task edit); nobody
+// deletes them. Only the staged files are read, and the index's list of task files
+// when the queue's files changed.
 func CheckStaged(ctx context.Context, r *Research, inSession bool) error {
 	g, err := r.Git(ctx)
 	if err != nil {
@@ -21,40 +23,139 @@ func CheckStaged(ctx context.Context, r *Research, inSession bool) error {
 	if err != nil {
 		return err
 	}
-	var after *statefiles.Queue // the staged queue, when the commit changes it
+	queue := statefiles.DirName + "/" + statefiles.QueueFile
+	var after *statefiles.Queue // the staged version 1 queue, when the commit changes it
+	var order *statefiles.Order // the staged order, when the commit changes it
+	queueFiles := false         // the commit changes the order or a task file
 	for _, p := range staged {
 		rel := strings.TrimPrefix(p, statefiles.DirName+"/")
 		data, err := g.ReadBlob(ctx, ":"+p)
+		id, isTask := statefiles.TaskOfFile(rel)
 		if err != nil {
-			if rel == statefiles.QueueFile {
+			switch {
+			case rel == statefiles.QueueFile:
 				return messages.New("hooks.queue_deleted", nil)
+			case isTask:
+				title := ""
+				if old, err := g.ReadBlob(ctx, "HEAD:"+p); err == nil {
+					if t, err := statefiles.ParseTask("HEAD:"+p, rel, old); err == nil {
+						title = t.Title
+					}
+				}
+				return messages.New("hooks.task_file_deleted", messages.Args{"Task": id, "Title": title, "File": p})
 			}
 			continue // another state file deleted: its default applies
 		}
-		if rel == statefiles.QueueFile {
+		switch {
+		case rel == statefiles.QueueFile && statefiles.QueueVersionOf(data) == 1:
 			if after, err = statefiles.ParseQueue(p, data); err != nil {
 				return messages.Errorf(err, "hooks.refused", messages.Args{"Error": err})
 			}
-			continue
+		case rel == statefiles.QueueFile:
+			if order, err = statefiles.ParseOrder(p, data); err != nil {
+				return messages.Errorf(err, "hooks.refused", messages.Args{"Error": err})
+			}
+			queueFiles = true
+		case isTask:
+			t, err := statefiles.ParseTask(p, rel, data)
+			if err != nil {
+				return messages.Errorf(err, "hooks.refused", messages.Args{"Error": err})
+			}
+			queueFiles = true
+			if !inSession {
+				continue
+			}
+			if old, err := g.ReadBlob(ctx, "HEAD:"+p); err == nil {
+				if was, err := statefiles.ParseTask("HEAD:"+p, rel, old); err == nil && (was.Title != t.Title || was.Body != t.Body) {
+					return messages.New("hooks.task_file_reworded", messages.Args{"Task": id, "Title": was.Title, "File": p})
+				}
+			}
+		default:
+			if err := statefiles.Validate(rel, data); err != nil {
+				return messages.Errorf(err, "hooks.refused", messages.Args{"Error": err})
+			}
 		}
-		if err := statefiles.Validate(rel, data); err != nil {
-			return messages.Errorf(err, "hooks.refused", messages.Args{"Error": err})
+	}
+	if queueFiles {
+		if err := checkStagedOrder(ctx, g, order); err != nil {
+			return err
 		}
 	}
 	if after == nil {
 		return nil
 	}
-	queue := statefiles.DirName + "/" + statefiles.QueueFile
 	old, err := g.ReadBlob(ctx, "HEAD:"+queue)
 	if err != nil {
 		return nil // no queue in HEAD yet (first commit): nothing to lose
 	}
 	before, err := statefiles.ParseQueue("HEAD:"+queue, old)
 	if err != nil {
-		return nil // HEAD's queue was broken already: the staged one is valid, let it mend it
+		return nil // HEAD's queue was broken already (or of the newer layout): let the staged one mend it
 	}
 	if problem := QueueLoss(before, after, inSession); problem != nil {
 		return messages.New("hooks.refused_loss", messages.Args{"Problem": problem})
+	}
+	return nil
+}
+
+// checkStagedOrder checks what spans the staged queue's files: the order (staged,
+// or read from the index when the commit leaves it) and the task files in the index
+// agree, and the order keeps every task of HEAD's.
+func checkStagedOrder(ctx context.Context, g *gitrepo.Repo, order *statefiles.Order) error {
+	queue := statefiles.DirName + "/" + statefiles.QueueFile
+	if order == nil {
+		data, err := g.ReadBlob(ctx, ":"+queue)
+		if err != nil {
+			return messages.New("hooks.order_missing", messages.Args{"Queue": queue, "Tasks": statefiles.DirName + "/" + statefiles.TasksDir})
+		}
+		if statefiles.QueueVersionOf(data) == 1 {
+			return messages.New("hooks.order_version1", messages.Args{"Queue": queue})
+		}
+		if order, err = statefiles.ParseOrder(":"+queue, data); err != nil {
+			return messages.Errorf(err, "hooks.refused", messages.Args{"Error": err})
+		}
+	}
+	paths, err := g.IndexPaths(ctx, statefiles.DirName+"/"+statefiles.TasksDir+"/")
+	if err != nil {
+		return err
+	}
+	var ids []string
+	for _, p := range paths {
+		rel := strings.TrimPrefix(p, statefiles.DirName+"/")
+		id, ok := statefiles.TaskOfFile(rel)
+		if !ok {
+			err := statefiles.Validate(rel, nil)
+			return messages.Errorf(err, "hooks.refused", messages.Args{"Error": err})
+		}
+		ids = append(ids, id)
+	}
+	if err := statefiles.CheckFiles(queue, order, ids); err != nil {
+		return messages.Errorf(err, "hooks.refused", messages.Args{"Error": err})
+	}
+	old, err := g.ReadBlob(ctx, "HEAD:"+queue)
+	if err != nil {
+		return nil // no queue in HEAD yet: nothing to lose
+	}
+	in := make(map[string]bool, len(order.Order))
+	for _, id := range order.Order {
+		in[id] = true
+	}
+	var was []string
+	if statefiles.QueueVersionOf(old) == 1 {
+		before, err := statefiles.ParseQueue("HEAD:"+queue, old)
+		if err != nil {
+			return nil
+		}
+		for _, t := range before.Tasks {
+			was = append(was, t.ID)
+		}
+	} else if before, err := statefiles.ParseOrder("HEAD:"+queue, old); err == nil {
+		was = before.Order
+	}
+	for _, id := range was {
+		if !in[id] {
+			return messages.New("hooks.order_drops", messages.Args{"Task": id, "Queue": queue})
+		}
 	}
 	return nil
 }

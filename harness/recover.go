@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -39,13 +40,11 @@ func (r *Research) recoverCrash(ctx context.Context, out func(string), check str
 			os.Remove(r.snapshotFile(ri.Session))
 		} else {
 			out(r.Messages().Say("run.recovered", messages.Args{"Session": ri.Session, "Task": ri.Task, "PID": ri.PID}))
-			q, err := r.Tree.LoadQueue()
-			if err != nil {
-				return err
-			}
 			title := ri.Task
-			if t, err := q.Find(ri.Task); err == nil {
+			if t, err := r.Tree.FindTask(ctx, ri.Task); err == nil {
 				title = t.Title
+			} else if !errors.Is(err, statefiles.ErrUnknownTask) {
+				return err
 			}
 			task := statefiles.Task{ID: ri.Task, Title: title}
 			res := sessionResult{ID: ri.Session, Task: ri.Task, End: EndCrashed}
@@ -59,10 +58,27 @@ func (r *Research) recoverCrash(ctx context.Context, out func(string), check str
 	// claim: only one made before sync (no host) returns here; a claim of a
 	// session that never began returns when it grows stale (StaleGrace).
 	synced := r.synced()
-	return r.Tree.UpdateQueue(ctx, func(q *statefiles.Queue) error {
-		for i := range q.Tasks {
-			if q.Tasks[i].State == statefiles.Started && (!synced || q.Tasks[i].Host == "") {
-				q.Tasks[i].State, q.Tasks[i].Session, q.Tasks[i].Host = statefiles.Open, "", ""
+	var started []string
+	if err := r.Tree.EachTask(ctx, statefiles.Started, func(t statefiles.Task) bool {
+		if !synced || t.Host == "" {
+			started = append(started, t.ID)
+		}
+		return true
+	}); err != nil {
+		return err
+	}
+	if len(started) == 0 {
+		return nil
+	}
+	return r.Tree.Locked(ctx, func() error {
+		for _, id := range started {
+			if _, err := r.Tree.UpdateTaskLocked(id, func(t *statefiles.Task) error {
+				if t.State == statefiles.Started && (!synced || t.Host == "") {
+					t.State, t.Session, t.Host = statefiles.Open, "", ""
+				}
+				return nil
+			}); err != nil && !errors.Is(err, statefiles.ErrUnknownTask) {
+				return err
 			}
 		}
 		return nil

@@ -76,7 +76,9 @@ func Open(dir string, env Env) (*Research, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Research{Tree: tree, Clock: env.Clock, Getenv: env.Getenv}, nil
+	r := &Research{Tree: tree, Clock: env.Clock, Getenv: env.Getenv}
+	tree.OnMigrate = r.commitMigration
+	return r, nil
 }
 
 // Git opens the repo's git access on first use: commands that only read the queue
@@ -178,6 +180,7 @@ func Init(ctx context.Context, dir string, opts InitOptions, env Env, installHoo
 	}
 	tree := statefiles.At(g.Root)
 	r := &Research{Tree: tree, Clock: env.Clock, Getenv: env.Getenv, git: g}
+	tree.OnMigrate = r.commitMigration
 	if tree.Exists() {
 		return r, messages.Errorf(ErrAlreadyInitialised, "init.already", messages.Args{"Root": g.Root})
 	}

@@ -275,7 +275,7 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 			// The chosen tasks are used up: the run did what it was asked, unless the
 			// queue has no open task left either.
 			if len(o.Tasks) > 0 {
-				if q, err := r.Tree.LoadQueue(); err == nil && q.FirstOpen() != nil {
+				if open, _, err := r.Tree.QueuePage(ctx, statefiles.Open, 0, 1); err == nil && len(open) > 0 {
 					return stopNow(StopDone, "")
 				}
 			}

@@ -2,7 +2,6 @@ package harness
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -120,26 +119,21 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 	var task statefiles.Task
 	var recs []statefiles.Record
 	err := r.Tree.Locked(ctx, func() error {
-		q, err := r.Tree.LoadQueue()
+		t, err := r.Tree.UpdateTaskLocked(p.Task.ID, func(t *statefiles.Task) error {
+			if t.State != statefiles.Open && (t.State != statefiles.Started || p.Session == "" || t.Session != p.Session) {
+				return messages.New("run.not_open_now", messages.Args{"Task": t.ID, "State": messages.New("state."+string(t.State), nil)})
+			}
+			t.State, t.Session, t.Updated = statefiles.Started, id, now.UTC()
+			return nil
+		})
 		if err != nil {
 			return err
 		}
-		t, err := q.Find(p.Task.ID)
-		if err != nil {
-			return err
-		}
-		if t.State != statefiles.Open && (t.State != statefiles.Started || p.Session == "" || t.Session != p.Session) {
-			return messages.New("run.not_open_now", messages.Args{"Task": t.ID, "State": messages.New("state."+string(t.State), nil)})
-		}
+		task = t
 		if recs, err = r.Tree.TaskRecordsLocked(t.ID); err != nil {
 			return err
 		}
-		t.State, t.Session, t.Updated = statefiles.Started, id, now.UTC()
-		task = *t
-		if err := r.Tree.SaveQueue(q); err != nil {
-			return err
-		}
-		if err := saveSnapshot(r.snapshotFile(id), q); err != nil {
+		if err := r.takeSnapshot(ctx, id, task); err != nil {
 			return err
 		}
 		ri, err := r.LoadRun()
@@ -488,34 +482,6 @@ func sessionEnv(getenv func(string) string, strom, id, task string, deadline tim
 	)
 }
 
-// The queue snapshot, .strom/run/<session>.queue.json, is the queue as the session
-// found it: what the queue rules restore when it closes.
-func (r *Research) snapshotFile(id string) string {
-	return r.Tree.Path(statefiles.RunDir, id+".queue.json")
-}
-
-// loadSnapshot reads a queue snapshot; nil when it is missing or unreadable.
-func loadSnapshot(path string) *statefiles.Queue {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil
-	}
-	q := statefiles.NewQueue()
-	if json.Unmarshal(data, q) != nil {
-		return nil
-	}
-	return q
-}
-
-// saveSnapshot writes a queue snapshot.
-func saveSnapshot(path string, q *statefiles.Queue) error {
-	data, err := json.Marshal(q)
-	if err != nil {
-		return fmt.Errorf("write the session's queue snapshot: %w", err)
-	}
-	return statefiles.WriteAtomic(path, data, 0o644)
-}
-
 // UpdateRun changes run.json of the live run; without one it does nothing.
 func (r *Research) UpdateRun(fn func(*RunInfo)) error {
 	ri, err := r.LoadRun()
@@ -528,8 +494,8 @@ func (r *Research) UpdateRun(fn func(*RunInfo)) error {
 
 // abandon returns a task taken for a session that could not start, and says why.
 func (r *Research) abandon(ctx context.Context, id, task string, cause error) error {
-	_ = r.Tree.UpdateQueue(ctx, func(q *statefiles.Queue) error {
-		if t, err := q.Find(task); err == nil && t.State == statefiles.Started && t.Session == id {
+	_, _ = r.Tree.UpdateTask(ctx, task, func(t *statefiles.Task) error {
+		if t.State == statefiles.Started && t.Session == id {
 			t.State, t.Session, t.Host = statefiles.Open, "", ""
 		}
 		return nil

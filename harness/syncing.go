@@ -193,37 +193,35 @@ func (r *Research) claim(ctx context.Context, pk *picker, out io.Writer) (*state
 		}
 		first = false
 		id = NewSessionID(r.Now())
-		path := r.Tree.Path(statefiles.QueueFile)
+		rel := statefiles.TaskFile(t.ID)
+		path := r.Tree.Path(rel)
 		var c remote.Claim
 		err = r.Tree.Locked(ctx, func() error {
+			if err := r.Tree.MigrateQueue(); err != nil {
+				return err
+			}
 			before, err := os.ReadFile(path)
 			if err != nil {
 				return fmt.Errorf("claim task: %w", err)
 			}
-			q, err := r.Tree.LoadQueue()
-			if err != nil {
-				return err
-			}
-			qt, err := q.Find(t.ID)
-			if err != nil {
-				return err
-			}
 			var takeover string
-			switch {
-			case qt.State == statefiles.Open:
-			case r.staleClaim(pk, qt):
-				takeover = qt.Session + "@" + qt.Host
-				fmt.Fprintln(out, r.Messages().Say("sync.takeover", messages.Args{"Task": qt.ID, "Session": qt.Session,
-					"Host": hostOrUnknown(r.Messages(), qt.Host), "Since": claimTime(*qt).Local().Format("2006-01-02 15:04")}))
-			default:
-				return fmt.Errorf("task %s is %s now, not open", qt.ID, qt.State)
-			}
-			qt.State, qt.Session, qt.Host, qt.Updated = statefiles.Started, id, sy.Host, r.Now().UTC()
-			claimed := *qt
-			task = &claimed
-			if err := r.Tree.SaveQueue(q); err != nil {
+			claimed, err := r.Tree.UpdateTaskLocked(t.ID, func(qt *statefiles.Task) error {
+				switch {
+				case qt.State == statefiles.Open:
+				case r.staleClaim(pk, qt):
+					takeover = qt.Session + "@" + qt.Host
+					fmt.Fprintln(out, r.Messages().Say("sync.takeover", messages.Args{"Task": qt.ID, "Session": qt.Session,
+						"Host": hostOrUnknown(r.Messages(), qt.Host), "Since": claimTime(*qt).Local().Format("2006-01-02 15:04")}))
+				default:
+					return fmt.Errorf("task %s is %s now, not open", qt.ID, qt.State)
+				}
+				qt.State, qt.Session, qt.Host, qt.Updated = statefiles.Started, id, sy.Host, r.Now().UTC()
+				return nil
+			})
+			if err != nil {
 				return err
 			}
+			task = &claimed
 			msg := gitrepo.Message{
 				Subject: r.Messages().Say("sync.claim_subject", messages.Args{"Task": t.ID, "Host": sy.Host}),
 				Body:    "session " + id,
@@ -235,17 +233,17 @@ func (r *Research) claim(ctx context.Context, pk *picker, out io.Writer) (*state
 			if takeover != "" {
 				msg.Trailers = append(msg.Trailers, gitrepo.Trailer{Key: TrailerTakeover, Value: takeover})
 			}
-			c.Commit, err = r.commitPaths(ctx, msg, []string{".strom/" + statefiles.QueueFile})
+			c.Commit, err = r.commitPaths(ctx, msg, []string{statefiles.DirName + "/" + rel})
 			if err != nil {
-				_ = statefiles.WriteAtomic(path, before, 0o644)
+				_ = r.restoreTaskFile(path, before)
 				return err
 			}
 			c.Undo = func(ctx context.Context) error {
 				return r.Tree.Locked(ctx, func() error {
-					if err := sy.Git.UndoCommit(ctx, c.Commit, ".strom/"+statefiles.QueueFile); err != nil {
+					if err := sy.Git.UndoCommit(ctx, c.Commit, statefiles.DirName+"/"+rel); err != nil {
 						return err
 					}
-					return statefiles.WriteAtomic(path, before, 0o644)
+					return r.restoreTaskFile(path, before)
 				})
 			}
 			return nil
@@ -359,4 +357,14 @@ func hostOrUnknown(p *messages.Printer, host string) string {
 		return p.Say("sync.host_unknown")
 	}
 	return host
+}
+
+// restoreTaskFile puts a task's file back as it was before a claim; the queue's
+// index learns it at its next read.
+func (r *Research) restoreTaskFile(path string, before []byte) error {
+	if err := statefiles.WriteAtomic(path, before, 0o644); err != nil {
+		return err
+	}
+	r.Tree.DropQueueIndex()
+	return nil
 }

@@ -3,7 +3,6 @@ package harness
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 
 	"github.com/strom-research/strom/statefiles"
@@ -32,47 +31,39 @@ func (r *Research) AddTaskNeeding(ctx context.Context, title, body, session stri
 		if err != nil {
 			return err
 		}
-		q, err := r.Tree.LoadQueue()
-		if err != nil {
-			return err
-		}
-		task, err := q.Add(title, body, r.Now())
-		if err != nil {
-			return err
-		}
-		if session != "" {
-			task.AddedBy = session
-		}
-		if len(needs) > 0 {
-			task.Needs = needs
-		}
-		if mode.Mode == statefiles.ModeArchive {
-			if err := task.Park(ArchiveReason, r.Now()); err != nil {
-				return err
+		out, err = r.Tree.AddTaskLocked(func(id string) (statefiles.Task, error) {
+			task, err := statefiles.NewTask(id, title, body, r.Now())
+			if err != nil {
+				return task, err
 			}
-		}
-		out = *task
-		return r.Tree.SaveQueue(q)
+			if session != "" {
+				task.AddedBy = session
+			}
+			if len(needs) > 0 {
+				task.Needs = needs
+			}
+			if mode.Mode == statefiles.ModeArchive {
+				if err := task.Park(ArchiveReason, r.Now()); err != nil {
+					return task, err
+				}
+			}
+			return task, nil
+		})
+		return err
 	})
 	return out, err
 }
 
-// ChangeTask loads the queue under the lock, applies fn to task id and saves.
+// ChangeTask applies fn to task id under the lock, reading and writing only the
+// task's file.
 func (r *Research) ChangeTask(ctx context.Context, id string, fn func(t *statefiles.Task) error) (statefiles.Task, error) {
-	var out statefiles.Task
-	err := r.Tree.UpdateQueue(ctx, func(q *statefiles.Queue) error {
-		t, err := q.Find(id)
-		if err != nil {
-			return err
-		}
+	return r.Tree.UpdateTask(ctx, id, func(t *statefiles.Task) error {
 		if err := fn(t); err != nil {
 			return err
 		}
 		t.Updated = r.Now().UTC()
-		out = *t
 		return nil
 	})
-	return out, err
 }
 
 // EditTask changes a task's title and body. Empty values keep what is there.
@@ -99,7 +90,7 @@ func (r *Research) EditTask(ctx context.Context, id string, title, body *string)
 		}
 		// A running session's snapshot must learn the person's wording, or the
 		// session's close would take it for the agent's and put the old one back.
-		return r.rewordInSnapshots(t.ID, t.Title, t.Body)
+		return r.rewordInSnapshots(*t)
 	})
 }
 
@@ -136,29 +127,8 @@ func (r *Research) RewordTask(ctx context.Context, id string, was statefiles.Tas
 			return err
 		}
 		t.Title, t.Body = strings.TrimSpace(title), body
-		return r.rewordInSnapshots(t.ID, t.Title, t.Body)
+		return r.rewordInSnapshots(*t)
 	})
-}
-
-// rewordInSnapshots gives a task's new wording to the queue snapshots of running
-// sessions. The caller holds the lock.
-func (r *Research) rewordInSnapshots(id, title, body string) error {
-	snaps, _ := filepath.Glob(r.Tree.Path(statefiles.RunDir, "*.queue.json"))
-	for _, path := range snaps {
-		q := loadSnapshot(path)
-		if q == nil {
-			continue
-		}
-		t, err := q.Find(id)
-		if err != nil {
-			continue
-		}
-		t.Title, t.Body = title, body
-		if err := saveSnapshot(path, q); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // ParkTask sets a task aside; only a person unparks it.
@@ -179,28 +149,21 @@ func (r *Research) UnparkTask(ctx context.Context, id string) (statefiles.Task, 
 		if err != nil {
 			return err
 		}
-		q, err := r.Tree.LoadQueue()
-		if err != nil {
-			return err
-		}
-		t, err := q.Find(id)
-		if err != nil {
-			return err
-		}
 		if mode.Mode == statefiles.ModeArchive {
+			if _, err := r.Tree.FindTaskLocked(id); err != nil {
+				return err
+			}
 			return messages.Errorf(ErrArchive, "task.unpark_archive", nil)
-		}
-		if err := t.Unpark(r.Now()); err != nil {
-			return err
 		}
 		park, err := r.Tree.LoadPark()
 		if err != nil {
 			return err
 		}
-		out = *t
-		if err := r.Tree.SaveQueue(q); err != nil {
+		t, err := r.Tree.UpdateTaskLocked(id, func(t *statefiles.Task) error { return t.Unpark(r.Now()) })
+		if err != nil {
 			return err
 		}
+		out = t
 		_, empty := park.Empty[t.ID]
 		_, unfinished := park.Unfinished[t.ID]
 		if !empty && !unfinished {

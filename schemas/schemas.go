@@ -12,8 +12,12 @@ var FS embed.FS
 
 // Names of the schemas, one per state file.
 const (
-	Config   = "config.schema.json"
-	Queue    = "queue.schema.json"
+	Config = "config.schema.json"
+	Queue  = "queue.schema.json" // version 2: the order and next_id
+	Task   = "task.schema.json"  // one task's file, .strom/tasks/T-N.json
+	// Queue1 is queue.json as strom wrote it before tasks had files of their own
+	// (version 1, every task in one file): read only to migrate it.
+	Queue1   = "queue1.schema.json"
 	Progress = "progress.schema.json"
 	Park     = "park.schema.json"
 	Mode     = "mode.schema.json"
@@ -23,7 +27,7 @@ const (
 )
 
 // All lists every schema name.
-var All = []string{Config, Queue, Progress, Park, Mode, Hold, Allowed}
+var All = []string{Config, Queue, Task, Queue1, Progress, Park, Mode, Hold, Allowed}
 
 // URL is the identifier a schema is registered under.
 func URL(name string) string { return "https://strom.invalid/schemas/" + name }

@@ -43,6 +43,10 @@ func (e *SchemaError) Error() string {
 	return fmt.Sprintf("%s is invalid at %s: %s — mend it by hand (git diff %s shows what changed) and run strom again", where, ptr, e.Rule, e.File)
 }
 
+// ErrNewerStrom means a state file was written by a strom newer than this one, in
+// a version this one does not know.
+var ErrNewerStrom = errors.New("written by a newer strom")
+
 // ErrNotUTF8 means a task's title or text is not UTF-8: JSON would silently turn
 // its bytes into replacement characters.
 var ErrNotUTF8 = errors.New("not UTF-8 text")

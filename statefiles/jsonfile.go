@@ -75,19 +75,6 @@ func marshal(v any) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// EncodeQueue returns the bytes strom writes for q, after checking them against the
-// schema and the queue's own rules: what a merge of queue.json leaves behind.
-func EncodeQueue(q *Queue) ([]byte, error) {
-	data, err := marshal(q)
-	if err != nil {
-		return nil, fmt.Errorf("encode %s: %w", QueueFile, err)
-	}
-	if _, err := ParseQueue(DirName+"/"+QueueFile, data); err != nil {
-		return nil, err
-	}
-	return data, nil
-}
-
 // EncodePark returns the bytes strom writes for p, checked against the schema.
 func EncodePark(p *Park) ([]byte, error) {
 	data, err := marshal(p)

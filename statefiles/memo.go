@@ -198,3 +198,32 @@ func (m *memo) remember(s sum) {
 	}
 	_ = WriteTransient(m.path, buf.Bytes())
 }
+
+// knownSet is known for a set of files validated together under one schema (the
+// task files of a queue, named by ids): one sum names them all, so a queue read
+// whole again needs no validation of its files one by one.
+func (m *memo) knownSet(schemaName string, names []string, data [][]byte) (sum, bool) {
+	ss, ok := schemaSum(schemaName)
+	if !ok {
+		return sum{}, false
+	}
+	h := sha256.New()
+	h.Write([]byte("set\x00"))
+	h.Write(ss[:])
+	for i, name := range names {
+		one := sha256.Sum256(data[i])
+		h.Write([]byte(name))
+		h.Write([]byte{0})
+		h.Write(one[:])
+	}
+	var s sum
+	h.Sum(s.k[:0])
+	s.ok = true
+	m.load()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.have[s.k] && m.path != "" {
+		m.add(readMemo(m.path)...)
+	}
+	return s, m.have[s.k]
+}

@@ -1,18 +1,11 @@
 package statefiles
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
-
-	"github.com/strom-research/strom/schemas"
 )
 
 // State is a task's state. The words are stable: they are written to queue.json.
@@ -72,59 +65,17 @@ type Task struct {
 	Questions []Question `json:"questions,omitempty"`
 }
 
-// Queue is .strom/queue.json: the tasks in order. Queue order is file order.
+// Queue is the whole queue: the tasks in order. On disk it is .strom/queue.json (the
+// order and next_id, queuefiles.go) and one file per task under .strom/tasks/; a
+// queue.json of version 1 held the tasks themselves (queue1.go).
 type Queue struct {
 	Version int    `json:"version"`
 	NextID  int    `json:"next_id"`
 	Tasks   []Task `json:"tasks"`
 }
 
-// loadedQueue is the file the tree's last loaded or saved Queue was read from or
-// written as: its stamp and each task's bytes. SaveQueue validates only the tasks
-// that differ from it.
-type loadedQueue struct {
-	q     *Queue
-	stamp stamp
-	tasks map[string][]byte
-}
-
-// remember keeps what q was read from or written as (only the last queue of each
-// tree: a harness loads and saves one at a time, under the lock).
-func (t *Tree) rememberQueue(q *Queue, data []byte) {
-	st, err := stampOf(t.Path(QueueFile))
-	if err != nil || st.Size != int64(len(data)) {
-		return
-	}
-	spans := indentedSpans(data)
-	if len(spans) != len(q.Tasks) {
-		return
-	}
-	l := &loadedQueue{q: q, stamp: st, tasks: make(map[string][]byte, len(spans))}
-	for i, sp := range spans {
-		l.tasks[q.Tasks[i].ID] = data[sp.off : sp.off+sp.n]
-	}
-	loadedMu.Lock()
-	loaded[t.Dir] = l
-	loadedMu.Unlock()
-}
-
-// loadedOf returns what q was read from, if it is the tree's last queue.
-func (t *Tree) loadedOf(q *Queue) *loadedQueue {
-	loadedMu.Lock()
-	defer loadedMu.Unlock()
-	if l := loaded[t.Dir]; l != nil && l.q == q {
-		return l
-	}
-	return nil
-}
-
-var (
-	loadedMu sync.Mutex
-	loaded   = map[string]*loadedQueue{} // by tree
-)
-
 // NewQueue returns an empty queue.
-func NewQueue() *Queue { return &Queue{Version: 1, NextID: 1, Tasks: []Task{}} }
+func NewQueue() *Queue { return &Queue{Version: QueueVersion, NextID: 1, Tasks: []Task{}} }
 
 // idNumber returns the number of an id like T-12.
 func idNumber(id string) int {
@@ -144,151 +95,6 @@ func NormalizeID(id string) string {
 	return strings.ToUpper(id[:min(2, len(id))]) + id[min(2, len(id)):]
 }
 
-// LoadQueue reads and validates the queue. A missing queue is empty.
-func (t *Tree) LoadQueue() (*Queue, error) {
-	data, err := readOptional(t.Path(QueueFile))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", t.rel(QueueFile), err)
-	}
-	if data == nil {
-		return NewQueue(), nil
-	}
-	q, err := ParseQueue(t.rel(QueueFile), data)
-	if err != nil {
-		return nil, err
-	}
-	// The stamp is read after the bytes: a file changed in between has another
-	// stamp than the one SaveQueue compares, and is checked again there.
-	t.rememberQueue(q, data)
-	return q, nil
-}
-
-// check enforces what the schema cannot say: ids are unique, and the next id is past
-// every id in the file, so that an id is never handed out twice even after a hand edit.
-func (q *Queue) check(file string) error {
-	seen := make(map[string]int, len(q.Tasks))
-	for i, task := range q.Tasks {
-		if j, dup := seen[task.ID]; dup {
-			return &SchemaError{File: file, Pointer: fmt.Sprintf("/tasks/%d/id", i),
-				Rule: fmt.Sprintf("duplicate task id %s (also at /tasks/%d)", task.ID, j)}
-		}
-		seen[task.ID] = i
-		if n := idNumber(task.ID); n >= q.NextID {
-			q.NextID = n + 1
-		}
-	}
-	return nil
-}
-
-// SaveQueue validates and writes the queue. Hold the lock. What it validates is
-// what changed: the tasks whose bytes differ from the file the queue was loaded
-// from, against the schema, and what spans tasks (unique ids, next_id) in code.
-// A queue not loaded from the file as it stands (another process changed it, or it
-// was made new) is validated whole, and so is the file it replaces.
-func (t *Tree) SaveQueue(q *Queue) error {
-	shown := t.rel(QueueFile)
-	if err := q.check(shown); err != nil {
-		return err
-	}
-	data, parts, err := marshalQueue(q)
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", shown, err)
-	}
-	path := t.Path(QueueFile)
-	fresh := false
-	l := t.loadedOf(q)
-	if l != nil {
-		cur, err := stampOf(path)
-		fresh = err == nil && cur == l.stamp
-	}
-	if fresh {
-		changed := &Queue{Version: q.Version, NextID: q.NextID, Tasks: []Task{}}
-		for i, task := range q.Tasks {
-			if old, ok := l.tasks[task.ID]; !ok || !bytes.Equal(old, parts[i]) {
-				changed.Tasks = append(changed.Tasks, task)
-			}
-		}
-		mini, err := marshal(changed)
-		if err != nil {
-			return fmt.Errorf("encode %s: %w", shown, err)
-		}
-		if err := validate(shown, 0, schemas.Queue, mini); err != nil {
-			// Say where in the whole queue the rule is broken.
-			if err := validate(shown, 0, schemas.Queue, data); err != nil {
-				return fmt.Errorf("refuse to write invalid data: %w", err)
-			}
-			return fmt.Errorf("refuse to write invalid data: %w", err)
-		}
-		if len(data) == int(l.stamp.Size) && tailSum(data[max(0, len(data)-stampTail):]) == l.stamp.Tail {
-			if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
-				return nil
-			}
-		}
-		if err := WriteAtomic(path, data, 0o644); err != nil {
-			return err
-		}
-		validated.remember(sumOf(schemas.Queue, data))
-	} else if data, err = saveFileData(path, shown, schemas.Queue, q); err != nil {
-		return err
-	}
-	t.indexSavedQueue(q, data)
-	// The bytes of the queue are not kept past its save: a run lives for hours, and
-	// the next change loads the queue again.
-	loadedMu.Lock()
-	delete(loaded, t.Dir)
-	loadedMu.Unlock()
-	return nil
-}
-
-// marshalQueue writes the queue as marshal does, and returns each task's bytes.
-func marshalQueue(q *Queue) ([]byte, [][]byte, error) {
-	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "{\n  \"version\": %d,\n  \"next_id\": %d,\n  \"tasks\": [", q.Version, q.NextID)
-	if len(q.Tasks) == 0 {
-		buf.WriteString("]\n}\n")
-		return buf.Bytes(), nil, nil
-	}
-	offs := make([][2]int, len(q.Tasks))
-	var one bytes.Buffer
-	enc := json.NewEncoder(&one)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("    ", "  ")
-	for i := range q.Tasks {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		buf.WriteString("\n    ")
-		one.Reset()
-		if err := enc.Encode(&q.Tasks[i]); err != nil {
-			return nil, nil, err
-		}
-		offs[i] = [2]int{buf.Len(), buf.Len() + one.Len() - 1}
-		buf.Write(one.Bytes()[:one.Len()-1])
-	}
-	buf.WriteString("\n  ]\n}\n")
-	data := buf.Bytes()
-	parts := make([][]byte, len(offs))
-	for i, o := range offs {
-		parts[i] = data[o[0]:o[1]]
-	}
-	return data, parts, nil
-}
-
-// UpdateQueue loads the queue under the lock, lets fn change it, and saves it when fn
-// returns nil.
-func (t *Tree) UpdateQueue(ctx context.Context, fn func(*Queue) error) error {
-	return t.Locked(ctx, func() error {
-		q, err := t.LoadQueue()
-		if err != nil {
-			return err
-		}
-		if err := fn(q); err != nil {
-			return err
-		}
-		return t.SaveQueue(q)
-	})
-}
-
 // Add appends a new open task and returns it. The id is never one used before.
 func (q *Queue) Add(title, body string, now time.Time) (*Task, error) {
 	title = strings.TrimSpace(title)
@@ -302,6 +108,16 @@ func (q *Queue) Add(title, body string, now time.Time) (*Task, error) {
 	q.NextID++
 	q.Tasks = append(q.Tasks, Task{ID: id, Title: title, Body: body, State: Open, Created: now.UTC(), Updated: now.UTC()})
 	return &q.Tasks[len(q.Tasks)-1], nil
+}
+
+// NewTask returns a new open task with id, refusing what Add refuses.
+func NewTask(id, title, body string, now time.Time) (Task, error) {
+	q := &Queue{NextID: idNumber(id)}
+	t, err := q.Add(title, body, now)
+	if err != nil {
+		return Task{}, err
+	}
+	return *t, nil
 }
 
 // CheckText refuses a task title or text that is not UTF-8.
@@ -430,48 +246,5 @@ func (t *Task) AnswerQuestion(answer string, now time.Time) error {
 		t.Questions = append(t.Questions, Question{Question: "(no question recorded)", Asked: now, Answer: answer, Answered: &now})
 	}
 	t.State, t.Updated = Open, now
-	return nil
-}
-
-// ParseQueue validates queue bytes that are not on disk (a staged or committed
-// version), naming them shown in errors.
-func ParseQueue(shown string, data []byte) (*Queue, error) {
-	q := NewQueue()
-	if err := check(shown, schemas.Queue, data); err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal(data, q); err != nil {
-		return nil, &SchemaError{File: shown, Rule: err.Error()}
-	}
-	if err := q.check(shown); err != nil {
-		return nil, err
-	}
-	return q, nil
-}
-
-// Validate checks bytes of a state file named like its place under .strom/ (for
-// example "queue.json" or "gates/claude-usage/hold.json"). Files strom does not own
-// are not checked.
-func Validate(rel string, data []byte) error {
-	shown := DirName + "/" + rel
-	switch {
-	case rel == QueueFile:
-		_, err := ParseQueue(shown, data)
-		return err
-	case rel == ProgressFile:
-		return checkProgress(shown, data)
-	case rel == ConfigFile:
-		err := check(shown, schemas.Config, data)
-		return err
-	case rel == ParkFile:
-		err := check(shown, schemas.Park, data)
-		return err
-	case rel == ModeFile:
-		err := check(shown, schemas.Mode, data)
-		return err
-	case strings.HasPrefix(rel, GatesDir+"/") && strings.HasSuffix(rel, "/"+HoldFile):
-		err := check(shown, schemas.Hold, data)
-		return err
-	}
 	return nil
 }

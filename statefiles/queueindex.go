@@ -1,7 +1,6 @@
 package statefiles
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/hex"
@@ -11,27 +10,34 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"syscall"
 
 	"github.com/strom-research/strom/schemas"
 )
 
-// The index of queue.json lives in .strom/run/queue/ (never committed): the counts
-// of tasks in each state, and where each task's JSON object is in queue.json, in
-// queue order (order.bin) and by id number (ids.bin). The commands an agent runs
-// often — `strom task` in a session, `strom record`, `strom status`, a page of
-// `strom task list` — read the few bytes they need through it instead of the whole
-// queue. Like the progress index, it names the version of queue.json it was built
-// from by its stamp (stamp.go); a queue.json with another stamp is read and
-// validated whole and the index built again. strom's own writes of the queue build
-// it from the bytes they write.
+// The index of the queue lives in .strom/run/queue/ (never committed): the counts
+// of tasks in each state, and each task's state in queue order (order.bin) with its
+// place by id number (ids.bin). `strom status`, a page of `strom task list` and a
+// run looking for the next open task read the few bytes they need through it
+// instead of every task's file. It names the queue it was built from by the stamp
+// of queue.json (stamp.go) and of the tasks' folder: every write strom makes and
+// every checkout, merge or pull replaces files (a new entry in the folder changes
+// its time), so an index whose stamps differ is built again from the files, under
+// the lock. strom's own writes of a task keep it current in place.
+//
+// A task's file edited in place by hand (without replacing the file) does not
+// change the folder's time: the commands that show a task read its file and see the
+// edit; the counts and the states of a page learn it at the next rebuild, and a
+// page whose task read differs from its entry rebuilds the index at once.
 
 const (
 	queueIndexDir     = "queue"
 	queueIndexState   = "state.json"
 	queueIndexOrder   = "order.bin"
 	queueIndexIDs     = "ids.bin"
-	queueIndexVersion = 1
-	orderEntry        = 20 // id number u32, state u32, offset u64, length u32
+	queueIndexVersion = 2
+	orderEntry        = 8 // id number u32, state u32
 )
 
 var stateCodes = map[State]uint32{Open: 1, Started: 2, Waiting: 3, Done: 4, Parked: 5}
@@ -45,10 +51,33 @@ func stateOfCode(c uint32) State {
 	return ""
 }
 
+// dirStamp tells whether the tasks' folder has had entries added, removed or
+// replaced since: its inode and modification time.
+type dirStamp struct {
+	Ino   uint64 `json:"ino"`
+	MTime int64  `json:"mtime"`
+}
+
+func dirStampOf(path string) (dirStamp, error) {
+	fi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return dirStamp{}, nil
+	}
+	if err != nil {
+		return dirStamp{}, err
+	}
+	var ino uint64
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		ino = uint64(st.Ino)
+	}
+	return dirStamp{Ino: ino, MTime: fi.ModTime().UnixNano()}, nil
+}
+
 type queueState struct {
 	Version int           `json:"version"`
 	Schema  string        `json:"schema"`
 	Stamp   stamp         `json:"stamp"`
+	Tasks   dirStamp      `json:"tasks"`
 	NextID  int           `json:"next_id"`
 	Total   int           `json:"total"`
 	Counts  map[State]int `json:"counts"`
@@ -62,8 +91,9 @@ type QueueSummary struct {
 }
 
 func queueSchemaSum() string {
-	s, _ := schemaSum(schemas.Queue)
-	return hex.EncodeToString(s[:])
+	a, _ := schemaSum(schemas.Queue)
+	b, _ := schemaSum(schemas.Task)
+	return hex.EncodeToString(a[:8]) + hex.EncodeToString(b[:8])
 }
 
 func (t *Tree) queueIndexPath(elem ...string) string {
@@ -75,18 +105,28 @@ type queueIndex struct {
 	st    queueState
 	order *os.File
 	ids   *os.File
-	queue *os.File
 }
 
 func (ix *queueIndex) Close() {
-	for _, f := range []*os.File{ix.order, ix.ids, ix.queue} {
+	for _, f := range []*os.File{ix.order, ix.ids} {
 		if f != nil {
 			f.Close()
 		}
 	}
 }
 
-// openFreshQueueIndex opens the index when it covers queue.json as it stands.
+// currentStamps reads the stamps of queue.json and the tasks' folder as they are.
+func (t *Tree) currentStamps() (stamp, dirStamp, error) {
+	qs, err := stampOf(t.Path(QueueFile))
+	if err != nil {
+		return stamp{}, dirStamp{}, err
+	}
+	ds, err := dirStampOf(t.Path(TasksDir))
+	return qs, ds, err
+}
+
+// openFreshQueueIndex opens the index when it covers the queue as it stands; nil
+// and false otherwise.
 func (t *Tree) openFreshQueueIndex() (*queueIndex, bool) {
 	b, err := os.ReadFile(t.queueIndexPath(queueIndexState))
 	if err != nil {
@@ -96,16 +136,8 @@ func (t *Tree) openFreshQueueIndex() (*queueIndex, bool) {
 	if json.Unmarshal(b, &ix.st) != nil || ix.st.Version != queueIndexVersion || ix.st.Schema != queueSchemaSum() {
 		return nil, false
 	}
-	if ix.queue, err = os.Open(t.Path(QueueFile)); err != nil {
-		return nil, false
-	}
-	fi, err := ix.queue.Stat()
-	if err != nil || fi.Size() != ix.st.Stamp.Size || fi.ModTime().UnixNano() != ix.st.Stamp.MTime {
-		ix.Close()
-		return nil, false
-	}
-	if tail, err := tailAt(ix.queue, fi.Size()); err != nil || tail != ix.st.Stamp.Tail {
-		ix.Close()
+	qs, ds, err := t.currentStamps()
+	if err != nil || qs != ix.st.Stamp || ds != ix.st.Tasks {
 		return nil, false
 	}
 	if ix.order, err = os.Open(t.queueIndexPath(queueIndexOrder)); err != nil {
@@ -119,11 +151,17 @@ func (t *Tree) openFreshQueueIndex() (*queueIndex, bool) {
 	return ix, true
 }
 
+// dropQueueIndex makes the next reader build the index again.
+func (t *Tree) dropQueueIndex() {
+	os.Remove(t.queueIndexPath(queueIndexState))
+}
+
 // queueIndex returns a fresh index, building it under the lock when needed; the
-// caller closes it.
+// caller closes it. For a version 1 queue.json it returns nil: the callers read
+// that file whole.
 func (t *Tree) queueIndex(ctx context.Context) (*queueIndex, error) {
-	if ix, ok := t.noQueue(); ok {
-		return ix, nil
+	if ix, ok, err := t.noQueue(); ok || err != nil {
+		return ix, err
 	}
 	if ix, ok := t.openFreshQueueIndex(); ok {
 		return ix, nil
@@ -136,8 +174,8 @@ func (t *Tree) queueIndex(ctx context.Context) (*queueIndex, error) {
 
 // queueIndexLocked is queueIndex for a caller that holds the lock.
 func (t *Tree) queueIndexLocked() (*queueIndex, error) {
-	if ix, ok := t.noQueue(); ok {
-		return ix, nil
+	if ix, ok, err := t.noQueue(); ok || err != nil {
+		return ix, err
 	}
 	if ix, ok := t.openFreshQueueIndex(); ok {
 		return ix, nil
@@ -151,120 +189,52 @@ func (t *Tree) queueIndexLocked() (*queueIndex, error) {
 	return nil, fmt.Errorf("index %s: it changed while it was read; run the command again", t.rel(QueueFile))
 }
 
-// noQueue is the index of a research without queue.json: no tasks.
-func (t *Tree) noQueue() (*queueIndex, bool) {
-	if _, err := os.Stat(t.Path(QueueFile)); !errors.Is(err, os.ErrNotExist) {
-		return nil, false
+// noQueue answers for a research without queue.json (an empty index) and for a
+// version 1 queue.json (nil, true).
+func (t *Tree) noQueue() (*queueIndex, bool, error) {
+	v, err := t.headVersion()
+	switch {
+	case err != nil:
+		return nil, false, err
+	case v == 0:
+		return &queueIndex{st: queueState{NextID: 1, Counts: NewQueue().Count()}}, true, nil
+	case v == 1:
+		return nil, true, nil
 	}
-	return &queueIndex{st: queueState{NextID: 1, Counts: NewQueue().Count()}}, true
+	return nil, false, nil
 }
 
-// indexQueueLocked reads and validates queue.json whole and builds its index.
+// indexQueueLocked reads and validates the whole queue and builds its index.
 func (t *Tree) indexQueueLocked() error {
-	path := t.Path(QueueFile)
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("read %s: %w", t.rel(QueueFile), err)
-	}
+	qs, ds, err := t.currentStamps()
 	if err != nil {
-		return fmt.Errorf("read %s: %w", t.rel(QueueFile), err)
+		return fmt.Errorf("index %s: %w", t.rel(QueueFile), err)
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("read %s: %w", t.rel(QueueFile), err)
-	}
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", t.rel(QueueFile), err)
-	}
-	q, err := ParseQueue(t.rel(QueueFile), data)
+	_, o, _, err := t.readOrder()
 	if err != nil {
 		return err
 	}
-	spans, err := taskSpans(data)
-	if err != nil || len(spans) != len(q.Tasks) {
-		return fmt.Errorf("index %s: the tasks could not be located", t.rel(QueueFile))
+	if o == nil {
+		return nil // version 1: read whole by its callers
 	}
-	cur := stamp{Ino: inode(fi), Size: int64(len(data)), MTime: fi.ModTime().UnixNano(), Tail: tailSum(data[max(0, len(data)-stampTail):])}
-	return t.writeQueueIndex(q, spans, cur)
+	q, _, err := t.loadTasks(o)
+	if err != nil {
+		return err
+	}
+	return t.writeQueueIndex(q, qs, ds)
 }
 
-// indexSavedQueue builds the index of the queue strom just wrote as data.
-func (t *Tree) indexSavedQueue(q *Queue, data []byte) {
-	cur, err := stampOf(t.Path(QueueFile))
-	if err != nil || cur.Size != int64(len(data)) || cur.Tail != tailSum(data[max(0, len(data)-stampTail):]) {
-		return // someone else's bytes: the next reader indexes them
-	}
-	spans := indentedSpans(data)
-	if len(spans) != len(q.Tasks) {
+// indexWholeQueue builds the index of the queue strom just wrote whole.
+func (t *Tree) indexWholeQueue(q *Queue) {
+	qs, ds, err := t.currentStamps()
+	if err != nil {
 		return
 	}
-	_ = t.writeQueueIndex(q, spans, cur)
+	_ = t.writeQueueIndex(q, qs, ds)
 }
 
-type span struct{ off, n int64 }
-
-// indentedSpans finds the tasks in a queue as marshal writes it: each task's object
-// opens with a line "    {" and closes with "    }" (strings never hold a raw
-// newline, and deeper objects are indented further).
-func indentedSpans(data []byte) []span {
-	var out []span
-	var start int64 = -1
-	pos := int64(0)
-	for l := range bytes.Lines(data) {
-		s := bytes.TrimRight(l, "\n")
-		switch {
-		case bytes.Equal(s, []byte("    {")):
-			start = pos + 4
-		case start >= 0 && (bytes.Equal(s, []byte("    }")) || bytes.Equal(s, []byte("    },"))):
-			out = append(out, span{start, pos + 5 - start})
-			start = -1
-		}
-		pos += int64(len(l))
-	}
-	return out
-}
-
-// taskSpans finds the tasks in any valid queue.json, however it is laid out.
-func taskSpans(data []byte) ([]span, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, errors.New("not an object")
-	}
-	var out []span
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		if key != "tasks" {
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
-			return nil, errors.New("tasks is not an array")
-		}
-		for dec.More() {
-			var raw json.RawMessage
-			if err := dec.Decode(&raw); err != nil {
-				return nil, err
-			}
-			end := dec.InputOffset()
-			out = append(out, span{end - int64(len(raw)), int64(len(raw))})
-		}
-		if _, err := dec.Token(); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-func (t *Tree) writeQueueIndex(q *Queue, spans []span, cur stamp) error {
-	st := queueState{Version: queueIndexVersion, Schema: queueSchemaSum(), Stamp: cur, NextID: q.NextID, Total: len(q.Tasks), Counts: q.Count()}
+func (t *Tree) writeQueueIndex(q *Queue, qs stamp, ds dirStamp) error {
+	st := queueState{Version: queueIndexVersion, Schema: queueSchemaSum(), Stamp: qs, Tasks: ds, NextID: q.NextID, Total: len(q.Tasks), Counts: q.Count()}
 	order := make([]byte, orderEntry*len(q.Tasks))
 	maxID := 0
 	for _, task := range q.Tasks {
@@ -276,8 +246,6 @@ func (t *Tree) writeQueueIndex(q *Queue, spans []span, cur stamp) error {
 		n := idNumber(task.ID)
 		binary.LittleEndian.PutUint32(e[0:], uint32(n))
 		binary.LittleEndian.PutUint32(e[4:], stateCodes[task.State])
-		binary.LittleEndian.PutUint64(e[8:], uint64(spans[i].off))
-		binary.LittleEndian.PutUint32(e[16:], uint32(spans[i].n))
 		binary.LittleEndian.PutUint32(ids[4*n:], uint32(i+1))
 	}
 	stb, err := json.Marshal(st)
@@ -308,86 +276,118 @@ func (t *Tree) writeQueueIndex(q *Queue, spans []span, cur stamp) error {
 	return nil
 }
 
-// entry reads the order entry at position i.
-func (ix *queueIndex) entry(i int) (id int, st State, sp span, err error) {
+// saveState writes the index's state.json with the stamps as they are now.
+func (t *Tree) saveIndexState(st queueState) error {
+	qs, ds, err := t.currentStamps()
+	if err != nil {
+		return err
+	}
+	st.Stamp, st.Tasks = qs, ds
+	b, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	return WriteTransient(t.queueIndexPath(queueIndexState), append(b, '\n'))
+}
+
+// indexTaskChanged keeps a fresh index current after strom wrote one task's file,
+// whose state went from was to now. On any failure the index is dropped.
+func (t *Tree) indexTaskChanged(ix *queueIndex, id string, was, now State) {
+	st := ix.st
+	if was != now {
+		pos, ok := ix.pos(idNumber(id))
+		if !ok || writeAt(t.queueIndexPath(queueIndexOrder), int64(pos)*orderEntry+4, stateCodes[now]) != nil {
+			t.dropQueueIndex()
+			return
+		}
+		st.Counts = copyCounts(st.Counts)
+		st.Counts[was]--
+		st.Counts[now]++
+	}
+	if t.saveIndexState(st) != nil {
+		t.dropQueueIndex()
+	}
+}
+
+// indexTaskAdded keeps a fresh index current after strom added task T-n.
+func (t *Tree) indexTaskAdded(ix *queueIndex, n int, state State, nextID int) {
+	st := ix.st
+	pos := st.Total
 	var e [orderEntry]byte
-	if _, err := ix.order.ReadAt(e[:], int64(i)*orderEntry); err != nil {
-		return 0, "", span{}, err
+	binary.LittleEndian.PutUint32(e[0:], uint32(n))
+	binary.LittleEndian.PutUint32(e[4:], stateCodes[state])
+	ok := writeBytesAt(t.queueIndexPath(queueIndexOrder), int64(pos)*orderEntry, e[:]) == nil &&
+		writeAt(t.queueIndexPath(queueIndexIDs), int64(4*n), uint32(pos+1)) == nil
+	if !ok {
+		t.dropQueueIndex()
+		return
 	}
-	return int(binary.LittleEndian.Uint32(e[0:])), stateOfCode(binary.LittleEndian.Uint32(e[4:])),
-		span{int64(binary.LittleEndian.Uint64(e[8:])), int64(binary.LittleEndian.Uint32(e[16:]))}, nil
+	st.Total++
+	st.NextID = nextID
+	st.Counts = copyCounts(st.Counts)
+	st.Counts[state]++
+	if t.saveIndexState(st) != nil {
+		t.dropQueueIndex()
+	}
 }
 
-// task decodes the task at span sp of queue.json.
-func (ix *queueIndex) task(sp span) (Task, error) {
-	b := make([]byte, sp.n)
-	if _, err := ix.queue.ReadAt(b, sp.off); err != nil {
-		return Task{}, err
+func copyCounts(c map[State]int) map[State]int {
+	out := make(map[State]int, len(States))
+	for _, s := range States {
+		out[s] = c[s]
 	}
-	var task Task
-	err := json.Unmarshal(b, &task)
-	return task, err
+	return out
 }
 
-// find returns the task with id through the index.
-func (ix *queueIndex) find(id string) (Task, error) {
-	id = NormalizeID(id)
-	unknown := fmt.Errorf("%w %s: strom task list shows the ids", ErrUnknownTask, id)
-	n := idNumber(id)
-	if n <= 0 || id != "T-"+fmt.Sprint(n) {
-		return Task{}, unknown
+func writeAt(path string, off int64, v uint32) error {
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], v)
+	return writeBytesAt(path, off, b[:])
+}
+
+// writeBytesAt writes b at off of path, extending it with zeros when it is shorter.
+func writeBytesAt(path string, off int64, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
 	}
-	if ix.ids == nil {
-		return Task{}, unknown
+	if _, err := f.WriteAt(b, off); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// pos returns the place in queue order of task T-n.
+func (ix *queueIndex) pos(n int) (int, bool) {
+	if n <= 0 || ix.ids == nil {
+		return 0, false
 	}
 	var b [4]byte
 	if _, err := ix.ids.ReadAt(b[:], int64(4*n)); err != nil {
-		return Task{}, unknown // past the end: no such id
+		return 0, false
 	}
-	pos := int(binary.LittleEndian.Uint32(b[:]))
-	if pos == 0 {
-		return Task{}, unknown
+	p := int(binary.LittleEndian.Uint32(b[:]))
+	if p == 0 {
+		return 0, false
 	}
-	got, _, sp, err := ix.entry(pos - 1)
+	got, _, err := ix.entry(p - 1)
 	if err != nil || got != n {
-		return Task{}, fmt.Errorf("read the index of %s: %w", QueueFile, errIndexBroken)
+		return 0, false
 	}
-	task, err := ix.task(sp)
-	if err != nil || task.ID != id {
-		return Task{}, fmt.Errorf("read the index of %s: %w", QueueFile, errIndexBroken)
-	}
-	return task, nil
+	return p - 1, true
 }
 
-var errIndexBroken = errors.New("the index does not match the file; run the command again")
-
-// FindTask returns one task of the queue, reading only its bytes of queue.json.
-func (t *Tree) FindTask(ctx context.Context, id string) (Task, error) {
-	ix, err := t.queueIndex(ctx)
-	if err != nil {
-		return Task{}, err
+// entry reads the order entry at position i.
+func (ix *queueIndex) entry(i int) (id int, st State, err error) {
+	var e [orderEntry]byte
+	if _, err := ix.order.ReadAt(e[:], int64(i)*orderEntry); err != nil {
+		return 0, "", err
 	}
-	defer ix.Close()
-	task, err := ix.find(id)
-	if errors.Is(err, errIndexBroken) {
-		os.Remove(t.queueIndexPath(queueIndexState))
-	}
-	return task, err
+	return int(binary.LittleEndian.Uint32(e[0:])), stateOfCode(binary.LittleEndian.Uint32(e[4:])), nil
 }
 
-// FindTaskLocked is FindTask for a caller that holds the lock.
-func (t *Tree) FindTaskLocked(id string) (Task, error) {
-	ix, err := t.queueIndexLocked()
-	if err != nil {
-		return Task{}, err
-	}
-	defer ix.Close()
-	task, err := ix.find(id)
-	if errors.Is(err, errIndexBroken) {
-		os.Remove(t.queueIndexPath(queueIndexState))
-	}
-	return task, err
-}
+var errIndexBroken = errors.New("the index does not match the files; run the command again")
 
 // QueueSummary returns the counts of the queue without reading it.
 func (t *Tree) QueueSummary(ctx context.Context) (QueueSummary, error) {
@@ -395,47 +395,138 @@ func (t *Tree) QueueSummary(ctx context.Context) (QueueSummary, error) {
 	if err != nil {
 		return QueueSummary{}, err
 	}
-	defer ix.Close()
-	c := make(map[State]int, len(States))
-	for _, s := range States {
-		c[s] = ix.st.Counts[s]
+	if ix == nil {
+		q, err := t.LoadQueue()
+		if err != nil {
+			return QueueSummary{}, err
+		}
+		return QueueSummary{NextID: q.NextID, Total: len(q.Tasks), Counts: q.Count()}, nil
 	}
-	return QueueSummary{NextID: ix.st.NextID, Total: ix.st.Total, Counts: c}, nil
+	defer ix.Close()
+	return QueueSummary{NextID: ix.st.NextID, Total: ix.st.Total, Counts: copyCounts(ix.st.Counts)}, nil
 }
 
 // QueuePage returns up to n tasks in queue order, skipping the first skip of them,
 // only those in state want when it is set, and how many tasks match in all. It reads
-// the index's entries and the bytes of the tasks it returns.
+// the index's entries and the files of the tasks it returns.
 func (t *Tree) QueuePage(ctx context.Context, want State, skip, n int) ([]Task, int, error) {
-	ix, err := t.queueIndex(ctx)
+	out := []Task{}
+	var states []State
+	if want != "" {
+		states = []State{want}
+	}
+	total, err := t.eachTask(ctx, states, skip, func() { out = out[:0] }, func(task Task) bool {
+		out = append(out, task)
+		return len(out) < n
+	})
 	if err != nil {
 		return nil, 0, err
 	}
-	defer ix.Close()
-	total := ix.st.Total
-	if want != "" {
-		total = ix.st.Counts[want]
-	}
-	out := []Task{}
-	seen := 0
-	for i := 0; i < ix.st.Total && len(out) < n && seen < skip+n; i++ {
-		_, st, sp, err := ix.entry(i)
-		if err != nil {
-			return nil, 0, fmt.Errorf("read the index of %s: %w", t.rel(QueueFile), err)
-		}
-		if want != "" && st != want {
-			continue
-		}
-		seen++
-		if seen <= skip {
-			continue
-		}
-		task, err := ix.task(sp)
-		if err != nil {
-			os.Remove(t.queueIndexPath(queueIndexState))
-			return nil, 0, fmt.Errorf("read the index of %s: %w", t.rel(QueueFile), errIndexBroken)
-		}
-		out = append(out, task)
-	}
 	return out, total, nil
 }
+
+// EachTask calls fn with the tasks in state want (all when it is ""), in queue
+// order, until fn returns false. It reads the index and the files of the tasks fn
+// is given.
+func (t *Tree) EachTask(ctx context.Context, want State, fn func(Task) bool) error {
+	var states []State
+	if want != "" {
+		states = []State{want}
+	}
+	return t.EachTaskIn(ctx, states, fn)
+}
+
+// EachTaskIn is EachTask for the tasks in any of states (all when there are none).
+func (t *Tree) EachTaskIn(ctx context.Context, states []State, fn func(Task) bool) error {
+	given := map[string]bool{}
+	_, err := t.eachTask(ctx, states, 0, func() {}, func(task Task) bool {
+		if given[task.ID] {
+			return true // given before the index was built again
+		}
+		given[task.ID] = true
+		return fn(task)
+	})
+	return err
+}
+
+// eachTask runs eachTaskOnce, and once more on an index found not to match the
+// files (after reset), built again.
+func (t *Tree) eachTask(ctx context.Context, want []State, skip int, reset func(), fn func(Task) bool) (int, error) {
+	for try := 0; ; try++ {
+		total, err := t.eachTaskOnce(ctx, want, skip, fn)
+		if errors.Is(err, errIndexBroken) && try == 0 {
+			t.dropQueueIndex()
+			reset()
+			continue
+		}
+		return total, err
+	}
+}
+
+func (t *Tree) eachTaskOnce(ctx context.Context, want []State, skip int, fn func(Task) bool) (int, error) {
+	wanted := func(s State) bool { return len(want) == 0 || slices.Contains(want, s) }
+	ix, err := t.queueIndex(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if ix == nil {
+		q, err := t.LoadQueue()
+		if err != nil {
+			return 0, err
+		}
+		total, seen := 0, 0
+		more := true
+		for _, task := range q.Tasks {
+			if !wanted(task.State) {
+				continue
+			}
+			total++
+			if seen++; seen > skip && more {
+				more = fn(task)
+			}
+		}
+		return total, nil
+	}
+	defer ix.Close()
+	total := ix.st.Total
+	if len(want) > 0 {
+		total = 0
+		for _, s := range want {
+			total += ix.st.Counts[s]
+		}
+	}
+	seen := 0
+	for i := 0; i < ix.st.Total; i++ {
+		n, st, err := ix.entry(i)
+		if errors.Is(err, io.EOF) {
+			return 0, errIndexBroken
+		}
+		if err != nil {
+			return 0, fmt.Errorf("read the index of %s: %w", t.rel(QueueFile), err)
+		}
+		if !wanted(st) {
+			continue
+		}
+		if seen++; seen <= skip {
+			continue
+		}
+		task, _, err := t.readTask(fmt.Sprintf("T-%d", n))
+		if errors.Is(err, ErrUnknownTask) {
+			return 0, errIndexBroken
+		}
+		if err != nil {
+			return 0, err
+		}
+		if task.State != st {
+			return 0, errIndexBroken
+		}
+		if !fn(*task) {
+			break
+		}
+	}
+	return total, nil
+}
+
+// DropQueueIndex makes the next reader of the queue build its index again: for a
+// caller that replaced a task's file itself.
+func (t *Tree) DropQueueIndex() { t.dropQueueIndex() }

@@ -81,30 +81,43 @@ func TestQueueIndexAnswersAsTheQueue(t *testing.T) {
 	os.RemoveAll(tr.queueIndexPath())
 	check("rebuilt", "T-5:open T-1:open T-2:done T-3:open T-4:open", "T-2:done", "T-1:open T-2:done", 4)
 
-	// A person rewrites the file on one line, T-4 done, T-1 removed.
+	// A person rewrites queue.json on one line without T-1 (and removes its file)
+	// and edits T-4's file in place: done.
 	q, err := tr.LoadQueue()
 	if err != nil {
 		t.Fatal(err)
 	}
-	q.Tasks = append(q.Tasks[:1], q.Tasks[2:]...)
-	q.Tasks[3].State = Done
-	os.WriteFile(tr.Path(QueueFile), mustMarshalCompact(t, q), 0o644)
+	os.Remove(tr.Path(TaskFile("T-1")))
+	os.WriteFile(tr.Path(QueueFile), []byte(`{"version":2,"next_id":6,"order":["T-5","T-2","T-3","T-4"]}`), 0o644)
+	four := q.Tasks[4]
+	four.State = Done
+	b, _ := json.Marshal(four)
+	f, _ := os.OpenFile(tr.Path(TaskFile("T-4")), os.O_WRONLY|os.O_TRUNC, 0)
+	f.Write(b)
+	f.Close()
 	check("after a hand edit", "T-5:open T-2:done T-3:open T-4:done", "T-2:done T-4:done", "T-2:done T-3:open", 2)
 
-	// A broken queue is reported, not indexed.
-	os.WriteFile(tr.Path(QueueFile), []byte(`{"version": 1, "next_id": 1, "tasks": [{"id": "T-1"}]}`), 0o644)
+	// A broken task file (replaced, as editors, checkouts and pulls do) is
+	// reported, not indexed.
+	WriteAtomic(tr.Path(TaskFile("T-3")), []byte(`{"id": "T-3"}`), 0o644)
 	var se *SchemaError
-	if _, err := tr.FindTask(ctx, "T-1"); !errors.As(err, &se) {
-		t.Errorf("a broken queue read as %v, want a SchemaError", err)
+	if _, err := tr.FindTask(ctx, "T-3"); !errors.As(err, &se) {
+		t.Errorf("a broken task read as %v, want a SchemaError", err)
 	}
 	if _, err := tr.QueueSummary(ctx); !errors.As(err, &se) {
 		t.Errorf("a broken queue summed as %v, want a SchemaError", err)
 	}
+	// So is a task file the order does not name.
+	os.WriteFile(tr.Path(TaskFile("T-3")), mustMarshalTask(t, q.Tasks[3]), 0o644)
+	os.WriteFile(tr.Path(TaskFile("T-7")), mustMarshalTask(t, Task{ID: "T-7", Title: "stray", State: Open, Created: t0, Updated: t0}), 0o644)
+	if _, err := tr.QueueSummary(ctx); !errors.As(err, &se) || !strings.Contains(se.Rule, "T-7") {
+		t.Errorf("a stray task file summed as %v, want a SchemaError naming T-7", err)
+	}
 }
 
-func mustMarshalCompact(t *testing.T, q *Queue) []byte {
+func mustMarshalTask(t *testing.T, task Task) []byte {
 	t.Helper()
-	b, err := jsonMarshalCompact(q)
+	b, err := marshal(&task)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,83 +136,87 @@ func TestQueueIndexWithoutQueue(t *testing.T) {
 	}
 }
 
-func jsonMarshalCompact(q *Queue) ([]byte, error) { return json.Marshal(q) }
-
-// TestIndentedSpans: the quick way to find the tasks in a queue strom wrote finds
-// them where the decoder does, questions and odd titles included.
-func TestIndentedSpans(t *testing.T) {
-	t.Parallel()
-	q := NewQueue()
-	for _, title := range []string{"plain", "with }\n    { inside", `quote " and \ slash`} {
-		task, _ := q.Add(title, "body\n    }", t0)
-		task.Questions = []Question{{Question: "which?", Asked: t0}}
-	}
-	data, err := marshal(q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	quick := indentedSpans(data)
-	slow, err := taskSpans(data)
-	if err != nil || fmt.Sprint(quick) != fmt.Sprint(slow) || len(quick) != 3 {
-		t.Errorf("indentedSpans = %v, taskSpans = %v, %v", quick, slow, err)
-	}
-}
-
-// TestMarshalQueue: the queue written task by task is the bytes marshal writes.
-func TestMarshalQueue(t *testing.T) {
-	t.Parallel()
-	q := NewQueue()
-	for n := range 3 {
-		data, parts, err := marshalQueue(q)
-		want, _ := marshal(q)
-		if err != nil || string(data) != string(want) || len(parts) != n {
-			t.Fatalf("%d tasks: marshalQueue =\n%s\nwant\n%s", n, data, want)
-		}
-		task, _ := q.Add("Task <&> \"quoted\"", "line\nline", t0)
-		task.Questions = []Question{{Question: "which?", Asked: t0}}
-	}
-}
-
 // TestQueueWriteValidatesWhatChanged: a change to one task of a long queue
-// validates that task, not the queue; a change made against a queue that changed
-// meanwhile validates it whole.
+// writes and validates that task's file, not the queue.
 func TestQueueWriteValidatesWhatChanged(t *testing.T) {
 	tr := newTree(t)
 	addTasks(t, tr, 300)
-	info, _ := os.Stat(tr.Path(QueueFile))
+	order, _ := os.Stat(tr.Path(QueueFile))
 	before := validatedBytes.Load()
-	if err := tr.UpdateQueue(t.Context(), func(q *Queue) error { q.Tasks[7].State = Done; return nil }); err != nil {
+	title := fmt.Sprint("reworded at ", time.Now().UnixNano()) // never seen by the memo
+	if _, err := tr.UpdateTask(t.Context(), "T-8", func(task *Task) error { task.State, task.Title = Done, title; return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if n := validatedBytes.Load() - before; n <= 0 || n > info.Size()/50 {
-		t.Errorf("one changed task validated %d bytes of a %d-byte queue", n, info.Size())
+	one, _ := os.Stat(tr.Path(TaskFile("T-8")))
+	if n := validatedBytes.Load() - before; n <= 0 || n > 2*one.Size() {
+		t.Errorf("one changed task validated %d bytes (its file has %d)", n, one.Size())
 	}
+	if after, _ := os.Stat(tr.Path(QueueFile)); !after.ModTime().Equal(order.ModTime()) {
+		t.Error("changing one task rewrote queue.json")
+	}
+	// SaveQueue of the whole queue writes only the file that changed.
 	q, err := tr.LoadQueue()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q.Tasks[7].State != Done {
+	if q.Tasks[7].State != Done || q.Tasks[7].Title != title {
 		t.Error("the change was not written")
 	}
-	// Someone writes meanwhile: q no longer matches the file. (A title never seen
-	// before: the memo of validated contents, shared by test runs, must not know
-	// the result.)
-	if err := tr.UpdateQueue(t.Context(), func(q *Queue) error { q.Tasks[8].Title = fmt.Sprint("reworded at ", time.Now().UnixNano()); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	before = validatedBytes.Load()
-	q.Tasks[9].Title = fmt.Sprint("reworded again at ", time.Now().UnixNano())
+	nine, _ := os.Stat(tr.Path(TaskFile("T-9")))
+	q.Tasks[42].Title = fmt.Sprint("reworded again at ", time.Now().UnixNano())
 	if err := tr.SaveQueue(q); err != nil {
 		t.Fatal(err)
 	}
-	if n := validatedBytes.Load() - before; n < info.Size() {
-		t.Errorf("a queue saved over another's change validated only %d bytes", n)
+	if after, _ := os.Stat(tr.Path(TaskFile("T-9"))); !os.SameFile(nine, after) {
+		t.Error("SaveQueue rewrote a task that did not change")
 	}
-	// An invalid change is refused and named where it is in the whole queue.
+	// An invalid change is refused and named by its file.
 	q, _ = tr.LoadQueue()
 	q.Tasks[42].Title = " "
 	var se *SchemaError
-	if err := tr.SaveQueue(q); !errors.As(err, &se) || se.Pointer != "/tasks/42/title" {
-		t.Errorf("an empty title saved as %v, want a SchemaError at /tasks/42/title", err)
+	if err := tr.SaveQueue(q); !errors.As(err, &se) || se.File != ".strom/tasks/T-43.json" || se.Pointer != "/title" {
+		t.Errorf("an empty title saved as %v, want a SchemaError at .strom/tasks/T-43.json /title", err)
+	}
+}
+
+// TestTargetedWritesKeepTheIndex: adding a task writes its file and queue.json, and
+// changing one writes its file alone; the index stays current without a rebuild.
+func TestTargetedWritesKeepTheIndex(t *testing.T) {
+	t.Parallel()
+	tr := newTree(t)
+	ctx := t.Context()
+	addTasks(t, tr, 3)
+	if _, err := tr.QueueSummary(ctx); err != nil { // builds the index
+		t.Fatal(err)
+	}
+	added, err := tr.AddTask(ctx, func(id string) (Task, error) { return NewTask(id, "Added", "", t0) })
+	if err != nil || added.ID != "T-4" {
+		t.Fatalf("added %+v, %v", added, err)
+	}
+	order, _ := os.Stat(tr.Path(QueueFile))
+	if _, err := tr.UpdateTask(ctx, "T-2", func(task *Task) error { task.State = Done; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if now, _ := os.Stat(tr.Path(QueueFile)); !os.SameFile(order, now) {
+		t.Error("changing a task rewrote queue.json")
+	}
+	ix, fresh := tr.openFreshQueueIndex()
+	if !fresh {
+		t.Fatal("the index is stale after strom's own writes")
+	}
+	ix.Close()
+	sum, err := tr.QueueSummary(ctx)
+	if err != nil || sum.Total != 4 || sum.Counts[Open] != 3 || sum.Counts[Done] != 1 || sum.NextID != 5 {
+		t.Errorf("summary = %+v, %v", sum, err)
+	}
+	page, _, err := tr.QueuePage(ctx, Open, 0, 10)
+	if err != nil || ids(page) != "T-1:open T-3:open T-4:open" {
+		t.Errorf("open = %q, %v", ids(page), err)
+	}
+	if _, err := tr.UpdateTask(ctx, "T-9", func(*Task) error { return nil }); !errors.Is(err, ErrUnknownTask) {
+		t.Errorf("changing T-9 = %v, want ErrUnknownTask", err)
+	}
+	if _, err := tr.UpdateTask(ctx, "T-1", func(task *Task) error { task.ID = "T-7"; return nil }); err == nil {
+		t.Error("a task's id changed")
 	}
 }

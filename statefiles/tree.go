@@ -38,6 +38,7 @@ const (
 // runs no program a clone brought along.
 const Attributes = `# strom merges its own files where two lines of history meet (strom hooks install).
 queue.json merge=strom-queue
+tasks/*.json merge=strom-task
 progress.jsonl merge=strom-progress
 park.json merge=strom-park
 `
@@ -54,6 +55,11 @@ gate.log
 type Tree struct {
 	Root string // the research repo's top folder
 	Dir  string // Root/.strom
+	// OnMigrate, when set, is called under the lock after the files of an older
+	// layout were converted (queue.json from version from to version to, with tasks
+	// tasks): the harness commits the migration. When it fails, the conversion is
+	// undone.
+	OnMigrate func(from, to, tasks int) error
 }
 
 // Find returns the tree whose .strom/ folder is in dir or the nearest folder above

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -85,18 +86,15 @@ func runCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			if len(tasks) > 0 {
-				q, err := r.Tree.LoadQueue()
+			for i, id := range tasks {
+				t, err := r.Tree.FindTask(ctx, id)
+				if errors.Is(err, statefiles.ErrUnknownTask) {
+					return usageError{msg: s.msg().Say("usage.no_task", messages.Args{"Given": id, "Task": statefiles.NormalizeID(id)})}
+				}
 				if err != nil {
 					return err
 				}
-				for i, id := range tasks {
-					t, err := q.Find(id)
-					if err != nil {
-						return usageError{msg: s.msg().Say("usage.no_task", messages.Args{"Given": id, "Task": statefiles.NormalizeID(id)})}
-					}
-					tasks[i] = t.ID
-				}
+				tasks[i] = t.ID
 			}
 			// --until alone is an unattended run up to that time (R7.4): like --loop.
 			loopOn := *loop || (set["until"] && !set["max"] && !set["task"])

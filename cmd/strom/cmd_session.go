@@ -65,10 +65,8 @@ func (s *sys) liveSessions() (*harness.Research, []liveSession, error) {
 	}
 	l := liveSession{N: 1, Session: ri.Session, Task: ri.Task, Agent: ri.Agent, Started: ri.SessionAt, Deadline: ri.Deadline, PID: ri.PID}
 	l.Name = ri.Agent + " · " + ri.Task
-	if q, err := r.Tree.LoadQueue(); err == nil {
-		if t, err := q.Find(ri.Task); err == nil {
-			l.Name += " " + shortTitle(t.Title)
-		}
+	if t, err := r.Tree.FindTask(context.Background(), ri.Task); err == nil {
+		l.Name += " " + shortTitle(t.Title)
 	}
 	l.LeftSeconds = max(0, int64(ri.Deadline.Sub(r.Now())/time.Second))
 	if f, ok := r.FinishRequested(ri.Session); ok {

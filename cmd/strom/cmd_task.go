@@ -254,11 +254,7 @@ func taskShowCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			q, err := r.Tree.LoadQueue()
-			if err != nil {
-				return err
-			}
-			t, err := q.Find(args[0])
+			t, err := r.Tree.FindTask(ctx, args[0])
 			if err != nil {
 				return err
 			}
@@ -273,9 +269,9 @@ func taskShowCommand(s *sys) *ffcli.Command {
 				return s.printJSON(struct {
 					statefiles.Task
 					Records []statefiles.Record `json:"records"`
-				}{*t, recs})
+				}{t, recs})
 			}
-			printTask(s, *t, recs)
+			printTask(s, t, recs)
 			return nil
 		}),
 	}

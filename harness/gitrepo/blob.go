@@ -24,3 +24,13 @@ func (r *Repo) ReadBlob(ctx context.Context, spec string) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// IndexPaths lists the paths under pathspec that the index holds, as `git ls-files`
+// names them.
+func (r *Repo) IndexPaths(ctx context.Context, pathspec string) ([]string, error) {
+	out, err := r.git(ctx, []string{"ls-files", "-z", "--", pathspec}, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("list the index: %w", err)
+	}
+	return splitNUL(out), nil
+}

@@ -42,8 +42,17 @@ type Change struct {
 // from `GIT_OPTIONAL_LOCKS=0 git status --porcelain=v2 -z`. It takes no lock, so it is
 // safe beside a running git.
 func (r *Repo) Status(ctx context.Context) ([]Change, error) {
-	out, err := r.git(ctx, []string{"status", "--porcelain=v2", "-z", "--untracked-files=all"}, nil,
-		[]string{"GIT_OPTIONAL_LOCKS=0"})
+	return r.StatusOf(ctx)
+}
+
+// StatusOf is Status limited to the paths under pathspecs (relative to the top):
+// git looks at those files only.
+func (r *Repo) StatusOf(ctx context.Context, pathspecs ...string) ([]Change, error) {
+	args := []string{"status", "--porcelain=v2", "-z", "--untracked-files=all"}
+	if len(pathspecs) > 0 {
+		args = append(append(args, "--"), pathspecs...)
+	}
+	out, err := r.git(ctx, args, nil, []string{"GIT_OPTIONAL_LOCKS=0"})
 	if err != nil {
 		return nil, fmt.Errorf("read status: %w", err)
 	}

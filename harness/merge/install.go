@@ -15,6 +15,7 @@ import (
 // .strom/.gitattributes.
 var drivers = []struct{ name, kind, title string }{
 	{"strom-queue", "queue", "strom: the queue, task by task"},
+	{"strom-task", "task", "strom: one task's file, field by field"},
 	{"strom-progress", "progress", "strom: the records, all of both sides"},
 	{"strom-park", "park", "strom: the park counters, counter by counter"},
 }
@@ -48,12 +49,27 @@ func Install(ctx context.Context, g *gitrepo.Repo, tree *statefiles.Tree, strom 
 	return changed, nil
 }
 
-// Files merges one file of the given kind (queue, progress, park) from its three
+// Files merges one file of the given kind (queue, task, progress, park) from its three
 // versions, as git's merge driver does.
 func Files(kind string, base, ours, theirs []byte) ([]byte, []string, error) {
 	switch kind {
 	case "queue":
-		return Queue(base, ours, theirs)
+		v1 := statefiles.QueueVersionOf(ours) == 1
+		if v1 != (statefiles.QueueVersionOf(theirs) == 1) {
+			which := "their version"
+			if v1 {
+				which = "our version"
+			}
+			return nil, nil, fmt.Errorf("%w: %s of queue.json is of version 1 (written before the tasks had files of their own): let strom migrate that side first (any strom command that changes the queue does), then merge again", ErrConflict, which)
+		}
+		if v1 {
+			return Queue(base, ours, theirs)
+		}
+		out, err := Order(base, ours, theirs)
+		return out, nil, err
+	case "task":
+		out, err := Task(base, ours, theirs)
+		return out, nil, err
 	case "progress":
 		out, err := Progress(ours, theirs)
 		return out, nil, err
@@ -61,5 +77,5 @@ func Files(kind string, base, ours, theirs []byte) ([]byte, []string, error) {
 		out, err := Park(base, ours, theirs)
 		return out, nil, err
 	}
-	return nil, nil, fmt.Errorf("strom merges queue, progress and park files, not %q", kind)
+	return nil, nil, fmt.Errorf("strom merges queue, task, progress and park files, not %q", kind)
 }

@@ -1,0 +1,166 @@
+package merge
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/strom-research/strom/statefiles"
+)
+
+// The queue of version 2 is queue.json (the order and next_id) and a file per
+// task: Order merges the order as the union of both sides' tasks, Task merges one
+// task's file field by field as Queue merges a task both sides have. A task both
+// sides added under one id is two files of one name: a merge driver cannot give
+// one of them a new name, so it is a conflict for a person.
+
+// Order merges three versions of queue.json of version 2. The order is ours, unless
+// only theirs reordered the tasks both kept; the tasks only theirs added come
+// after, in their order. No task either side has is left out, and
+// next_id is past every id of either side.
+func Order(base, ours, theirs []byte) ([]byte, error) {
+	shown := statefiles.DirName + "/" + statefiles.QueueFile
+	parse := func(which string, data []byte) (*statefiles.Order, error) {
+		o, err := statefiles.ParseOrder(shown, data)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s of queue.json is not valid (%v)", ErrConflict, which, err)
+		}
+		return o, nil
+	}
+	o := &statefiles.Order{NextID: 1}
+	if len(bytes.TrimSpace(base)) > 0 {
+		if statefiles.QueueVersionOf(base) == 1 {
+			q, err := statefiles.ParseQueue(shown, base)
+			if err != nil {
+				return nil, fmt.Errorf("%w: the common version of queue.json is not valid (%v)", ErrConflict, err)
+			}
+			o.NextID = q.NextID
+			for _, t := range q.Tasks {
+				o.Order = append(o.Order, t.ID)
+			}
+		} else {
+			var err error
+			if o, err = parse("the common version", base); err != nil {
+				return nil, err
+			}
+		}
+	}
+	a, err := parse("our version", ours)
+	if err != nil {
+		return nil, err
+	}
+	b, err := parse("their version", theirs)
+	if err != nil {
+		return nil, err
+	}
+	inA, inB := set(a.Order), set(b.Order)
+	order := a.Order
+	if sameOrder(o.Order, a.Order, toFields(inB)) && !sameOrder(o.Order, b.Order, toFields(inA)) {
+		order = b.Order
+		for _, id := range a.Order {
+			if !slices.Contains(order, id) {
+				order = append(order, id)
+			}
+		}
+	}
+	out := append([]string{}, order...)
+	in := set(out)
+	for _, id := range b.Order {
+		if !in[id] {
+			out = append(out, id)
+			in[id] = true
+		}
+	}
+	// A task both sides took out of the order stays out; one that only one side
+	// took out stays in (a merge never deletes a task).
+	for _, id := range o.Order {
+		if !in[id] && (inA[id] || inB[id]) {
+			out = append(out, id)
+			in[id] = true
+		}
+	}
+	next := max(a.NextID, b.NextID, o.NextID)
+	for _, id := range out {
+		next = max(next, idNumber(id)+1)
+	}
+	data, err := statefiles.EncodeOrder(&statefiles.Order{NextID: next, Order: out})
+	if err != nil {
+		return nil, fmt.Errorf("%w: the merged queue would not be valid (%v)", ErrConflict, err)
+	}
+	return data, nil
+}
+
+func set(ids []string) map[string]bool {
+	m := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		m[id] = true
+	}
+	return m
+}
+
+func toFields(in map[string]bool) map[string]fields {
+	m := make(map[string]fields, len(in))
+	for id := range in {
+		m[id] = nil
+	}
+	return m
+}
+
+// Task merges three versions of one task's file (.strom/tasks/T-N.json): base is
+// empty when both sides added the file. Both sides' changes are kept field by
+// field; two different tasks added under one id are a conflict.
+func Task(base, ours, theirs []byte) ([]byte, error) {
+	a, err := parseTask("our version", ours)
+	if err != nil {
+		return nil, err
+	}
+	b, err := parseTask("their version", theirs)
+	if err != nil {
+		return nil, err
+	}
+	var merged fields
+	switch {
+	case len(bytes.TrimSpace(base)) == 0 && equalTask(a, b):
+		merged = a
+	case len(bytes.TrimSpace(base)) == 0:
+		id := taskID(a)
+		return nil, fmt.Errorf("%w: %s was added on both sides as two tasks (%q here, %q there), and a merge cannot give one of them another id: keep one in .strom/%s, add the other again with strom task add, then git add the file",
+			ErrConflict, id, title(a), title(b), statefiles.TaskFile(id))
+	default:
+		o, err := parseTask("the common version", base)
+		if err != nil {
+			return nil, err
+		}
+		if taskID(o) != taskID(a) || taskID(a) != taskID(b) {
+			return nil, fmt.Errorf("%w: the three versions are not one task (%s, %s, %s)", ErrConflict, taskID(o), taskID(a), taskID(b))
+		}
+		merged = mergeTask(o, a, b)
+	}
+	raw, err := json.Marshal(merged)
+	if err != nil {
+		return nil, fmt.Errorf("encode the merged task: %w", err)
+	}
+	var t statefiles.Task
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return nil, fmt.Errorf("%w: the merged task would not be valid (%v)", ErrConflict, err)
+	}
+	data, err := statefiles.EncodeTask(&t)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the merged task would not be valid (%v)", ErrConflict, err)
+	}
+	return data, nil
+}
+
+func parseTask(which string, data []byte) (fields, error) {
+	var f fields
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("%w: %s of the task is not valid JSON (%v)", ErrConflict, which, err)
+	}
+	id := taskID(f)
+	rel := statefiles.TaskFile(id)
+	if _, err := statefiles.ParseTask(statefiles.DirName+"/"+rel, rel, data); err != nil {
+		return nil, fmt.Errorf("%w: %s of the task is not valid (%v)", ErrConflict, which, err)
+	}
+	return f, nil
+}

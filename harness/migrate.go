@@ -1,0 +1,56 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/messages"
+	"github.com/strom-research/strom/statefiles"
+)
+
+// TrailerMigrate marks the commit that migrated a state file to a newer layout:
+// the file and its versions, e.g. "queue.json 1 to 2".
+const TrailerMigrate = "Strom-Migrate"
+
+// commitMigration is the tree's OnMigrate: the commit of a migrated queue, its own,
+// with only the queue's files (and .strom/.gitattributes, when it is strom's older
+// one, so that the task files merge with strom's driver). The caller holds the lock.
+func (r *Research) commitMigration(from, to, tasks int) error {
+	ctx := context.Background()
+	paths := []string{statefiles.DirName + "/" + statefiles.QueueFile}
+	if tasks > 0 {
+		paths = append(paths, statefiles.DirName+"/"+statefiles.TasksDir)
+	}
+	attrs := r.Tree.Path(statefiles.AttributesFile)
+	if old, err := os.ReadFile(attrs); err == nil && bytes.Equal(old, []byte(olderAttributes())) {
+		if err := statefiles.WriteAtomic(attrs, []byte(statefiles.Attributes), 0o644); err != nil {
+			return err
+		}
+		paths = append(paths, statefiles.DirName+"/"+statefiles.AttributesFile)
+	}
+	p := r.Messages()
+	args := messages.Args{"From": from, "To": to}
+	msg := gitrepo.Message{
+		Subject:  p.Say("commit.migrate_queue", args),
+		Body:     p.Say("commit.migrate_queue_body", args),
+		Trailers: []gitrepo.Trailer{{Key: TrailerMigrate, Value: fmt.Sprintf("%s %d to %d", statefiles.QueueFile, from, to)}},
+	}
+	_, err := r.commitPaths(ctx, msg, paths)
+	return err
+}
+
+// olderAttributes is .strom/.gitattributes as strom wrote it before the tasks had
+// files of their own.
+func olderAttributes() string {
+	var out []string
+	for _, l := range strings.SplitAfter(statefiles.Attributes, "\n") {
+		if !strings.HasPrefix(l, statefiles.TasksDir+"/") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "")
+}

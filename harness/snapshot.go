@@ -1,0 +1,282 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/strom-research/strom/statefiles"
+)
+
+// The session's snapshot, .strom/run/<session>.snapshot.json, is what the queue's
+// rules restore when the session closes: queue.json's bytes as the session found
+// it, and the tasks whose files differed from HEAD then (the session's own task
+// among them) as they read. Every other task reads at the start as HEAD has it, so
+// the snapshot costs the session's task and the tasks changed since the last
+// commit, not the queue. A person's rewording during the session is given to the
+// snapshot (rewordInSnapshots).
+type snapshot struct {
+	Order string                     `json:"order"`
+	Tasks map[string]statefiles.Task `json:"tasks"`
+}
+
+func (r *Research) snapshotFile(id string) string {
+	return r.Tree.Path(statefiles.RunDir, id+".snapshot.json")
+}
+
+// tasksPath is the task files' folder as git names it.
+const tasksPath = statefiles.DirName + "/" + statefiles.TasksDir
+
+// loadSnapshot reads a snapshot; nil when it is missing or unreadable.
+func loadSnapshot(path string) *snapshot {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	s := &snapshot{}
+	if json.Unmarshal(data, s) != nil {
+		return nil
+	}
+	if s.Tasks == nil {
+		s.Tasks = map[string]statefiles.Task{}
+	}
+	return s
+}
+
+func saveSnapshot(path string, s *snapshot) error {
+	data, err := json.Marshal(s)
+	if err != nil {
+		return fmt.Errorf("write the session's queue snapshot: %w", err)
+	}
+	return statefiles.WriteAtomic(path, data, 0o644)
+}
+
+// takeSnapshot writes the session's snapshot; own is its task as taken. The caller
+// holds the lock.
+func (r *Research) takeSnapshot(ctx context.Context, session string, own statefiles.Task) error {
+	order, err := os.ReadFile(r.Tree.Path(statefiles.QueueFile))
+	if err != nil {
+		return fmt.Errorf("write the session's queue snapshot: %w", err)
+	}
+	s := &snapshot{Order: string(order), Tasks: map[string]statefiles.Task{own.ID: own}}
+	for _, id := range r.changedTasks(ctx) {
+		if _, ok := s.Tasks[id]; ok {
+			continue
+		}
+		if t, err := r.Tree.FindTaskLocked(id); err == nil {
+			s.Tasks[id] = t
+		}
+	}
+	return saveSnapshot(r.snapshotFile(session), s)
+}
+
+// changedTasks lists the ids of the task files that differ from HEAD (changed,
+// deleted, new); none when git cannot tell.
+func (r *Research) changedTasks(ctx context.Context) []string {
+	g, err := r.Git(ctx)
+	if err != nil {
+		return nil
+	}
+	changes, err := g.StatusOf(ctx, tasksPath)
+	if err != nil {
+		return nil
+	}
+	var ids []string
+	for _, c := range changes {
+		for _, p := range []string{c.Path, c.OrigPath} {
+			if rel, ok := bytes.CutPrefix([]byte(p), []byte(statefiles.DirName+"/")); ok {
+				if id, ok := statefiles.TaskOfFile(string(rel)); ok {
+					ids = append(ids, id)
+				}
+			}
+		}
+	}
+	return ids
+}
+
+// keepQueueRules makes sure the session left a valid queue with every task it had
+// at the start, worded as it was. It returns a Strom-Check note for each repair.
+// The caller holds the lock.
+func (r *Research) keepQueueRules(ctx context.Context, session string) ([]string, error) {
+	snap := loadSnapshot(r.snapshotFile(session))
+	if snap == nil {
+		return nil, nil
+	}
+	var notes []string
+	qpath := r.Tree.Path(statefiles.QueueFile)
+	cur, err := os.ReadFile(qpath)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("read %s: %w", statefiles.QueueFile, err)
+	}
+	if !bytes.Equal(cur, []byte(snap.Order)) {
+		now, err := statefiles.ParseOrder(statefiles.DirName+"/"+statefiles.QueueFile, cur)
+		var se *statefiles.SchemaError
+		if cur == nil || errors.As(err, &se) {
+			// The session broke the queue file: keep its version beside the
+			// transcript and go on from the order as the session found it.
+			rule := "it was deleted"
+			if se != nil {
+				rule = se.Rule
+			}
+			if cur != nil {
+				_ = os.WriteFile(filepath.Join(r.sessionsDir(), session+".queue.json"), cur, 0o644)
+			}
+			if err := statefiles.WriteAtomic(qpath, []byte(snap.Order), 0o644); err != nil {
+				return nil, err
+			}
+			notes = append(notes, fmt.Sprintf("failed: the session left an invalid queue.json (%s); restored, its version kept in .strom/sessions/%s.queue.json", rule, session))
+		} else if err != nil {
+			return nil, err
+		} else if was, err := statefiles.ParseOrder("snapshot", []byte(snap.Order)); err == nil {
+			in := make(map[string]bool, len(now.Order))
+			for _, id := range now.Order {
+				in[id] = true
+			}
+			for _, id := range was.Order {
+				if in[id] {
+					continue
+				}
+				t, err := r.Tree.FindTaskLocked(id)
+				if err != nil {
+					continue // its file is gone too: restored below
+				}
+				if err := r.Tree.PutTaskLocked(t); err != nil {
+					return nil, err
+				}
+				notes = append(notes, fmt.Sprintf("restored %s, which the session deleted", id))
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, id := range append(r.changedTasks(ctx), sortedKeys(snap.Tasks)...) {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		note, err := r.keepTask(ctx, session, id, snap)
+		if err != nil {
+			return nil, err
+		}
+		if note != "" {
+			notes = append(notes, note)
+		}
+	}
+	return notes, nil
+}
+
+// keepTask restores one task the session deleted, broke or reworded, to its
+// version in the snapshot or, when the snapshot has none, in HEAD.
+func (r *Research) keepTask(ctx context.Context, session, id string, snap *snapshot) (string, error) {
+	was, ok := snap.Tasks[id]
+	if !ok {
+		ref, found := r.headTask(ctx, id)
+		if !found {
+			return r.setAsideNew(session, id)
+		}
+		was = ref
+	}
+	rel := statefiles.TaskFile(id)
+	data, err := os.ReadFile(r.Tree.Path(rel))
+	if errors.Is(err, os.ErrNotExist) {
+		if err := r.Tree.PutTaskLocked(was); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("restored %s, which the session deleted", id), nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", rel, err)
+	}
+	now, err := statefiles.ParseTask(statefiles.DirName+"/"+rel, rel, data)
+	var se *statefiles.SchemaError
+	if errors.As(err, &se) {
+		kept := session + "." + id + ".json"
+		_ = os.WriteFile(filepath.Join(r.sessionsDir(), kept), data, 0o644)
+		if err := r.Tree.PutTaskLocked(was); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("failed: the session left an invalid .strom/%s (%s); restored, its version kept in .strom/sessions/%s", rel, se.Rule, kept), nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if now.Title == was.Title && now.Body == was.Body {
+		return "", nil
+	}
+	if _, err := r.Tree.UpdateTaskLocked(id, func(t *statefiles.Task) error {
+		t.Title, t.Body = was.Title, was.Body
+		return nil
+	}); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("restored the wording of %s, which the session changed", id), nil
+}
+
+// setAsideNew moves a task file the session made and left invalid beside the
+// transcript; a valid new one (a task the session added) stays.
+func (r *Research) setAsideNew(session, id string) (string, error) {
+	rel := statefiles.TaskFile(id)
+	data, err := os.ReadFile(r.Tree.Path(rel))
+	if err != nil {
+		return "", nil
+	}
+	_, err = statefiles.ParseTask(statefiles.DirName+"/"+rel, rel, data)
+	var se *statefiles.SchemaError
+	if !errors.As(err, &se) {
+		return "", nil
+	}
+	kept := session + "." + id + ".json"
+	_ = os.WriteFile(filepath.Join(r.sessionsDir(), kept), data, 0o644)
+	if err := os.Remove(r.Tree.Path(rel)); err != nil {
+		return "", fmt.Errorf("set aside %s: %w", rel, err)
+	}
+	return fmt.Sprintf("failed: the session left an invalid .strom/%s (%s); set aside in .strom/sessions/%s", rel, se.Rule, kept), nil
+}
+
+// headTask reads task id as HEAD has it.
+func (r *Research) headTask(ctx context.Context, id string) (statefiles.Task, bool) {
+	g, err := r.Git(ctx)
+	if err != nil {
+		return statefiles.Task{}, false
+	}
+	rel := statefiles.TaskFile(id)
+	data, err := g.ReadBlob(ctx, "HEAD:"+statefiles.DirName+"/"+rel)
+	if err != nil {
+		return statefiles.Task{}, false
+	}
+	t, err := statefiles.ParseTask("HEAD:"+statefiles.DirName+"/"+rel, rel, data)
+	if err != nil {
+		return statefiles.Task{}, false
+	}
+	return *t, true
+}
+
+// rewordInSnapshots gives a task's new wording to the snapshots of running
+// sessions. The caller holds the lock.
+func (r *Research) rewordInSnapshots(t statefiles.Task) error {
+	snaps, _ := filepath.Glob(r.Tree.Path(statefiles.RunDir, "*.snapshot.json"))
+	for _, path := range snaps {
+		s := loadSnapshot(path)
+		if s == nil {
+			continue
+		}
+		s.Tasks[t.ID] = t
+		if err := saveSnapshot(path, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sortedKeys(m map[string]statefiles.Task) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
