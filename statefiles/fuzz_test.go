@@ -28,6 +28,9 @@ type stateFile struct {
 	rel  string // under .strom/
 	load func(*Tree) (any, error)
 	save func(*Tree, any) error
+	// other, when set, names inputs another target covers (the queue.json of
+	// another version).
+	other func([]byte) bool
 }
 
 func fuzzStateFile(f *testing.F, sf stateFile, seeds ...string) {
@@ -35,6 +38,9 @@ func fuzzStateFile(f *testing.F, sf stateFile, seeds ...string) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if sf.other != nil && sf.other(data) {
+			t.Skip("another target's input")
+		}
 		tr := fuzzTree(t)
 		path := tr.Path(filepath.FromSlash(sf.rel))
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -109,10 +115,14 @@ const fuzzQueue = `{
 }
 `
 
+// FuzzQueue reads queue.json of version 1 (every task in the file) and writes it
+// back as strom writes the queue now (an order and a file per task). The order
+// file of version 2 is FuzzOrder's.
 func FuzzQueue(f *testing.F) {
 	fuzzStateFile(f, stateFile{QueueFile,
 		func(tr *Tree) (any, error) { return tr.LoadQueue() },
 		func(tr *Tree, v any) error { return tr.SaveQueue(v.(*Queue)) },
+		func(data []byte) bool { return queueVersion(data) >= QueueVersion },
 	}, fuzzQueue, `{"version": 1, "next_id": 1, "tasks": []}`, `{"version": 1, "next_id": 1, "tasks": [{"id": "T-1"}, {"id": "T-1"}]}`, `{"version": 1`)
 }
 
@@ -124,6 +134,83 @@ func normalRecords(recs []Record) []Record {
 		out[i] = r
 	}
 	return out
+}
+
+const fuzzTask = `{
+  "id": "T-3",
+  "title": "Which Anna?",
+  "body": "Born 1850 or 1852.",
+  "state": "waiting",
+  "created": "2026-11-30T09:00:00Z",
+  "updated": "2026-11-30T09:30:00+01:00",
+  "added_by": "20261130T091204Z-4f2a",
+  "needs": ["parish-tabor"],
+  "questions": [
+    {"question": "which Anna Novak: born 1850 or 1852?", "asked": "2026-11-30T09:20:00Z", "session": "20261130T091204Z-4f2a"},
+    {"question": "may we see the registers?", "asked": "2026-11-30T09:25:00Z", "answer": "yes, on Tuesdays", "answered": "2026-11-30T09:28:00Z"}
+  ]
+}
+`
+
+// FuzzTask reads one task's file, .strom/tasks/T-3.json: its id must be its name.
+func FuzzTask(f *testing.F) {
+	fuzzStateFile(f, stateFile{TaskFile("T-3"),
+		func(tr *Tree) (any, error) { task, _, err := tr.readTask("T-3"); return task, err },
+		func(tr *Tree, v any) error { _, err := tr.writeTask(v.(*Task), nil); return err },
+		nil,
+	}, fuzzTask, strings.Replace(fuzzTask, `"T-3"`, `"T-4"`, 1), `{"id": "T-3", "title": "x", "state": "parked", "created": "2026-11-30T09:00:00Z", "updated": "2026-11-30T09:00:00Z"}`, `{"id": "T-3"`)
+}
+
+// FuzzOrder reads queue.json of version 2, the order alone: for any bytes
+// ParseOrder and Validate agree, a refusal is one line naming the file, and what
+// was read is written back, reads back equal, and a second write changes no byte.
+// (What spans the order and the task files is CheckFiles's, tested apart.)
+func FuzzOrder(f *testing.F) {
+	for _, s := range []string{
+		"{\n  \"version\": 2,\n  \"next_id\": 4,\n  \"order\": [\n    \"T-3\",\n    \"T-1\",\n    \"T-2\"\n  ]\n}\n",
+		`{"version": 2, "next_id": 1, "order": []}`,
+		`{"version": 2, "next_id": 2, "order": ["T-5", "T-5"]}`,
+		`{"version": 2, "next_id": 2, "order": ["T-05"]}`,
+		`{"version": 3, "next_id": 1, "order": []}`,
+		`{"version": 2`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if queueVersion(data) == 1 {
+			t.Skip("FuzzQueue's input")
+		}
+		const shown = ".strom/" + QueueFile
+		o, err := ParseOrder(shown, data)
+		verr := Validate(QueueFile, data)
+		if (err == nil) != (verr == nil) {
+			t.Fatalf("ParseOrder says %v, Validate says %v for %q", err, verr, data)
+		}
+		if err != nil {
+			var se *SchemaError
+			if !errors.Is(err, ErrNewerStrom) && (!errors.As(err, &se) || se.File != shown) {
+				t.Fatalf("refusal %v of %q is no SchemaError naming %s", err, data, shown)
+			}
+			if strings.ContainsAny(err.Error(), "\n\r") {
+				t.Fatalf("refusal of %q spans lines: %q", data, err)
+			}
+			return
+		}
+		written, err := EncodeOrder(o)
+		if err != nil {
+			t.Fatalf("what was read from %q is not written back: %v", data, err)
+		}
+		back, err := ParseOrder(shown, written)
+		if err != nil {
+			t.Fatalf("written %q does not read back: %v", written, err)
+		}
+		if diff := cmp.Diff(o, back, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("read %q, written %q, read back (-first +again):\n%s", data, written, diff)
+		}
+		if again, _ := EncodeOrder(back); string(again) != string(written) {
+			t.Fatalf("a second write changed bytes:\n%q\n%q", written, again)
+		}
+	})
 }
 
 func FuzzProgress(f *testing.F) {
@@ -140,6 +227,7 @@ func FuzzProgress(f *testing.F) {
 			}
 			return nil
 		},
+		nil,
 	},
 		`{"version":1,"time":"2026-11-30T09:12:04Z","session":"20261130T091204Z-4f2a","task":"T-12","text":"Register 12, page 4: Anna, born 3 March 1850."}`+"\n"+
 			`{"version":1,"time":"2026-11-30T10:00:00+01:00","task":"T-1","text":"by hand"}`+"\n\n",
@@ -151,6 +239,7 @@ func FuzzPark(f *testing.F) {
 	fuzzStateFile(f, stateFile{ParkFile,
 		func(tr *Tree) (any, error) { return tr.LoadPark() },
 		func(tr *Tree, v any) error { return tr.SavePark(v.(*Park)) },
+		nil,
 	}, `{"version": 1, "empty": {"T-1": 2}}`, `{"version": 1}`, `{"version": 1, "empty": {"task": 1}}`)
 }
 
@@ -158,6 +247,7 @@ func FuzzMode(f *testing.F) {
 	fuzzStateFile(f, stateFile{ModeFile,
 		func(tr *Tree) (any, error) { return tr.LoadMode() },
 		func(tr *Tree, v any) error { return tr.SaveMode(v.(*Mode)) },
+		nil,
 	}, `{"version": 1, "mode": "archive", "changed": "2026-11-30T09:00:00Z"}`, `{"version": 1, "mode": "research"}`, `{"version": 1, "mode": "holiday"}`)
 }
 
@@ -169,6 +259,7 @@ func FuzzHold(f *testing.F) {
 			return v, err
 		},
 		func(tr *Tree, v any) error { return tr.SaveHold("claude-usage", v) },
+		nil,
 	}, `{"version": 1, "week_resets_at": "2026-12-04T09:07:00Z", "waiting": true}`, `{"version": 1}`, `{}`)
 }
 
@@ -176,6 +267,7 @@ func FuzzConfig(f *testing.F) {
 	fuzzStateFile(f, stateFile{ConfigFile,
 		func(tr *Tree) (any, error) { return tr.TreeConfig().Load() },
 		func(tr *Tree, v any) error { return tr.TreeConfig().Save(v.(*Config)) },
+		nil,
 	}, `{"version": 1, "settings": {"run.minutes": 30, "agent.name": "command", "agent.command": "./agent.sh"}}`,
 		`{"version": 1, "settings": {"run.minutes": 30.0}}`, `{"version": 1, "settings": {"run.minutes": 3}}`,
 		`{"version": 1, "agents": {"mine": {"command": ["./mine"]}}}`)
