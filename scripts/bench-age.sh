@@ -3,7 +3,8 @@
 # session and a 200-session loop, on a big research (100,000 records, 20,000 tasks,
 # 50,000 session commits) and a small one (1,000 records, 100 tasks, 100 commits),
 # against git doing the same. Both researches are built in seconds: the history with
-# git fast-import, the state files with awk. Prints the ratios BENCHMARKS.md records
+# git fast-import, the state files (queue.json, a file per task, progress.jsonl)
+# with awk. Prints the ratios BENCHMARKS.md records
 # under "A research's age".
 #
 # STROM names another build to measure (default bin/strom); ONLY=commands stops
@@ -38,15 +39,19 @@ research() {
 	}' | git fast-import --quiet
 	git reset -q --hard
 	"$strom" init --agent demo >/dev/null
+	mkdir -p .strom/tasks
 	awk -v n="$tasks" -v open="$open" 'BEGIN {
-		printf "{\n  \"version\": 1,\n  \"next_id\": %d,\n  \"tasks\": [", n + 1
+		printf "{\n  \"version\": 2,\n  \"next_id\": %d,\n  \"order\": [", n + 1 >".strom/queue.json"
 		for (i = 1; i <= n; i++) {
-			printf "%s\n    {\n      \"id\": \"T-%d\",\n      \"title\": \"Find the baptism record number %d in the parish books of Tábor\",\n", (i > 1 ? "," : ""), i, i
-			printf "      \"body\": \"Parish of Tábor, around 1850. Look in the registers and write down what was found, with the sources and page numbers.\",\n"
-			printf "      \"state\": \"%s\",\n      \"created\": \"2026-11-30T09:00:00Z\",\n      \"updated\": \"2026-11-30T09:00:00Z\"\n    }", (i > n - open ? "open" : "done"), i
+			printf "%s\n    \"T-%d\"", (i > 1 ? "," : ""), i >".strom/queue.json"
+			f = sprintf(".strom/tasks/T-%d.json", i)
+			printf "{\n  \"id\": \"T-%d\",\n  \"title\": \"Find the baptism record number %d in the parish books of Tábor\",\n", i, i >f
+			printf "  \"body\": \"Parish of Tábor, around 1850. Look in the registers and write down what was found, with the sources and page numbers.\",\n" >f
+			printf "  \"state\": \"%s\",\n  \"created\": \"2026-11-30T09:00:00Z\",\n  \"updated\": \"2026-11-30T09:00:00Z\"\n}\n", (i > n - open ? "open" : "done") >f
+			close(f)
 		}
-		printf "\n  ]\n}\n"
-	}' >.strom/queue.json
+		printf "\n  ]\n}\n" >".strom/queue.json"
+	}'
 	awk -v n="$records" -v tasks="$tasks" 'BEGIN {
 		for (i = 1; i <= n; i++)
 			printf "{\"version\":1,\"time\":\"2026-11-30T09:%02d:%02dZ\",\"session\":\"20261130T%06dZ-%04x\",\"task\":\"T-%d\",\"text\":\"Register %d, page %d: no baptism of Anna Novak between 1848 and 1852; the index of the parish of Tábor lists none either.\"}\n", i % 60, i % 60, i % 1000000, i % 65536, i % tasks + 1, i, i % 400
@@ -59,9 +64,10 @@ start=$(date +%s%N)
 research "$work/small" 1000 100 100 &
 research "$work/big" 100000 20000 50000 &
 wait
-printf 'built both researches in %d ms: big has %s commits, %d KB queue.json, %d KB progress.jsonl\n' \
+printf 'built both researches in %d ms: big has %s commits, %d KB queue.json, %d task files (%d KB), %d KB progress.jsonl\n' \
 	$((($(date +%s%N) - start) / 1000000)) "$(git -C "$work/big" rev-list --count HEAD)" \
-	$(($(wc -c <"$work/big/.strom/queue.json") / 1024)) $(($(wc -c <"$work/big/.strom/progress.jsonl") / 1024))
+	$(($(wc -c <"$work/big/.strom/queue.json") / 1024)) "$(find "$work/big/.strom/tasks" -name 'T-*.json' | wc -l)" \
+	$(($(cat "$work/big/.strom/tasks"/*.json | wc -c) / 1024)) $(($(wc -c <"$work/big/.strom/progress.jsonl") / 1024))
 
 # The first command after a checkout builds the indexes under .strom/run/: once.
 for s in small big; do
