@@ -2,6 +2,8 @@ package harness
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/strom-research/strom/harness/gitrepo"
@@ -19,6 +21,8 @@ func CheckStaged(ctx context.Context, r *Research, inSession bool) error {
 	if err != nil {
 		return err
 	}
+	// git commit -a and git commit PATHS hand the hook an index of their own.
+	g = g.WithIndex(r.Getenv("GIT_INDEX_FILE"))
 	staged, err := g.StagedPaths(ctx, statefiles.DirName+"/")
 	if err != nil {
 		return err
@@ -128,6 +132,16 @@ func checkStagedOrder(ctx context.Context, g *gitrepo.Repo, order *statefiles.Or
 			return messages.Errorf(err, "hooks.refused", messages.Args{"Error": err})
 		}
 		ids = append(ids, id)
+	}
+	staged := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		staged[id] = true
+	}
+	for _, id := range order.Order {
+		p := statefiles.DirName + "/" + statefiles.TaskFile(id)
+		if _, err := os.Stat(filepath.Join(g.Root, filepath.FromSlash(p))); !staged[id] && err == nil {
+			return messages.New("hooks.task_not_staged", messages.Args{"Task": id, "File": p})
+		}
 	}
 	if err := statefiles.CheckFiles(queue, order, ids); err != nil {
 		return messages.Errorf(err, "hooks.refused", messages.Args{"Error": err})

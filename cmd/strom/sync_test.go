@@ -847,7 +847,8 @@ func TestSyncSameNewID(t *testing.T) {
 		h.gitIn(t, h.dir, "clone", "-q", url, dir)
 	}
 	h.mustIn(t, desktop, "task", "add", "Desktop's find")
-	h.gitIn(t, desktop, "commit", "-q", "-am", "desktop's task")
+	h.gitIn(t, desktop, "add", "-A") // the new task's file
+	h.gitIn(t, desktop, "commit", "-q", "-m", "desktop's task")
 	h.gitIn(t, desktop, "push", "-q", "origin", "main")
 	h.mustIn(t, laptop, "task", "add", "Laptop's find")
 	h.mustIn(t, laptop, "record", "--task", "T-2", "the laptop's note on its T-2")

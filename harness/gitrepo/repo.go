@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -19,6 +20,21 @@ type Repo struct {
 	Root      string // top of the work tree
 	GitDir    string // this work tree's git dir (.git, or .git/worktrees/<name> for a linked worktree)
 	CommonDir string // the git dir shared by all work trees (objects, refs, config)
+	// Index is the index file every git call is told to use (WithIndex); "" for the
+	// repo's own.
+	Index string
+}
+
+// WithIndex returns the repo read through the index file path (relative to the top,
+// or absolute): what a git hook is given as GIT_INDEX_FILE, e.g. the temporary index
+// of git commit -a. "" is the repo's own index.
+func (r *Repo) WithIndex(path string) *Repo {
+	c := *r
+	if path != "" && !filepath.IsAbs(path) {
+		path = filepath.Join(r.Root, path)
+	}
+	c.Index = path
+	return &c
 }
 
 // Open finds the work tree that contains dir, as `git rev-parse --show-toplevel` does.
@@ -144,6 +160,9 @@ func (r *Repo) HooksDir(ctx context.Context) (string, error) {
 
 // git runs a git command in the work tree and returns its stdout.
 func (r *Repo) git(ctx context.Context, args []string, stdin io.Reader, env []string) ([]byte, error) {
+	if r.Index != "" {
+		env = append(slices.Clip(env), "GIT_INDEX_FILE="+r.Index)
+	}
 	out, err := runGit(ctx, r.Root, args, stdin, env)
 	if err != nil {
 		var ge *GitError
