@@ -221,9 +221,12 @@ func parseLoose(r io.Reader) (int, []byte, error) {
 	if typ == 0 {
 		return 0, nil, fmt.Errorf("object header %q", head)
 	}
-	data := make([]byte, n)
-	if _, err := io.ReadFull(zr, data); err != nil {
+	data, err := io.ReadAll(io.LimitReader(zr, int64(n)))
+	if err != nil {
 		return 0, nil, fmt.Errorf("object content: %w", err)
+	}
+	if len(data) != n {
+		return 0, nil, fmt.Errorf("object content: %w", io.ErrUnexpectedEOF)
 	}
 	return typ, data, nil
 }
@@ -336,9 +339,14 @@ func readPackEntry(f io.ReaderAt, off int64) (packEntry, error) {
 		return e, err
 	}
 	defer zr.Close()
-	e.data = make([]byte, size)
-	if _, err := io.ReadFull(zr, e.data); err != nil {
+	// Read what the stream holds rather than trust the header's size with an
+	// allocation: a broken entry costs what it is, not up to maxObjectSize.
+	e.data, err = io.ReadAll(io.LimitReader(zr, int64(size)))
+	if err != nil {
 		return e, fmt.Errorf("entry content: %w", err)
+	}
+	if uint64(len(e.data)) != size {
+		return e, fmt.Errorf("entry content: %w", io.ErrUnexpectedEOF)
 	}
 	return e, nil
 }
@@ -375,7 +383,8 @@ func applyDelta(base, delta []byte) ([]byte, error) {
 	if dstSize > maxObjectSize {
 		return nil, fmt.Errorf("a delta result of %d bytes", dstSize)
 	}
-	out := make([]byte, 0, dstSize)
+	// The result grows as the instructions make it; the declared size is checked.
+	out := make([]byte, 0, min(dstSize, uint64(len(base)+len(delta))))
 	for i < len(delta) {
 		op := delta[i]
 		i++
