@@ -909,4 +909,12 @@ func TestSyncSameNewID(t *testing.T) {
 	if p := h.gitIn(t, check, "show", c+":.strom/progress.jsonl"); !strings.Contains(p, `"task":"T-3","text":"the laptop's note on its T-2"`) {
 		t.Errorf("progress.jsonl in the renumbering commit:\n%s", p)
 	}
+	// A task's own file moves with its id: a merge driver could not do that.
+	if files := h.gitIn(t, check, "show", "--format=", "--name-status", "--no-renames", c, "--", ".strom/tasks"); !regexp.MustCompile(`(?m)^D\s+\.strom/tasks/T-2\.json$`).MatchString(files) ||
+		!regexp.MustCompile(`(?m)^A\s+\.strom/tasks/T-3\.json$`).MatchString(files) {
+		t.Errorf("the renumbering commit's task files:\n%s", files)
+	}
+	if f := h.gitIn(t, check, "show", c+":.strom/tasks/T-3.json"); !strings.Contains(f, `"Laptop's find"`) {
+		t.Errorf(".strom/tasks/T-3.json in the renumbering commit:\n%s", f)
+	}
 }
