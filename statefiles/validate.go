@@ -75,6 +75,16 @@ func decode(data []byte) (any, error) {
 	dec.UseNumber()
 	v, err := decodeValue(dec)
 	if err != nil {
+		var dup errDuplicateKey
+		if errors.As(err, &dup) {
+			return nil, err
+		}
+		// A syntax error read token by token has its offset counted from the
+		// token; the whole-value read says where in the file it is.
+		var any any
+		if werr := json.NewDecoder(bytes.NewReader(data)).Decode(&any); werr != nil {
+			return nil, werr
+		}
 		return nil, err
 	}
 	if _, err := dec.Token(); err != io.EOF {

@@ -202,3 +202,14 @@ func TestDuplicateKeyRefused(t *testing.T) {
 		t.Errorf("a record with each key once: %v", err)
 	}
 }
+
+// A file cut short inside a string is said to end early, as read token by token
+// its syntax error would name a place counted from the last token.
+func TestTruncatedInAString(t *testing.T) {
+	t.Parallel()
+	data := []byte(`{"version": 1, "next_id": 2, "tasks": [{"id": "T-1", "title": "One", "st` + "\n")
+	err := Validate(ConfigFile, data)
+	if err == nil || !strings.Contains(err.Error(), "the file ends early after") {
+		t.Fatalf("Validate of a cut file = %v, want it to end early", err)
+	}
+}
