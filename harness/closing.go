@@ -26,7 +26,13 @@ const checkTimeout = 10 * time.Minute
 func (r *Research) closeSession(ctx context.Context, res sessionResult, task statefiles.Task, p sessionPlan) (sessionResult, error) {
 	var checks []string
 	err := r.Tree.Locked(ctx, func() error {
-		fixes, err := r.keepQueueRules(ctx, res.ID)
+		// One look at the work tree for the queue's rules and the clean-state check.
+		var changes []gitrepo.Change
+		g, gerr := r.Git(ctx)
+		if gerr == nil {
+			changes, gerr = g.Status(ctx)
+		}
+		fixes, err := r.keepQueueRules(ctx, res.ID, changes)
 		if err != nil {
 			return err
 		}
@@ -55,7 +61,7 @@ func (r *Research) closeSession(ctx context.Context, res sessionResult, task sta
 		}); err != nil {
 			return err
 		}
-		checks = append(checks, r.cleanState(ctx, p.Check)...)
+		checks = append(checks, r.cleanStateOf(ctx, p.Check, changes, gerr)...)
 		res.NotAllowed = r.notAllowedNow(ctx)
 		msg := commitMessage(r.Messages(), res, task.Title, p.Profile.Name, texts, checks)
 		// A crashed session is committed before the run resolves its sync.
@@ -139,12 +145,23 @@ func (r *Research) countForParking(t *statefiles.Task, res *sessionResult, p ses
 // Strom-Check note; the work is committed anyway. check is the check command to
 // run, "" for none.
 func (r *Research) cleanState(ctx context.Context, check string) []string {
+	g, err := r.Git(ctx)
+	if err != nil {
+		return nil
+	}
+	changes, err := g.Status(ctx)
+	return r.cleanStateOf(ctx, check, changes, err)
+}
+
+// cleanStateOf is cleanState with the work tree's changes read already (statusErr:
+// git could not tell them).
+func (r *Research) cleanStateOf(ctx context.Context, check string, changes []gitrepo.Change, statusErr error) []string {
 	var notes []string
 	g, err := r.Git(ctx)
 	if err != nil {
 		return nil
 	}
-	if changes, err := g.Status(ctx); err == nil {
+	if statusErr == nil {
 		var paths []string
 		for _, c := range changes {
 			paths = append(paths, c.Path)

@@ -139,6 +139,10 @@ func (r *Research) commitPaths(ctx context.Context, msg gitrepo.Message, only []
 		FallbackName:  "strom",
 		FallbackEmail: "strom@localhost",
 	})
+	if err == nil && len(only) == 0 {
+		// Every task file strom wrote is in the commit now.
+		r.Tree.ClearWrittenTasks()
+	}
 	if err == nil {
 		if _, ok := msg.Trailer(TrailerSession); ok {
 			// Read the new session back once now, so that the next strom status

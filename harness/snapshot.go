@@ -10,16 +10,19 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/statefiles"
 )
 
 // The session's snapshot, .strom/run/<session>.snapshot.json, is what the queue's
 // rules restore when the session closes: queue.json's bytes as the session found
-// it, and the tasks whose files differed from HEAD then (the session's own task
-// among them) as they read. Every other task reads at the start as HEAD has it, so
-// the snapshot costs the session's task and the tasks changed since the last
-// commit, not the queue. A person's rewording during the session is given to the
-// snapshot (rewordInSnapshots).
+// it, and the tasks strom wrote since the last session's commit (the session's own
+// task among them, statefiles.WrittenTasks) as they read. Every other task is taken
+// to read at the start as HEAD has it, so the snapshot costs the session's task and
+// the tasks changed since, not the queue, and no git call. (A task's file a person
+// edited by hand, uncommitted, and the agent then reworded is put back as HEAD has
+// it.) A person's rewording during the session is given to the snapshot
+// (rewordInSnapshots).
 type snapshot struct {
 	Order string                     `json:"order"`
 	Tasks map[string]statefiles.Task `json:"tasks"`
@@ -28,9 +31,6 @@ type snapshot struct {
 func (r *Research) snapshotFile(id string) string {
 	return r.Tree.Path(statefiles.RunDir, id+".snapshot.json")
 }
-
-// tasksPath is the task files' folder as git names it.
-const tasksPath = statefiles.DirName + "/" + statefiles.TasksDir
 
 // loadSnapshot reads a snapshot; nil when it is missing or unreadable.
 func loadSnapshot(path string) *snapshot {
@@ -64,7 +64,7 @@ func (r *Research) takeSnapshot(ctx context.Context, session string, own statefi
 		return fmt.Errorf("write the session's queue snapshot: %w", err)
 	}
 	s := &snapshot{Order: string(order), Tasks: map[string]statefiles.Task{own.ID: own}}
-	for _, id := range r.changedTasks(ctx) {
+	for _, id := range r.Tree.WrittenTasks() {
 		if _, ok := s.Tasks[id]; ok {
 			continue
 		}
@@ -75,17 +75,9 @@ func (r *Research) takeSnapshot(ctx context.Context, session string, own statefi
 	return saveSnapshot(r.snapshotFile(session), s)
 }
 
-// changedTasks lists the ids of the task files that differ from HEAD (changed,
-// deleted, new); none when git cannot tell.
-func (r *Research) changedTasks(ctx context.Context) []string {
-	g, err := r.Git(ctx)
-	if err != nil {
-		return nil
-	}
-	changes, err := g.StatusOf(ctx, tasksPath)
-	if err != nil {
-		return nil
-	}
+// changedTasks lists the ids of the task files among git's changes (changed,
+// deleted, new).
+func changedTasks(changes []gitrepo.Change) []string {
 	var ids []string
 	for _, c := range changes {
 		for _, p := range []string{c.Path, c.OrigPath} {
@@ -100,9 +92,10 @@ func (r *Research) changedTasks(ctx context.Context) []string {
 }
 
 // keepQueueRules makes sure the session left a valid queue with every task it had
-// at the start, worded as it was. It returns a Strom-Check note for each repair.
-// The caller holds the lock.
-func (r *Research) keepQueueRules(ctx context.Context, session string) ([]string, error) {
+// at the start, worded as it was; changes are the work tree's changes as git
+// reports them. It returns a Strom-Check note for each repair. The caller holds
+// the lock.
+func (r *Research) keepQueueRules(ctx context.Context, session string, changes []gitrepo.Change) ([]string, error) {
 	snap := loadSnapshot(r.snapshotFile(session))
 	if snap == nil {
 		return nil, nil
@@ -153,7 +146,7 @@ func (r *Research) keepQueueRules(ctx context.Context, session string) ([]string
 		}
 	}
 	seen := map[string]bool{}
-	for _, id := range append(r.changedTasks(ctx), sortedKeys(snap.Tasks)...) {
+	for _, id := range append(changedTasks(changes), sortedKeys(snap.Tasks)...) {
 		if seen[id] {
 			continue
 		}

@@ -283,6 +283,7 @@ func (t *Tree) writeTask(task *Task, old []byte) (bool, error) {
 	if err := WriteAtomic(t.Path(rel), data, 0o644); err != nil {
 		return false, err
 	}
+	t.noteWritten(task.ID)
 	return true, nil
 }
 
@@ -761,3 +762,41 @@ func Validate(rel string, data []byte) error {
 // QueueVersionOf returns the version queue.json bytes say they are (0 when they
 // say none).
 func QueueVersionOf(data []byte) int { return queueVersion(data) }
+
+// writtenFile, under .strom/run/, lists the ids of the task files strom wrote since
+// the harness last cleared it (at a session's commit), one a line: the tasks a new
+// session's snapshot keeps as they read, without asking git which files changed.
+const writtenFile = "tasks-written"
+
+// noteWritten adds id to the list of task files written; failing to is not an
+// error (a snapshot then keeps HEAD's version of that task).
+func (t *Tree) noteWritten(id string) {
+	path := t.Path(RunDir, writtenFile)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return
+	}
+	_, _ = f.WriteString(id + "\n")
+	_ = f.Close()
+}
+
+// WrittenTasks returns the ids of the task files strom wrote since ClearWrittenTasks,
+// each once.
+func (t *Tree) WrittenTasks() []string {
+	data, _ := os.ReadFile(t.Path(RunDir, writtenFile))
+	seen := map[string]bool{}
+	var ids []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if validID(l) && !seen[l] {
+			seen[l] = true
+			ids = append(ids, l)
+		}
+	}
+	return ids
+}
+
+// ClearWrittenTasks empties the list of task files written: they are committed.
+func (t *Tree) ClearWrittenTasks() { os.Remove(t.Path(RunDir, writtenFile)) }
