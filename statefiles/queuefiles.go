@@ -323,7 +323,7 @@ func (t *Tree) writeOrder(o *Order, old []byte, added []string) error {
 
 // ensureCurrent migrates a queue.json of version 1 (migrate.go). Hold the lock.
 func (t *Tree) ensureCurrent() error {
-	v, _, _, err := t.readOrder()
+	v, err := t.headVersion()
 	if err != nil {
 		return err
 	}

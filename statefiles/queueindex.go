@@ -495,15 +495,20 @@ func (t *Tree) eachTaskOnce(ctx context.Context, want []State, skip int, fn func
 			total += ix.st.Counts[s]
 		}
 	}
+	if ix.st.Total == 0 || ix.order == nil {
+		return total, nil
+	}
+	// The entries in one read: 8 bytes a task.
+	entries := make([]byte, ix.st.Total*orderEntry)
+	if _, err := ix.order.ReadAt(entries, 0); errors.Is(err, io.EOF) {
+		return 0, errIndexBroken
+	} else if err != nil {
+		return 0, fmt.Errorf("read the index of %s: %w", t.rel(QueueFile), err)
+	}
 	seen := 0
 	for i := 0; i < ix.st.Total; i++ {
-		n, st, err := ix.entry(i)
-		if errors.Is(err, io.EOF) {
-			return 0, errIndexBroken
-		}
-		if err != nil {
-			return 0, fmt.Errorf("read the index of %s: %w", t.rel(QueueFile), err)
-		}
+		e := entries[i*orderEntry:]
+		n, st := int(binary.LittleEndian.Uint32(e[0:])), stateOfCode(binary.LittleEndian.Uint32(e[4:]))
 		if !wanted(st) {
 			continue
 		}
