@@ -137,7 +137,17 @@ func (o *Order) check(shown string) error {
 // "tasks/T-12.json"), naming them shown in errors: the schema, and the file's
 // name is the task's id.
 func ParseTask(shown, rel string, data []byte) (*Task, error) {
-	if err := check(shown, schemas.Task, data); err != nil {
+	return parseTask(shown, rel, data, true)
+}
+
+// parseTask is ParseTask; memo says whether the memo of validated contents is asked
+// and told (a queue read whole asks it once for all its files).
+func parseTask(shown, rel string, data []byte, memo bool) (*Task, error) {
+	if memo {
+		if err := check(shown, schemas.Task, data); err != nil {
+			return nil, err
+		}
+	} else if err := validate(shown, 0, schemas.Task, data); err != nil {
 		return nil, err
 	}
 	var task Task
@@ -380,7 +390,7 @@ func (t *Tree) loadTasks(o *Order) (*Queue, [][]byte, error) {
 	for i, id := range o.Order {
 		rel := TaskFile(id)
 		if !known {
-			task, err := ParseTask(t.rel(rel), rel, raw[i])
+			task, err := parseTask(t.rel(rel), rel, raw[i], false)
 			if err != nil {
 				return nil, nil, err
 			}
