@@ -19,7 +19,12 @@ func lockedError(shown string, wait fmt.Stringer) error {
 }
 
 // ErrUnknownTask means a task id names no task in the queue.
-var ErrUnknownTask = errors.New("no such task")
+var ErrUnknownTask error = messages.New("files.err_unknown_task", nil)
+
+// unknownTask is ErrUnknownTask for the id a person gave, with what to do.
+func unknownTask(id string) error {
+	return messages.Errorf(ErrUnknownTask, "files.unknown_task", messages.Args{"Task": id})
+}
 
 // SchemaError says which state file broke which rule, and where. strom refuses to
 // write anything while a state file is invalid, so the message tells the person how
@@ -31,16 +36,21 @@ type SchemaError struct {
 	Rule    string // the rule broken, in words
 }
 
-func (e *SchemaError) Error() string {
-	where := e.File
-	if e.Line > 0 {
-		where = fmt.Sprintf("%s line %d", where, e.Line)
-	}
+func (e *SchemaError) Error() string { return e.Sentence().Error() }
+
+// Sentence is the error as a person reads it, in their language when printed; the
+// rule broken stays in the validator's words.
+func (e *SchemaError) Sentence() *messages.Error {
 	ptr := e.Pointer
 	if ptr == "" {
 		ptr = "/"
 	}
-	return fmt.Sprintf("%s is invalid at %s: %s — mend it by hand (git diff %s shows what changed) and run strom again", where, ptr, e.Rule, e.File)
+	args := messages.Args{"File": e.File, "Pointer": ptr, "Rule": e.Rule}
+	if e.Line > 0 {
+		args["Line"] = e.Line
+		return messages.New("files.invalid_line", args)
+	}
+	return messages.New("files.invalid", args)
 }
 
 // ErrNewerStrom means a state file was written by a strom newer than this one, in
