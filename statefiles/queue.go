@@ -139,7 +139,7 @@ func (q *Queue) Find(id string) (*Task, error) {
 			return &q.Tasks[i], nil
 		}
 	}
-	return nil, fmt.Errorf("%w %s: strom task list shows the ids", ErrUnknownTask, id)
+	return nil, unknownTask(id)
 }
 
 // FirstOpen returns the first open task in queue order, or nil.

@@ -261,7 +261,7 @@ func (t *Tree) readTask(id string) (*Task, []byte, error) {
 	rel := TaskFile(id)
 	data, err := os.ReadFile(t.Path(rel))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil, fmt.Errorf("%w %s: strom task list shows the ids", ErrUnknownTask, id)
+		return nil, nil, unknownTask(id)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("read %s: %w", t.rel(rel), err)
@@ -554,7 +554,7 @@ func (t *Tree) UpdateTaskLocked(id string, fn func(*Task) error) (Task, error) {
 		return Task{}, err
 	}
 	if !validID(id) {
-		return Task{}, fmt.Errorf("%w %s: strom task list shows the ids", ErrUnknownTask, id)
+		return Task{}, unknownTask(id)
 	}
 	ix, fresh := t.openFreshQueueIndex()
 	task, old, err := t.readTask(id)
@@ -683,7 +683,7 @@ func (t *Tree) FindTask(ctx context.Context, id string) (Task, error) {
 func (t *Tree) FindTaskLocked(id string) (Task, error) {
 	id = NormalizeID(id)
 	if !validID(id) {
-		return Task{}, fmt.Errorf("%w %s: strom task list shows the ids", ErrUnknownTask, id)
+		return Task{}, unknownTask(id)
 	}
 	v, err := t.headVersion()
 	if err != nil {
