@@ -63,7 +63,9 @@ func (r *Research) Overview(ctx context.Context) (Overview, error) {
 	if ms, err := r.modeState(m, ri); err == nil {
 		o.Mode = ms
 	}
-	q, err := r.Tree.LoadQueue()
+	// The whole queue, read again only when its files changed: the overview is read
+	// every second while a page is open.
+	q, err := r.Tree.ReadQueue()
 	if err != nil {
 		return o, err
 	}

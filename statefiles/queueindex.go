@@ -11,7 +11,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/strom-research/strom/schemas"
 )
@@ -535,3 +537,52 @@ func (t *Tree) eachTaskOnce(ctx context.Context, want []State, skip int, fn func
 // DropQueueIndex makes the next reader of the queue build its index again: for a
 // caller that replaced a task's file itself.
 func (t *Tree) DropQueueIndex() { t.dropQueueIndex() }
+
+// readQueueCache keeps, per tree, the last queue ReadQueue read and the stamps of
+// queue.json and the tasks' folder it was read at.
+var (
+	readQueueMu    sync.Mutex
+	readQueueCache = map[string]readQueueEntry{}
+)
+
+type readQueueEntry struct {
+	q     *Queue
+	stamp stamp
+	tasks dirStamp
+}
+
+// ReadQueue is LoadQueue for a reader that only looks, again and again (the app's
+// overview, every second): while queue.json and the tasks' folder keep their
+// stamps, the queue read last is given again without reading a file. The tasks
+// must not be changed (their slices are shared). A task's file edited in place is
+// seen at the next change of the folder, as the index sees it.
+func (t *Tree) ReadQueue() (*Queue, error) {
+	qs, ds, err := t.currentStamps()
+	if err != nil {
+		return t.LoadQueue()
+	}
+	readQueueMu.Lock()
+	e, ok := readQueueCache[t.Dir]
+	readQueueMu.Unlock()
+	if ok && e.stamp == qs && e.tasks == ds {
+		c := *e.q
+		c.Tasks = append([]Task(nil), e.q.Tasks...)
+		return &c, nil
+	}
+	q, err := t.LoadQueue()
+	if err != nil {
+		return nil, err
+	}
+	t.forgetQueue() // not kept for a save: this queue is only looked at
+	// A folder changed in the last second is not kept: a file system's times are
+	// coarse, and a change in the same tick would keep the folder's time.
+	if time.Since(time.Unix(0, max(ds.MTime, qs.MTime))) < time.Second {
+		return q, nil
+	}
+	c := *q
+	c.Tasks = append([]Task(nil), q.Tasks...)
+	readQueueMu.Lock()
+	readQueueCache[t.Dir] = readQueueEntry{q: &c, stamp: qs, tasks: ds}
+	readQueueMu.Unlock()
+	return q, nil
+}

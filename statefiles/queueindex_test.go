@@ -220,3 +220,50 @@ func TestTargetedWritesKeepTheIndex(t *testing.T) {
 		t.Error("a task's id changed")
 	}
 }
+
+// TestReadQueueSeesChanges: the queue an overview reads again and again is read
+// from the files only when they changed, and every change strom makes is seen.
+func TestReadQueueSeesChanges(t *testing.T) {
+	t.Parallel()
+	tr := newTree(t)
+	ctx := t.Context()
+	addTasks(t, tr, 3)
+	// The files were written an hour ago.
+	past := time.Now().Add(-time.Hour)
+	for _, p := range []string{tr.Path(QueueFile), tr.Path(TasksDir)} {
+		if err := os.Chtimes(p, past, past); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q, err := tr.ReadQueue()
+	if err != nil || len(q.Tasks) != 3 {
+		t.Fatalf("first read: %v, %v", q, err)
+	}
+	// Kept: a task's file written over in place (the folder keeps its time) is not
+	// read again.
+	three := q.Tasks[2]
+	three.Title = "edited in place"
+	if err := os.WriteFile(tr.Path(TaskFile("T-3")), mustMarshalTask(t, three), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(tr.Path(TasksDir), past, past); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := tr.ReadQueue(); again.Tasks[2].Title != "Task 3" {
+		t.Errorf("the kept queue was read again: %q", again.Tasks[2].Title)
+	}
+	q.Tasks[0].Title = "changed by the reader" // a copy: the next read does not see it
+	if again, _ := tr.ReadQueue(); again.Tasks[0].Title != "Task 1" {
+		t.Errorf("a reader's change leaked into the kept queue: %q", again.Tasks[0].Title)
+	}
+	if _, err := tr.UpdateTask(ctx, "T-2", func(task *Task) error { task.State = Done; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.AddTask(ctx, func(id string) (Task, error) { return NewTask(id, "Added", "", t0) }); err != nil {
+		t.Fatal(err)
+	}
+	after, err := tr.ReadQueue()
+	if err != nil || len(after.Tasks) != 4 || after.Tasks[1].State != Done || after.Tasks[2].Title != "edited in place" {
+		t.Errorf("after a change and an add: %+v, %v", after, err)
+	}
+}
