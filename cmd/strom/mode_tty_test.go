@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -24,15 +23,11 @@ func (r *ttyRun) answer(t *testing.T, question, typed string) {
 	}
 }
 
-// tasksOf reads the queue file as it is on disk.
+// tasksOf reads the queue as it is on disk, through the reader strom uses.
 func tasksOf(t *testing.T, h *cliHarness) map[string]statefiles.Task {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(h.repo, ".strom", "queue.json"))
+	q, err := statefiles.At(h.repo).LoadQueue()
 	if err != nil {
-		t.Fatal(err)
-	}
-	var q statefiles.Queue
-	if err := json.Unmarshal(data, &q); err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]statefiles.Task{}
@@ -66,13 +61,14 @@ func TestModeSwitchesBothWays(t *testing.T) {
 	h.must(t, "run", "--task", "T-2,T-3")
 	h.must(t, "task", "park", "T-4", "--why", "needs the archive in Tábor")
 	// A task left started by a session that is gone (a crash, say).
-	qf := filepath.Join(h.repo, ".strom", "queue.json")
+	qf := filepath.Join(h.repo, ".strom", "tasks", "T-5.json")
 	data, _ := os.ReadFile(qf)
-	data = []byte(strings.Replace(string(data), `"title": "Started task",
-      "state": "open"`, `"title": "Started task",
-      "state": "started",
-      "session": "20261130T080000Z-dead"`, 1))
-	if err := os.WriteFile(qf, data, 0o644); err != nil {
+	edited := strings.Replace(string(data), `"state": "open"`, `"state": "started",
+  "session": "20261130T080000Z-dead"`, 1)
+	if edited == string(data) {
+		t.Fatalf("T-5's file has no open state to change:\n%s", data)
+	}
+	if err := os.WriteFile(qf, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if got := tasksOf(t, h)["T-5"].State; got != statefiles.Started {
