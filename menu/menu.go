@@ -121,6 +121,11 @@ func (m *menu) run(fields ...huh.Field) step {
 		defer tty.Close()
 		in = tty
 	}
+	// An accessible form's own sentences are said in the person's language.
+	var out io.Writer = m.Terminal
+	if m.Accessible {
+		out = libraryWords{w: m.Terminal, p: m.Msg}
+	}
 	// WithProgramOptions replaces the program's options: it comes before the input
 	// and the output, which add theirs.
 	f := huh.NewForm(huh.NewGroup(fields...)).
@@ -131,7 +136,7 @@ func (m *menu) run(fields ...huh.Field) step {
 			return msg
 		})).
 		WithInput(in).
-		WithOutput(m.Terminal).
+		WithOutput(out).
 		WithAccessible(m.Accessible).
 		WithKeyMap(km).
 		WithShowHelp(false)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -34,8 +35,33 @@ func (d *menuDriver) choose(label string) {
 			break
 		}
 	}
-	d.expect("Enter a number")
+	d.expectNumberPrompt()
 	d.typeKeys(n + "\r")
+}
+
+// numberPrompt is an accessible form's prompt for a number, in any of the three
+// languages (the menu's language may change while it runs).
+var numberPrompt = func() *regexp.Regexp {
+	var alts []string
+	for _, lang := range []string{messages.English, messages.German, messages.Czech} {
+		s := regexp.QuoteMeta(messages.For(lang).Say("menu.huh.enter_number", messages.Args{"Low": 1001, "High": 1002}))
+		alts = append(alts, strings.NewReplacer("1001", `\d+`, "1002", `\d+`).Replace(s))
+	}
+	return regexp.MustCompile(strings.Join(alts, "|"))
+}()
+
+// expectNumberPrompt waits for the prompt for a number after what was seen.
+func (d *menuDriver) expectNumberPrompt() {
+	d.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if loc := numberPrompt.FindStringIndex(d.text()[d.from:]); loc != nil {
+			d.from += loc[1]
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	d.t.Fatalf("the screen never asked for a number:\n%s", d.text()[d.from:])
 }
 
 // typeKeys types on the terminal now.
