@@ -132,17 +132,8 @@ func newClaudeRepo(t *testing.T, cs claudeSetup) *claudeRepo {
 	claudeRuns <- struct{}{}
 	t.Cleanup(func() { <-claudeRuns })
 	h := newCLIHarness(t)
-	// A hard link, not a symlink: strom puts its own path into the client's
-	// statusLine and hooks, and the test binary runs strom's main only when it is
-	// called strom.
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.Remove(h.strom)
-	if err := os.Link(self, h.strom); err != nil {
-		copyFile(t, self, h.strom)
-	}
+	// strom puts its own path into the client's statusLine and hooks.
+	h.stromAsItself(t)
 	repo, err := filepath.EvalSymlinks(h.repo)
 	if err != nil {
 		t.Fatal(err)

@@ -162,24 +162,8 @@ var menuLanguages = []menuWords{
 func menuResearch(t *testing.T) *cliHarness {
 	t.Helper()
 	h := newCLIHarness(t)
-	// The demo agent is started as the running strom binary (os.Executable): that
-	// must be a strom, not the test binary a symlink leads to.
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Remove(h.strom); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Link(self, h.strom); err != nil {
-		data, err := os.ReadFile(self)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(h.strom, data, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	// The demo agent is started as the running strom binary.
+	h.stromAsItself(t)
 	h.env = append(h.env, "STROM_DEMO_STEP=5ms", "LC_ALL=", "LC_MESSAGES=", "TERM=xterm")
 	h.git(t, "init", "-q")
 	h.must(t, "init", "--agent", "demo")

@@ -164,14 +164,7 @@ func newClientRepo(t *testing.T, cs clientSetup) *claudeRepo {
 	claudeRuns <- struct{}{}
 	t.Cleanup(func() { <-claudeRuns })
 	h := newCLIHarness(t)
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.Remove(h.strom)
-	if err := os.Link(self, h.strom); err != nil {
-		copyFile(t, self, h.strom)
-	}
+	h.stromAsItself(t)
 	repo, err := filepath.EvalSymlinks(h.repo)
 	if err != nil {
 		t.Fatal(err)

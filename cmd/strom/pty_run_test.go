@@ -94,6 +94,25 @@ type cliHarness struct {
 	env              []string
 }
 
+// stromAsItself makes h.strom a file of its own (a hard link to the test binary,
+// or a copy) instead of a symlink: a strom that names its own path
+// (os.Executable) to other programs — the demo agent, the merge drivers, a
+// client's hooks — must name one that runs as strom, and the test binary runs
+// strom's main only when it is called strom.
+func (h *cliHarness) stromAsItself(t *testing.T) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(h.strom); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(self, h.strom); err != nil {
+		copyFile(t, self, h.strom)
+	}
+}
+
 func newCLIHarness(t *testing.T) *cliHarness {
 	t.Helper()
 	dir := t.TempDir()

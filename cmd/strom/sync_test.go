@@ -33,18 +33,8 @@ strom done >/dev/null
 func syncSetup(t *testing.T, agent string, tasks int) *cliHarness {
 	t.Helper()
 	h := newCLIHarness(t)
-	// A hard link, not a symlink: the merge drivers a run registers name the
-	// program strom is (os.Executable), which must run as strom, not as the tests.
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Remove(h.strom); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Link(self, h.strom); err != nil {
-		t.Fatal(err)
-	}
+	// The merge drivers a run registers name the program strom is.
+	h.stromAsItself(t)
 	if err := os.WriteFile(filepath.Join(h.dir, "agent.sh"), []byte(agent), 0o755); err != nil {
 		t.Fatal(err)
 	}
