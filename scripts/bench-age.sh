@@ -144,6 +144,19 @@ done
 small_s=$(echo "${sess[small]}" | median)
 big_s=$(echo "${sess[big]}" | median)
 printf 'one session (strom run, agent: strom done): small %s ms, big %s ms, big/small %sx\n' "$small_s" "$big_s" "$(div "$big_s" "$small_s")"
+# The same with a record written: the session's commit then holds the records too.
+declare -A rsess
+for _ in $(seq 1 "$S"); do
+	for s in small big; do
+		cd "$work/$s"
+		t0=$(date +%s%N)
+		"$strom" run --agent command -- sh -c 'strom record "Register 12 checked: no baptism of Anna Novak" && strom done' >/dev/null
+		rsess[$s]+=" $(awk -v s="$t0" -v e="$(date +%s%N)" 'BEGIN { printf "%.3f", (e - s) / 1000000 }')"
+	done
+done
+small_r=$(echo "${rsess[small]}" | median)
+big_r=$(echo "${rsess[big]}" | median)
+printf 'one session with a record (agent: strom record …, strom done): small %s ms, big %s ms, big/small %sx\n' "$small_r" "$big_r" "$(div "$big_r" "$small_r")"
 cd "$work/big"
 peak=$( { /usr/bin/time -f '%M' "$strom" run --agent command -- sh -c 'strom done' >/dev/null; } 2>&1 | tail -1)
 printf 'peak memory of strom run on the big research: %d KiB (%.1f MiB)\n' "$peak" "$(awk -v k="$peak" 'BEGIN { print k / 1024 }')"
