@@ -19,65 +19,39 @@ func (m *menu) main() step {
 	if q, err := r.Tree.LoadQueue(); err == nil {
 		title += " · " + m.say("menu.open_tasks", messages.Args{"Count": len(inState(q, statefiles.Open))})
 	}
-	var items []choice
+	var items []item
 	if ms, err := r.Mode(m.ctx); err == nil {
+		label := m.say("menu.mode_research")
 		switch ms.Shown {
 		case statefiles.ModeArchive:
-			items = append(items, choice{m.say("menu.mode_archive"), "mode"})
+			label = m.say("menu.mode_archive")
 		case harness.ModeWaiting:
-			items = append(items, choice{m.say("menu.mode_waiting", messages.Args{"Agent": ms.Agent}), "mode"})
-		default:
-			items = append(items, choice{m.say("menu.mode_research"), "mode"})
+			label = m.say("menu.mode_waiting", messages.Args{"Agent": ms.Agent})
 		}
+		items = append(items, item{label, m.mode})
 	}
 	items = append(items,
-		choice{m.say("menu.work_alone"), "work"},
-		choice{m.say("menu.queue"), "queue"},
-		choice{m.say("menu.settings"), "settings"},
-		choice{m.say("menu.leave"), "leave"})
-	v, st := m.choose(title, false, items...)
-	if st != stepOK || v == "leave" {
-		return stepLeave
-	}
-	switch v {
-	case "mode":
-		st = m.mode()
-	case "work":
-		st = m.work()
-	case "queue":
-		st = m.queue()
-	case "settings":
-		st = m.settings()
-	}
-	if st == stepLeave {
-		return stepLeave
-	}
-	return stepOK
+		item{m.say("menu.work_alone"), m.work},
+		item{m.say("menu.queue"), m.queue},
+		item{m.say("menu.settings"), m.settings},
+		m.leaveItem())
+	return m.first(title, items...)
 }
 
 // outside is the menu where no research repo is: make one, or the computer's settings.
 func (m *menu) outside() step {
-	v, st := m.choose(m.say("menu.title_outside"), false,
-		choice{m.say("menu.init"), "init"},
-		choice{m.languageLabel(), "language"},
-		choice{m.newLabel(), "new"},
-		choice{m.say("menu.leave"), "leave"})
-	if st != stepOK || v == "leave" {
-		return stepLeave
-	}
-	switch v {
-	case "init":
-		m.do("init")
-		if r, err := harness.Open(m.Dir, harness.Env{Getenv: m.Getenv}); err == nil {
-			m.Research = r
-		}
-	case "language":
-		st = m.language()
-	case "new":
-		st = m.newResearches()
-	}
-	if st == stepLeave {
-		return stepLeave
+	return m.first(m.say("menu.title_outside"),
+		item{m.say("menu.init"), m.initHere},
+		item{m.languageLabel(), m.language},
+		item{m.newLabel(), m.newResearches},
+		m.leaveItem())
+}
+
+// initHere is strom init in the working folder; the menu then is the new research's.
+func (m *menu) initHere() step {
+	m.do("init")
+	if r, err := harness.Open(m.Dir, harness.Env{Getenv: m.Getenv}); err == nil {
+		m.Research = r
 	}
 	return stepOK
 }
@@ -93,17 +67,15 @@ func (m *menu) mode() step {
 	case statefiles.ModeArchive:
 		m.do("mode", statefiles.ModeResearch)
 	case harness.ModeWaiting:
-		v, st := m.choose(m.say("menu.mode_waiting", messages.Args{"Agent": ms.Agent}), true,
-			choice{m.say("menu.keep_archive"), "archive"},
-			choice{m.say("menu.install_agent", messages.Args{"Advice": installLine(ms, m.Msg)}), "install"})
-		if st != stepOK {
-			return st
-		}
-		if v == "archive" {
-			m.do("mode", statefiles.ModeArchive)
-			return stepOK
-		}
-		m.installAgent(ms)
+		return m.once(m.say("menu.mode_waiting", messages.Args{"Agent": ms.Agent}),
+			item{m.say("menu.keep_archive"), func() step {
+				m.do("mode", statefiles.ModeArchive)
+				return stepOK
+			}},
+			item{m.say("menu.install_agent", messages.Args{"Advice": installLine(ms, m.Msg)}), func() step {
+				m.installAgent(ms)
+				return stepOK
+			}})
 	default:
 		m.do("mode", statefiles.ModeArchive)
 	}
@@ -158,79 +130,97 @@ func (m *menu) setting(name string) string {
 
 // queue is the daily work on the queue a person does.
 func (m *menu) queue() step {
-	v, st := m.choose(m.say("menu.queue"), true,
-		choice{m.say("menu.add_task"), "add"},
-		choice{m.say("menu.answer"), "answer"},
-		choice{m.say("menu.unpark"), "unpark"})
+	return m.once(m.say("menu.queue"),
+		item{m.say("menu.add_task"), m.withQueue(m.addTask)},
+		item{m.say("menu.answer"), m.withQueue(m.answerTask)},
+		item{m.say("menu.unpark"), m.withQueue(m.unparkTask)})
+}
+
+// withQueue is an item that reads the queue first: one that cannot be read is
+// said, and the item does nothing.
+func (m *menu) withQueue(do func(q *statefiles.Queue) step) func() step {
+	return func() step {
+		q, err := m.Research.Tree.LoadQueue()
+		if err != nil {
+			m.note(m.Msg.Text(err))
+			return stepOK
+		}
+		return do(q)
+	}
+}
+
+// notEmpty refuses an empty line with the sentence bad.
+func (m *menu) notEmpty(bad string) func(string) error {
+	return func(s string) error {
+		if strings.TrimSpace(s) == "" {
+			return fmt.Errorf("%s", m.say(bad))
+		}
+		return nil
+	}
+}
+
+// addTask is strom task add with a title and, when given, a body.
+func (m *menu) addTask(*statefiles.Queue) step {
+	title, st := m.input(m.say("menu.task_title"), "", m.notEmpty("menu.bad_title"))
 	if st != stepOK {
 		return st
 	}
-	q, err := m.Research.Tree.LoadQueue()
-	if err != nil {
-		m.note(m.Msg.Text(err))
-		return stepOK
+	body, st := m.input(m.say("menu.task_body"), "", func(string) error { return nil })
+	if st != stepOK {
+		return st
 	}
-	notEmpty := func(bad string) func(string) error {
-		return func(s string) error {
-			if strings.TrimSpace(s) == "" {
-				return fmt.Errorf("%s", m.say(bad))
-			}
-			return nil
-		}
+	args := []string{"task", "add", strings.TrimSpace(title)}
+	if strings.TrimSpace(body) != "" {
+		args = append(args, "--body", body)
 	}
-	switch v {
-	case "add":
-		title, st := m.input(m.say("menu.task_title"), "", notEmpty("menu.bad_title"))
-		if st != stepOK {
-			return st
-		}
-		body, st := m.input(m.say("menu.task_body"), "", func(string) error { return nil })
-		if st != stepOK {
-			return st
-		}
-		args := []string{"task", "add", strings.TrimSpace(title)}
-		if strings.TrimSpace(body) != "" {
-			args = append(args, "--body", body)
-		}
-		m.do(args...)
-	case "answer":
-		var items []choice
-		for _, t := range inState(q, statefiles.Waiting) {
-			label := t.ID + "  " + t.Title
-			if n := len(t.Questions); n > 0 {
-				label += " — " + t.Questions[n-1].Question
-			}
-			items = append(items, choice{label, t.ID})
-		}
-		if len(items) == 0 {
-			m.note(m.say("menu.nothing_waiting"))
-			return stepOK
-		}
-		id, st := m.choose(m.say("menu.answer_which"), true, items...)
-		if st != stepOK {
-			return st
-		}
-		text, st := m.input(m.say("menu.answer_text"), "", notEmpty("menu.bad_answer"))
-		if st != stepOK {
-			return st
-		}
-		m.do("task", "answer", id, strings.TrimSpace(text))
-	case "unpark":
-		var items []choice
-		for _, t := range inState(q, statefiles.Parked) {
-			items = append(items, choice{t.ID + "  " + t.Title + " — " + t.Reason, t.ID})
-		}
-		if len(items) == 0 {
-			m.note(m.say("menu.nothing_parked"))
-			return stepOK
-		}
-		id, st := m.choose(m.say("menu.unpark_which"), true, items...)
-		if st != stepOK {
-			return st
-		}
-		m.do("task", "unpark", id)
-	}
+	m.do(args...)
 	return stepOK
+}
+
+// answerTask is strom task answer for a waiting task, its last question shown.
+func (m *menu) answerTask(q *statefiles.Queue) step {
+	var items []choice
+	for _, t := range inState(q, statefiles.Waiting) {
+		label := t.ID + "  " + t.Title
+		if n := len(t.Questions); n > 0 {
+			label += " — " + t.Questions[n-1].Question
+		}
+		items = append(items, choice{label, t.ID})
+	}
+	id, st := m.whichTask("menu.answer_which", "menu.nothing_waiting", items)
+	if st != stepOK || id == "" {
+		return st
+	}
+	text, st := m.input(m.say("menu.answer_text"), "", m.notEmpty("menu.bad_answer"))
+	if st != stepOK {
+		return st
+	}
+	m.do("task", "answer", id, strings.TrimSpace(text))
+	return stepOK
+}
+
+// unparkTask is strom task unpark for a parked task, its reason shown.
+func (m *menu) unparkTask(q *statefiles.Queue) step {
+	var items []choice
+	for _, t := range inState(q, statefiles.Parked) {
+		items = append(items, choice{t.ID + "  " + t.Title + " — " + t.Reason, t.ID})
+	}
+	id, st := m.whichTask("menu.unpark_which", "menu.nothing_parked", items)
+	if st != stepOK || id == "" {
+		return st
+	}
+	m.do("task", "unpark", id)
+	return stepOK
+}
+
+// whichTask asks which of the tasks listed (title), or says none when the list
+// is empty and chooses none ("").
+func (m *menu) whichTask(title, none string, tasks []choice) (string, step) {
+	if len(tasks) == 0 {
+		m.note(m.say(none))
+		return "", stepOK
+	}
+	return m.choose(m.say(title), true, tasks...)
 }
 
 func (m *menu) newLabel() string {

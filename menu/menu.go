@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -189,6 +190,69 @@ func (m *menu) choose(title string, back bool, items ...choice) (string, step) {
 		return "", stepBack
 	}
 	return value, stepOK
+}
+
+// item is one row of a menu level: what it says and what choosing it does. A
+// level is a table of items, so an item added is one row.
+type item struct {
+	label string
+	do    func() step
+}
+
+// pick shows the items as a select (back adds the Back item) and returns what
+// the one chosen does, not yet done: Esc on the select and Esc in the item's own
+// questions lead to different places.
+func (m *menu) pick(title string, back bool, items ...item) (func() step, step) {
+	choices := make([]choice, len(items))
+	for i, it := range items {
+		choices[i] = choice{it.label, strconv.Itoa(i)}
+	}
+	v, st := m.choose(title, back, choices...)
+	if st != stepOK {
+		return nil, st
+	}
+	i, _ := strconv.Atoi(v)
+	return items[i].do, stepOK
+}
+
+// first shows a first level: Esc on it, or an item that leaves, leaves the menu;
+// anything else comes back to the first level.
+func (m *menu) first(title string, items ...item) step {
+	do, st := m.pick(title, false, items...)
+	if st != stepOK || do() == stepLeave {
+		return stepLeave
+	}
+	return stepOK
+}
+
+// below shows a level below the first, its items as items() says them each
+// time, until an item is done: Esc on it goes one level up, Esc in an item's own
+// questions comes back to it.
+func (m *menu) below(title string, items func() []item) step {
+	for {
+		do, st := m.pick(title, true, items()...)
+		if st != stepOK {
+			return st
+		}
+		if st := do(); st != stepBack {
+			return st
+		}
+	}
+}
+
+// once shows a level below the first a single time: Esc on it or in an item's
+// own questions goes one level up.
+func (m *menu) once(title string, items ...item) step {
+	do, st := m.pick(title, true, items...)
+	if st != stepOK {
+		return st
+	}
+	return do()
+}
+
+// leaveItem is the first level's Leave the menu.
+func (m *menu) leaveItem() item {
+	return item{m.say("menu.leave"), func() step { return stepLeave }}
 }
 
 // input asks for one line that valid accepts; value is offered. A drawn form shows

@@ -13,39 +13,16 @@ import (
 
 // settings: the agent, working alone, messages, archives, maintenance, new researches.
 func (m *menu) settings() step {
-	for {
-		agent := m.setting("agent.name")
-		v, st := m.choose(m.say("menu.settings"), true,
-			choice{m.say("menu.alone"), "alone"},
-			choice{m.say("menu.agent", messages.Args{"Agent": agent}), "agent"},
-			choice{m.languageLabel(), "language"},
-			choice{m.say("menu.archives", messages.Args{"Archives": m.archives()}), "archives"},
-			choice{m.say("menu.maintenance"), "maintenance"},
-			choice{m.newLabel(), "new"})
-		if st != stepOK {
-			return st
+	return m.below(m.say("menu.settings"), func() []item {
+		return []item{
+			{m.say("menu.alone"), m.alone},
+			{m.say("menu.agent", messages.Args{"Agent": m.setting("agent.name")}), m.agent},
+			{m.languageLabel(), m.language},
+			{m.say("menu.archives", messages.Args{"Archives": m.archives()}), m.archivesMenu},
+			{m.say("menu.maintenance"), m.maintenance},
+			{m.newLabel(), m.newResearches},
 		}
-		switch v {
-		case "alone":
-			st = m.alone()
-		case "agent":
-			st = m.agent()
-		case "language":
-			st = m.language()
-		case "archives":
-			st = m.archivesMenu()
-		case "maintenance":
-			st = m.maintenance()
-		case "new":
-			st = m.newResearches()
-		}
-		if st == stepLeave {
-			return st
-		}
-		if st == stepOK {
-			return stepOK
-		}
-	}
+	})
 }
 
 // alone is "The agent working alone" (R7.2, R7.4, R7.4.3).
@@ -54,48 +31,43 @@ func (m *menu) alone() step {
 	if gate == "" {
 		gate = m.say("menu.gate_none")
 	}
-	for {
-		v, st := m.choose(m.say("menu.alone"), true,
-			choice{m.say("menu.minutes", messages.Args{"Minutes": m.setting("run.minutes")}), "minutes"},
-			choice{m.say("menu.gate", messages.Args{"Gate": gate}), "gate"},
-			choice{m.say("menu.gate_test"), "test"})
-		if st != stepOK {
-			return st
+	return m.below(m.say("menu.alone"), func() []item {
+		return []item{
+			{m.say("menu.minutes", messages.Args{"Minutes": m.setting("run.minutes")}), m.minutes},
+			{m.say("menu.gate", messages.Args{"Gate": gate}), m.gate},
+			{m.say("menu.gate_test"), m.gateTest},
 		}
-		if st := m.aloneChoice(v); st != stepBack {
-			return st
-		}
-	}
+	})
 }
 
-func (m *menu) aloneChoice(v string) step {
-	switch v {
-	case "minutes":
-		key, _ := statefiles.LookupKey("run.minutes")
-		n, st := m.input(m.say("menu.minutes_ask"), "", func(s string) error {
-			s = strings.TrimSpace(s)
-			if s == "0" {
-				return nil
-			}
-			if _, err := key.Parse(s); err != nil {
-				// The sentence --minutes refuses with, and the way back.
-				return fmt.Errorf("%s", m.say("menu.bad_minutes", messages.Args{
-					"Refusal": m.say("usage.minutes", messages.Args{"Value": asTyped(s)})}))
-			}
+// minutes is the time for one task, refused as --minutes refuses it.
+func (m *menu) minutes() step {
+	key, _ := statefiles.LookupKey("run.minutes")
+	n, st := m.input(m.say("menu.minutes_ask"), "", func(s string) error {
+		s = strings.TrimSpace(s)
+		if s == "0" {
 			return nil
-		})
-		if st != stepOK {
-			return st
 		}
-		if strings.TrimSpace(n) == "0" {
-			return stepBack // 0 goes back without a change (R7.2), as Esc does
+		if _, err := key.Parse(s); err != nil {
+			// The sentence --minutes refuses with, and the way back.
+			return fmt.Errorf("%s", m.say("menu.bad_minutes", messages.Args{
+				"Refusal": m.say("usage.minutes", messages.Args{"Value": asTyped(s)})}))
 		}
-		m.do(m.setWhereSet("run.minutes", strings.TrimSpace(n))...)
-	case "gate":
-		return m.gate()
-	case "test":
-		m.do("gate", "test")
+		return nil
+	})
+	if st != stepOK {
+		return st
 	}
+	if strings.TrimSpace(n) == "0" {
+		return stepBack // 0 goes back without a change (R7.2), as Esc does
+	}
+	m.do(m.setWhereSet("run.minutes", strings.TrimSpace(n))...)
+	return stepOK
+}
+
+// gateTest is "What would the condition say now?": strom gate test.
+func (m *menu) gateTest() step {
+	m.do("gate", "test")
 	return stepOK
 }
 
@@ -301,16 +273,16 @@ func (m *menu) archiveAdd() step {
 
 // maintenance: the hooks, and every state file checked.
 func (m *menu) maintenance() step {
-	v, st := m.choose(m.say("menu.maintenance"), true,
-		choice{m.say("menu.install_hooks"), "hooks"},
-		choice{m.say("menu.check_files"), "check"})
-	if st != stepOK {
-		return st
-	}
-	if v == "hooks" {
-		m.do("hooks", "install")
-		return stepOK
-	}
+	return m.once(m.say("menu.maintenance"),
+		item{m.say("menu.install_hooks"), func() step {
+			m.do("hooks", "install")
+			return stepOK
+		}},
+		item{m.say("menu.check_files"), m.checkFiles})
+}
+
+// checkFiles says every state file that does not hold, or that all do.
+func (m *menu) checkFiles() step {
 	errs := m.Research.CheckStateFiles()
 	if len(errs) == 0 {
 		m.note(m.say("menu.files_ok"))

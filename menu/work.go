@@ -17,39 +17,28 @@ import (
 
 // work is "Let the agent work on its own" (R7.1): each choice is a strom run.
 func (m *menu) work() step {
-	items := []choice{
-		{m.say("menu.work_in_order"), "max"},
-		{m.say("menu.work_picked"), "task"},
+	items := []item{
+		{m.say("menu.work_in_order"), m.maxSessions},
+		{m.say("menu.work_picked"), m.withQueue(m.pickTasks)},
 	}
 	gate := m.setting("run.gate")
 	if gate != "" {
-		items = append(items, choice{m.say("menu.work_loop", messages.Args{"Gate": gate}), "loop"})
+		items = append(items, item{m.say("menu.work_loop", messages.Args{"Gate": gate}), func() step {
+			m.do("run", "--loop")
+			return stepOK
+		}})
 	}
-	for {
-		v, st := m.choose(m.say("menu.work_alone"), true, items...)
-		if st != stepOK {
-			return st
-		}
-		// Esc in a question below goes back to this menu, one level.
-		if st := m.workChoice(v); st != stepBack {
-			return st
-		}
-	}
+	// Esc in a question below goes back to this menu, one level.
+	return m.below(m.say("menu.work_alone"), func() []item { return items })
 }
 
-func (m *menu) workChoice(v string) step {
-	switch v {
-	case "max":
-		n, st := m.input(m.say("menu.how_many"), "1", m.maxValid)
-		if st != stepOK {
-			return st
-		}
-		m.do("run", "--max", strings.TrimSpace(n))
-	case "task":
-		return m.pickTasks()
-	case "loop":
-		m.do("run", "--loop")
+// maxSessions is strom run --max with the number asked for.
+func (m *menu) maxSessions() step {
+	n, st := m.input(m.say("menu.how_many"), "1", m.maxValid)
+	if st != stepOK {
+		return st
 	}
+	m.do("run", "--max", strings.TrimSpace(n))
 	return stepOK
 }
 
@@ -73,12 +62,7 @@ func asTyped(s string) string {
 
 // pickTasks is a multi-select of the open tasks; the tasks run in the order they
 // were picked, as --task runs them.
-func (m *menu) pickTasks() step {
-	q, err := m.Research.Tree.LoadQueue()
-	if err != nil {
-		m.note(m.Msg.Text(err))
-		return stepOK
-	}
+func (m *menu) pickTasks(q *statefiles.Queue) step {
 	open := inState(q, statefiles.Open)
 	if len(open) == 0 {
 		m.note(m.say("menu.no_open_tasks"))
