@@ -34,7 +34,8 @@ e2e:
 	$(GO) test -count=1 -timeout 15m -run 'TestClaude|TestCodex|TestOpenCode|TestGrok' ./cmd/strom/
 	$(GO) test -count=1 ./internal/fakemodel/
 
-# Every fuzz target for FUZZTIME each (default 30s), one `go test -fuzz` at a time.
+# Every fuzz target for FUZZTIME each (default 30s), one `go test -fuzz` at a time
+# (JOBS=n: n at a time; scripts/fuzz.sh says more).
 FUZZTIME ?= 30s
 fuzz:
 	FUZZTIME=$(FUZZTIME) ./scripts/fuzz.sh
