@@ -6,31 +6,42 @@ import (
 	"testing"
 )
 
+// benchSync is one machine of a research with its remote, for a benchmark whose
+// timer starts when it is set up.
+func benchSync(b *testing.B) *Sync {
+	b.Helper()
+	_, ms := machines(b, 1)
+	b.ResetTimer()
+	return ms[0]
+}
+
+// claimOnce is the i-th claim: a commit of claim.txt, undone if the claim loses.
+func claimOnce(ctx context.Context, b *testing.B, a *Sync, i int) {
+	b.Helper()
+	ok, err := a.Claim(ctx, func(ctx context.Context) (*Claim, error) {
+		c := commitFile(b, a, "claim.txt", fmt.Sprint(i))
+		return &Claim{Commit: c, Undo: func(ctx context.Context) error { return a.Git.UndoCommit(ctx, c, "claim.txt") }}, nil
+	})
+	if err != nil || !ok {
+		b.Fatal(ok, err)
+	}
+}
+
 // BenchmarkClaim is one claim: integrate (fetch, merge), a commit, a push. The
 // issue's figure: at most twice BenchmarkFetchPush, a plain fetch and push of
 // the same commit on the same remote.
 func BenchmarkClaim(b *testing.B) {
 	ctx := context.Background()
-	_, ms := machines(b, 1)
-	a := ms[0]
-	b.ResetTimer()
+	a := benchSync(b)
 	for i := 0; i < b.N; i++ {
-		ok, err := a.Claim(ctx, func(ctx context.Context) (*Claim, error) {
-			c := commitFile(b, a, "claim.txt", fmt.Sprint(i))
-			return &Claim{Commit: c, Undo: func(ctx context.Context) error { return a.Git.UndoCommit(ctx, c, "claim.txt") }}, nil
-		})
-		if err != nil || !ok {
-			b.Fatal(ok, err)
-		}
+		claimOnce(ctx, b, a, i)
 	}
 }
 
 // BenchmarkFetchPush is the plain git fetch && git push of one commit.
 func BenchmarkFetchPush(b *testing.B) {
 	ctx := context.Background()
-	_, ms := machines(b, 1)
-	a := ms[0]
-	b.ResetTimer()
+	a := benchSync(b)
 	for i := 0; i < b.N; i++ {
 		if err := a.Git.Fetch(ctx, a.Remote, a.Branch); err != nil {
 			b.Fatal(err)
@@ -47,17 +58,9 @@ func BenchmarkFetchPush(b *testing.B) {
 // issue's figure: at most twice BenchmarkFetchPush.
 func BenchmarkClaimAndPublish(b *testing.B) {
 	ctx := context.Background()
-	_, ms := machines(b, 1)
-	a := ms[0]
-	b.ResetTimer()
+	a := benchSync(b)
 	for i := 0; i < b.N; i++ {
-		ok, err := a.Claim(ctx, func(ctx context.Context) (*Claim, error) {
-			c := commitFile(b, a, "claim.txt", fmt.Sprint(i))
-			return &Claim{Commit: c, Undo: func(ctx context.Context) error { return a.Git.UndoCommit(ctx, c, "claim.txt") }}, nil
-		})
-		if err != nil || !ok {
-			b.Fatal(ok, err)
-		}
+		claimOnce(ctx, b, a, i)
 		b.StopTimer() // the session's commit is the session's, not the sync's
 		commitFile(b, a, "session.txt", fmt.Sprint(i))
 		b.StartTimer()
