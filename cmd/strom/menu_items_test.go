@@ -174,21 +174,52 @@ func withoutPrograms(t *testing.T, h *cliHarness, names ...string) {
 	}
 }
 
+// accessibleMenu starts the menu in the accessible mode on a research of three
+// tasks (menuResearch) that each of prepare has set up first.
+func accessibleMenu(t *testing.T, prepare ...func(*testing.T, *cliHarness)) (*cliHarness, *menuDriver) {
+	t.Helper()
+	h := menuResearch(t)
+	for _, p := range prepare {
+		p(t, h)
+	}
+	return h, startMenu(t, h, "ACCESSIBLE=1")
+}
+
+// ownGate is a research on a computer with an own condition, "fake", that
+// answers go.
+func ownGate(t *testing.T, h *cliHarness) { fakeGate(t, h, "fake") }
+
+// noClaude is a research on a computer without Claude Code.
+func noClaude(t *testing.T, h *cliHarness) { withoutPrograms(t, h, "claude") }
+
+// alone goes from the first level to Settings, then The agent working alone.
+func (d *menuDriver) alone() {
+	d.t.Helper()
+	d.main("menu.settings")
+	d.choose(en.Say("menu.alone"))
+}
+
+// minutesAsked goes on to the time for one task, shown as minutes, and waits
+// for its question.
+func (d *menuDriver) minutesAsked(minutes string) {
+	d.t.Helper()
+	d.alone()
+	d.choose(en.Say("menu.minutes", messages.Args{"Minutes": minutes}))
+	d.expect(en.Say("menu.minutes_ask"))
+}
+
 // TestMenuModeWaiting: a research whose agent is not installed offers "Keep it only
 // as a Strom archive" (strom mode archive, confirmed: the tasks are parked) and
 // installing the agent (its install line runs; the research goes on as it was).
 func TestMenuModeWaiting(t *testing.T) {
 	t.Parallel()
-	newWaiting := func(t *testing.T) *cliHarness {
-		h := menuResearch(t)
-		withoutPrograms(t, h, "claude")
+	waiting := func(t *testing.T, h *cliHarness) {
+		noClaude(t, h)
 		h.must(t, "config", "set", "agent.name", "claude", "--for-tree")
-		return h
 	}
 	t.Run("archive", func(t *testing.T) {
 		t.Parallel()
-		h := newWaiting(t)
-		d := startMenu(t, h, "ACCESSIBLE=1")
+		h, d := accessibleMenu(t, waiting)
 		d.choose(en.Say("menu.mode_waiting", messages.Args{"Agent": "claude"}))
 		d.choose(en.Say("menu.keep_archive"))
 		d.answer("[y/N]", "y\r")
@@ -206,10 +237,11 @@ func TestMenuModeWaiting(t *testing.T) {
 	})
 	t.Run("install", func(t *testing.T) {
 		t.Parallel()
-		h := newWaiting(t)
+		h, d := accessibleMenu(t, waiting, func(t *testing.T, h *cliHarness) {
+			bin := filepath.Dir(h.strom)
+			fakeProgram(t, h, "npm", `printf '#!/bin/sh\nexit 0\n' > "`+bin+`/claude"; chmod 755 "`+bin+`/claude"; echo 'added 1 package'`)
+		})
 		bin := filepath.Dir(h.strom)
-		fakeProgram(t, h, "npm", `printf '#!/bin/sh\nexit 0\n' > "`+bin+`/claude"; chmod 755 "`+bin+`/claude"; echo 'added 1 package'`)
-		d := startMenu(t, h, "ACCESSIBLE=1")
 		d.choose(en.Say("menu.mode_waiting", messages.Args{"Agent": "claude"}))
 		d.choose("Install the agent: npm install -g @anthropic-ai/claude-code")
 		d.expect("$ npm install -g @anthropic-ai/claude-code")
@@ -229,9 +261,9 @@ func TestMenuModeWaiting(t *testing.T) {
 	})
 	t.Run("install fails", func(t *testing.T) {
 		t.Parallel()
-		h := newWaiting(t)
-		fakeProgram(t, h, "npm", "echo 'npm ERR! network'; exit 1")
-		d := startMenu(t, h, "ACCESSIBLE=1")
+		h, d := accessibleMenu(t, waiting, func(t *testing.T, h *cliHarness) {
+			fakeProgram(t, h, "npm", "echo 'npm ERR! network'; exit 1")
+		})
 		d.choose(en.Say("menu.mode_waiting", messages.Args{"Agent": "claude"}))
 		d.choose("Install the agent: npm install -g @anthropic-ai/claude-code")
 		d.expect("npm ERR! network")
@@ -251,8 +283,7 @@ func TestMenuWorkChoices(t *testing.T) {
 	t.Parallel()
 	t.Run("max", func(t *testing.T) {
 		t.Parallel()
-		h := menuResearch(t)
-		d := startMenu(t, h, "ACCESSIBLE=1")
+		h, d := accessibleMenu(t)
 		d.main("menu.work_alone")
 		if strings.Contains(d.text(), "like --loop") {
 			t.Errorf("the loop is offered without a condition:\n%s", d.text())
@@ -270,8 +301,7 @@ func TestMenuWorkChoices(t *testing.T) {
 	})
 	t.Run("picked", func(t *testing.T) {
 		t.Parallel()
-		h := menuResearch(t)
-		d := startMenu(t, h, "ACCESSIBLE=1")
+		h, d := accessibleMenu(t)
 		d.main("menu.work_alone")
 		d.choose(en.Say("menu.work_picked"))
 		d.expect(en.Say("menu.pick_task"))
@@ -293,13 +323,12 @@ func TestMenuWorkChoices(t *testing.T) {
 	})
 	t.Run("loop", func(t *testing.T) {
 		t.Parallel()
-		h := menuResearch(t)
-		fakeGate(t, h, "fake")
-		cfg := filepath.Join(h.dir, "home", ".config", "strom", "config.json")
-		if err := os.WriteFile(cfg, []byte(`{"version": 1, "settings": {"run.gate": "fake"}}`), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		d := startMenu(t, h, "ACCESSIBLE=1")
+		h, d := accessibleMenu(t, ownGate, func(t *testing.T, h *cliHarness) {
+			cfg := filepath.Join(h.dir, "home", ".config", "strom", "config.json")
+			if err := os.WriteFile(cfg, []byte(`{"version": 1, "settings": {"run.gate": "fake"}}`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		})
 		d.main("menu.work_alone")
 		d.choose(en.Say("menu.work_loop", messages.Args{"Gate": "fake"}))
 		d.expect("3 sessions · stopped: no open tasks")
@@ -340,12 +369,9 @@ func TestMenuWorkPickedKeys(t *testing.T) {
 // back unchanged (TestMenuMinutes); 45 is set as strom config set sets it.
 func TestMenuTimeForOneTask(t *testing.T) {
 	t.Parallel()
-	h := menuResearch(t)
-	d := startMenu(t, h, "ACCESSIBLE=1")
-	d.main("menu.settings")
-	d.choose(en.Say("menu.alone"))
-	d.choose(en.Say("menu.minutes", messages.Args{"Minutes": "60"}))
-	d.answer(en.Say("menu.minutes_ask"), "4\r")
+	h, d := accessibleMenu(t)
+	d.minutesAsked("60")
+	d.typeKeys("4\r")
 	d.answer("--minutes takes a whole number 5–600, not 4, or 0 to go back without a change", "601\r")
 	d.answer("--minutes takes a whole number 5–600, not 601, or 0 to go back", "45\r")
 	d.expect("run.minutes = 45")
@@ -357,10 +383,8 @@ func TestMenuTimeForOneTask(t *testing.T) {
 	// The research's own setting wins over the computer's: the menu changes it.
 	h.must(t, "config", "set", "run.minutes", "30", "--for-tree")
 	d = startMenu(t, h, "ACCESSIBLE=1")
-	d.main("menu.settings")
-	d.choose(en.Say("menu.alone"))
-	d.choose(en.Say("menu.minutes", messages.Args{"Minutes": "30"}))
-	d.answer(en.Say("menu.minutes_ask"), "20\r")
+	d.minutesAsked("30")
+	d.typeKeys("20\r")
 	d.expect("run.minutes = 20 (.strom/config.json)")
 	d.leaveMenu()
 	if r := setting(t, h, "run.minutes"); r.Value != float64(20) || r.Source != "tree" {
@@ -375,16 +399,13 @@ func TestMenuTimeForOneTask(t *testing.T) {
 func TestMenuCondition(t *testing.T) {
 	t.Parallel()
 	gateMenu := func(d *menuDriver) {
-		d.main("menu.settings")
-		d.choose(en.Say("menu.alone"))
+		d.alone()
 		d.choose("Working on and on under a condition")
 		d.expect(en.Say("menu.gate_choose"))
 	}
 	t.Run("claude-usage", func(t *testing.T) {
 		t.Parallel()
-		h := menuResearch(t)
-		fakeProgram(t, h, "claude", "exit 0")
-		d := startMenu(t, h, "ACCESSIBLE=1")
+		h, d := accessibleMenu(t, func(t *testing.T, h *cliHarness) { fakeProgram(t, h, "claude", "exit 0") })
 		gateMenu(d)
 		d.choose(en.Say("menu.gate_claude"))
 		d.answer(en.Say("menu.gate_n")+" [10]", "100\r")
@@ -400,23 +421,18 @@ func TestMenuCondition(t *testing.T) {
 	})
 	t.Run("own and none", func(t *testing.T) {
 		t.Parallel()
-		h := menuResearch(t)
-		withoutPrograms(t, h, "claude")
-		fakeGate(t, h, "fake")
-		d := startMenu(t, h, "ACCESSIBLE=1")
+		h, d := accessibleMenu(t, noClaude, ownGate)
 		gateMenu(d)
 		// No to the confirmation: nothing changes.
 		d.choose(en.Say("menu.gate_own", messages.Args{"Name": "fake"}))
 		d.answer(`Set run.gate to "fake" for this computer?`, "n\r")
-		d.main("menu.settings")
-		d.choose(en.Say("menu.alone"))
+		d.alone()
 		d.choose("Working on and on under a condition: " + en.Say("menu.gate_none"))
 		d.choose(en.Say("menu.gate_own", messages.Args{"Name": "fake"}))
 		d.answer(`Set run.gate to "fake" for this computer?`, "y\r")
 		d.expect("run.gate = fake")
 		// What would it say now: strom gate test, which writes no gate.log line.
-		d.main("menu.settings")
-		d.choose(en.Say("menu.alone"))
+		d.alone()
 		d.choose(en.Say("menu.gate_test"))
 		d.expect("condition “fake”: go — all clear")
 		if _, err := os.Stat(filepath.Join(h.repo, ".strom", "gate.log")); err == nil {
@@ -445,10 +461,10 @@ func TestMenuCondition(t *testing.T) {
 // to install it and changes nothing.
 func TestMenuAgentChoice(t *testing.T) {
 	t.Parallel()
-	h := menuResearch(t)
-	withoutPrograms(t, h, "claude", "codex")
-	fakeProgram(t, h, "codex", "exit 0")
-	d := startMenu(t, h, "ACCESSIBLE=1")
+	h, d := accessibleMenu(t, func(t *testing.T, h *cliHarness) {
+		withoutPrograms(t, h, "claude", "codex")
+		fakeProgram(t, h, "codex", "exit 0")
+	})
 	d.main("menu.settings")
 	d.choose(en.Say("menu.agent", messages.Args{"Agent": "demo"}))
 	d.choose("claude (not installed")
@@ -477,7 +493,7 @@ func TestMenuAgentChoice(t *testing.T) {
 func TestMenuLanguageChoice(t *testing.T) {
 	t.Parallel()
 	h := menuResearch(t)
-	fakeGate(t, h, "fake")
+	ownGate(t, h)
 	d := startMenu(t, h, "LANG=en_US.UTF-8", "ACCESSIBLE=1")
 	d.main("menu.settings")
 	d.choose("Messages: as the system says (English)")
@@ -506,8 +522,7 @@ func TestMenuLanguageChoice(t *testing.T) {
 // checked as strom config set checks it; listed with its probe; removed.
 func TestMenuArchivesSettings(t *testing.T) {
 	t.Parallel()
-	h := menuResearch(t)
-	d := startMenu(t, h, "ACCESSIBLE=1")
+	h, d := accessibleMenu(t)
 	d.main("menu.settings")
 	d.choose(en.Say("menu.archives", messages.Args{"Archives": en.Say("menu.archives_none")}))
 	d.choose(en.Say("menu.archive_add"))
@@ -535,16 +550,17 @@ func TestMenuArchivesSettings(t *testing.T) {
 // check names the state file that is broken.
 func TestMenuMaintenanceItems(t *testing.T) {
 	t.Parallel()
-	h := menuResearch(t)
-	hook := filepath.Join(h.repo, ".git", "hooks", "pre-commit")
-	if err := os.Remove(hook); err != nil {
-		t.Fatal(err)
-	}
-	park := filepath.Join(h.repo, ".strom", "park.json")
-	if err := os.WriteFile(park, []byte(`{"version": 1, "tasks": `), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	d := startMenu(t, h, "ACCESSIBLE=1")
+	var hook string
+	_, d := accessibleMenu(t, func(t *testing.T, h *cliHarness) {
+		hook = filepath.Join(h.repo, ".git", "hooks", "pre-commit")
+		if err := os.Remove(hook); err != nil {
+			t.Fatal(err)
+		}
+		park := filepath.Join(h.repo, ".strom", "park.json")
+		if err := os.WriteFile(park, []byte(`{"version": 1, "tasks": `), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	})
 	d.main("menu.settings")
 	d.choose(en.Say("menu.maintenance"))
 	d.choose(en.Say("menu.install_hooks"))
@@ -565,10 +581,10 @@ func TestMenuMaintenanceItems(t *testing.T) {
 // question (an answer is needed), unpark a parked task.
 func TestMenuQueueItems(t *testing.T) {
 	t.Parallel()
-	h := menuResearch(t)
-	h.must(t, "ask", "--task", "T-2", "Which parish?")
-	h.must(t, "task", "park", "T-3", "--why", "needs the 1850 register")
-	d := startMenu(t, h, "ACCESSIBLE=1")
+	h, d := accessibleMenu(t, func(t *testing.T, h *cliHarness) {
+		h.must(t, "ask", "--task", "T-2", "Which parish?")
+		h.must(t, "task", "park", "T-3", "--why", "needs the 1850 register")
+	})
 	d.main("menu.queue")
 	d.choose(en.Say("menu.add_task"))
 	d.answer(en.Say("menu.task_title"), " \r")
@@ -607,12 +623,9 @@ func TestMenuEscAndCtrlC(t *testing.T) {
 	}
 	t.Run("accessible", func(t *testing.T) {
 		t.Parallel()
-		h := menuResearch(t)
-		d := startMenu(t, h, "ACCESSIBLE=1")
-		d.main("menu.settings")
-		d.choose(en.Say("menu.alone"))
-		d.choose(en.Say("menu.minutes", messages.Args{"Minutes": "60"}))
-		d.answer(en.Say("menu.minutes_ask"), "30\x03")
+		h, d := accessibleMenu(t)
+		d.minutesAsked("60")
+		d.typeKeys("30\x03")
 		d.leave()
 		minutesUnchanged(t, h)
 	})
@@ -644,11 +657,8 @@ func TestMenuEscAndCtrlC(t *testing.T) {
 // confirmation) answers no; the menu goes on and its next answer is its own.
 func TestMenuCtrlCAtAQuestion(t *testing.T) {
 	t.Parallel()
-	h := menuResearch(t)
-	fakeGate(t, h, "fake")
-	d := startMenu(t, h, "ACCESSIBLE=1")
-	d.main("menu.settings")
-	d.choose(en.Say("menu.alone"))
+	h, d := accessibleMenu(t, ownGate)
+	d.alone()
 	d.choose("Working on and on under a condition")
 	d.choose(en.Say("menu.gate_own", messages.Args{"Name": "fake"}))
 	d.answer(`Set run.gate to "fake" for this computer?`, "\x03")
