@@ -50,6 +50,24 @@ func syncSetup(t *testing.T, agent string, tasks int) *cliHarness {
 	return h
 }
 
+// syncRun is strom run --loop in dir with the agent at dir/agent.sh of
+// syncSetup, env added to the harness's.
+func (h *cliHarness) syncRun(ctx context.Context, dir string, env ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, h.strom, "run", "--loop", "--agent", "command", "--", "sh", filepath.Join(h.dir, "agent.sh"))
+	cmd.Dir, cmd.Env = dir, append(slices.Clip(h.env), env...)
+	return cmd
+}
+
+// mustSyncRun is syncRun run to its end; a failure fails the test.
+func (h *cliHarness) mustSyncRun(t *testing.T, dir string, env ...string) string {
+	t.Helper()
+	out, err := h.syncRun(context.Background(), dir, env...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("strom run --loop: %v\n%s", err, out)
+	}
+	return string(out)
+}
+
 func (h *cliHarness) gitIn(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
@@ -132,9 +150,7 @@ func runLoops(t *testing.T, h *cliHarness, clones []string, env []string, back f
 			defer wg.Done()
 			for try := 0; try < 5; try++ {
 				var out bytes.Buffer
-				cmd := exec.CommandContext(ctx, h.strom, "run", "--loop", "--agent", "command", "--", "sh", filepath.Join(h.dir, "agent.sh"))
-				cmd.Dir = dir
-				cmd.Env = append(append(slices.Clip(h.env), "STROM_HOST="+filepath.Base(dir)), env...)
+				cmd := h.syncRun(ctx, dir, append([]string{"STROM_HOST=" + filepath.Base(dir)}, env...)...)
 				cmd.Stdout, cmd.Stderr = &out, &out
 				err := cmd.Run()
 				texts[i] += out.String()
@@ -228,17 +244,9 @@ func checkSyncedCrashed(t *testing.T, h *cliHarness, url string, clones []string
 	if !slices.Equal(sessions, want) {
 		t.Errorf("session commits on the remote by task = %v, want each of %v once", sessions, want)
 	}
-	for _, dir := range clones {
-		for _, c := range strings.Fields(h.gitIn(t, dir, "log", "--format=%H %(trailers:key=Strom-Session,valueonly)")) {
-			if len(c) != 40 {
-				continue
-			}
-			cmd := exec.Command("git", "merge-base", "--is-ancestor", c, "HEAD")
-			cmd.Dir, cmd.Env = check, h.env
-			if cmd.Run() != nil {
-				t.Errorf("session commit %s of %s is not on the remote", c[:7], filepath.Base(dir))
-			}
-		}
+	lost := lostSessions(t, h, check, clones)
+	for _, c := range lost {
+		t.Errorf("session commit %s is not on the remote", c)
 	}
 	if len(crashes) != crashed {
 		t.Errorf("crashed session commits on the remote: %v, want %d", crashes, crashed)
@@ -281,12 +289,14 @@ func checkSyncedCrashed(t *testing.T, h *cliHarness, url string, clones []string
 		}
 	}
 	t.Logf("%d sessions of %d machines on %d tasks, %d killed and landed by the rerun: %d sessions lost, %d tasks worked twice", len(sessions), len(clones), len(want), len(crashes),
-		lostSessions(t, h, check, clones), len(sessions)-len(slices.Compact(slices.Clone(sessions))))
+		len(lost), len(sessions)-len(slices.Compact(slices.Clone(sessions))))
 }
 
-// lostSessions counts the session commits of the clones that the remote lacks.
-func lostSessions(t *testing.T, h *cliHarness, check string, clones []string) int {
-	n := 0
+// lostSessions are the session commits of the clones that the remote's clone
+// check lacks: "abc1234 of machine" each.
+func lostSessions(t *testing.T, h *cliHarness, check string, clones []string) []string {
+	t.Helper()
+	var lost []string
 	for _, dir := range clones {
 		for _, c := range strings.Fields(h.gitIn(t, dir, "log", "--format=%H %(trailers:key=Strom-Session,valueonly)")) {
 			if len(c) != 40 {
@@ -295,11 +305,11 @@ func lostSessions(t *testing.T, h *cliHarness, check string, clones []string) in
 			cmd := exec.Command("git", "merge-base", "--is-ancestor", c, "HEAD")
 			cmd.Dir, cmd.Env = check, h.env
 			if cmd.Run() != nil {
-				n++
+				lost = append(lost, c[:7]+" of "+filepath.Base(dir))
 			}
 		}
 	}
-	return n
+	return lost
 }
 
 // machinesAgent is syncAgent, and on each of the first $ADDS tasks it adds a
@@ -417,11 +427,8 @@ fi
 	h.gitIn(t, h.dir, "clone", "-q", d.url("remote.git"), clone)
 
 	run := func() (string, error) {
-		cmd := exec.Command(h.strom, "run", "--loop", "--agent", "command", "--", "sh", filepath.Join(h.dir, "agent.sh"))
-		cmd.Dir = clone
-		cmd.Env = append(slices.Clip(h.env), "STROM_HOST=laptop", "KILLED="+filepath.Join(h.dir, "killed"),
-			fmt.Sprintf("DAEMON=%d", d.cmd.Process.Pid))
-		out, err := cmd.CombinedOutput()
+		out, err := h.syncRun(context.Background(), clone, "STROM_HOST=laptop", "KILLED="+filepath.Join(h.dir, "killed"),
+			fmt.Sprintf("DAEMON=%d", d.cmd.Process.Pid)).CombinedOutput()
 		return string(out), err
 	}
 	out, err := run()
@@ -489,9 +496,7 @@ func TestSyncConflictStops(t *testing.T) {
 	h.gitIn(t, desktop, "push", "-q", "origin", "main")
 	head := h.gitIn(t, laptop, "rev-parse", "HEAD")
 
-	cmd := exec.Command(h.strom, "run", "--loop", "--agent", "command", "--", "sh", filepath.Join(h.dir, "agent.sh"))
-	cmd.Dir, cmd.Env = laptop, h.env
-	out, err := cmd.CombinedOutput()
+	out, err := h.syncRun(context.Background(), laptop).CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
 		t.Fatalf("strom run: %v, want exit status 1\n%s", err, out)
 	}
@@ -587,13 +592,11 @@ func killLaptop(t *testing.T, tasks int) *deadMachine {
 
 // run is strom run --loop on machine, its clock at base ("" the real one).
 func (m *deadMachine) run(machine, base string) *exec.Cmd {
-	cmd := exec.Command(m.h.strom, "run", "--loop", "--agent", "command", "--", "sh", filepath.Join(m.h.dir, "agent.sh"))
-	cmd.Dir = filepath.Join(m.h.dir, machine)
-	cmd.Env = append(slices.Clip(m.h.env), "STROM_HOST="+machine, "HANG="+m.hang)
+	env := []string{"STROM_HOST=" + machine, "HANG=" + m.hang}
 	if base != "" {
-		cmd.Env = append(cmd.Env, "STROM_TEST_TIME_BASE="+base)
+		env = append(env, "STROM_TEST_TIME_BASE="+base)
 	}
-	return cmd
+	return m.h.syncRun(context.Background(), filepath.Join(m.h.dir, machine), env...)
 }
 
 func (m *deadMachine) mustRun(t *testing.T, machine, base string) string {
@@ -768,13 +771,7 @@ fi
 	for _, dir := range []string{laptop, desktop} {
 		h.gitIn(t, h.dir, "clone", "-q", url, dir)
 	}
-	cmd := exec.Command(h.strom, "run", "--loop", "--agent", "command", "--", "sh", filepath.Join(h.dir, "agent.sh"))
-	cmd.Dir, cmd.Env = laptop, append(slices.Clip(h.env), "STROM_HOST=laptop", "DESKTOP="+desktop)
-	b, err := cmd.CombinedOutput()
-	out := string(b)
-	if err != nil {
-		t.Fatalf("strom run --loop: %v\n%s", err, out)
-	}
+	out := h.mustSyncRun(t, laptop, "STROM_HOST=laptop", "DESKTOP="+desktop)
 	m := regexp.MustCompile(`⇄ the session on T-1 changed the same files as origin/main \(notes\.md\): its commit waits for a person on branch (strom/\S+) of origin, T-1 is parked, and the run goes on with other tasks`).FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("the run does not say where the session went:\n%s", out)
@@ -848,13 +845,7 @@ func TestSyncSameNewID(t *testing.T) {
 	h.gitIn(t, laptop, "add", "-A")
 	h.gitIn(t, laptop, "commit", "-q", "-m", "laptop's task")
 
-	cmd := exec.Command(h.strom, "run", "--loop", "--agent", "command", "--", "sh", filepath.Join(h.dir, "agent.sh"))
-	cmd.Dir, cmd.Env = laptop, append(slices.Clip(h.env), "STROM_HOST=laptop")
-	b, err := cmd.CombinedOutput()
-	out := string(b)
-	if err != nil {
-		t.Fatalf("strom run --loop: %v\n%s", err, out)
-	}
+	out := h.mustSyncRun(t, laptop, "STROM_HOST=laptop")
 	if !strings.Contains(out, "⇄ origin/main added tasks under the ids this clone gave its new ones: T-2 is now T-3") {
 		t.Errorf("the run does not say it renumbered:\n%s", out)
 	}
