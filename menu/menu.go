@@ -79,15 +79,21 @@ func (e *eofReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Run shows the menu until the person leaves it.
-func Run(ctx context.Context, e Env) error {
+// newMenu is the menu of e: English and the terminal where e names no printer
+// or writer of its own.
+func newMenu(ctx context.Context, e Env) *menu {
 	if e.Msg == nil {
 		e.Msg = messages.For(messages.English)
 	}
 	if e.Out == nil {
 		e.Out = e.Terminal
 	}
-	m := &menu{Env: e, ctx: ctx, in: &eofReader{r: e.Terminal}}
+	return &menu{Env: e, ctx: ctx, in: &eofReader{r: e.Terminal}}
+}
+
+// Run shows the menu until the person leaves it.
+func Run(ctx context.Context, e Env) error {
+	m := newMenu(ctx, e)
 	for {
 		if st := m.main(); st != stepOK {
 			return nil
@@ -276,13 +282,6 @@ func (m *menu) input(title, value string, valid func(string) error) (string, ste
 // Setup asks what a new research on this computer should be (R7.8, strom setup)
 // and sets init.mode as strom config set does.
 func Setup(ctx context.Context, e Env) error {
-	if e.Msg == nil {
-		e.Msg = messages.For(messages.English)
-	}
-	if e.Out == nil {
-		e.Out = e.Terminal
-	}
-	m := &menu{Env: e, ctx: ctx, in: &eofReader{r: e.Terminal}}
-	m.newResearches()
+	newMenu(ctx, e).newResearches()
 	return nil
 }
