@@ -50,6 +50,19 @@ func syncSetup(t *testing.T, agent string, tasks int) *cliHarness {
 	return h
 }
 
+// laptopAndDesktop is syncSetup and two clones of its remote by its file://
+// URL: laptop and desktop.
+func laptopAndDesktop(t *testing.T, agent string, tasks int) (h *cliHarness, url, laptop, desktop string) {
+	t.Helper()
+	h = syncSetup(t, agent, tasks)
+	url = "file://" + filepath.Join(h.dir, "remote.git")
+	laptop, desktop = filepath.Join(h.dir, "laptop"), filepath.Join(h.dir, "desktop")
+	for _, dir := range []string{laptop, desktop} {
+		h.gitIn(t, h.dir, "clone", "-q", url, dir)
+	}
+	return h, url, laptop, desktop
+}
+
 // syncRun is strom run --loop in dir with the agent at dir/agent.sh of
 // syncSetup, env added to the harness's.
 func (h *cliHarness) syncRun(ctx context.Context, dir string, env ...string) *exec.Cmd {
@@ -482,11 +495,8 @@ func (h *cliHarness) mustIn(t *testing.T, dir string, args ...string) string {
 // the clone's commit and the remote's stay as they were.
 func TestSyncConflictStops(t *testing.T) {
 	t.Parallel()
-	h := syncSetup(t, syncAgent, 2)
-	url := "file://" + filepath.Join(h.dir, "remote.git")
-	laptop, desktop := filepath.Join(h.dir, "laptop"), filepath.Join(h.dir, "desktop")
+	h, _, laptop, desktop := laptopAndDesktop(t, syncAgent, 2)
 	for _, dir := range []string{laptop, desktop} {
-		h.gitIn(t, h.dir, "clone", "-q", url, dir)
 		if err := os.WriteFile(filepath.Join(dir, "notes.md"), []byte(filepath.Base(dir)+" wrote this\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -765,12 +775,7 @@ if [ "$STROM_TASK" = T-1 ]; then
 	echo "laptop's words" > notes.md
 fi
 ` + strings.TrimPrefix(syncAgent, "#!/bin/sh\n")
-	h := syncSetup(t, agent, 2)
-	url := "file://" + filepath.Join(h.dir, "remote.git")
-	laptop, desktop := filepath.Join(h.dir, "laptop"), filepath.Join(h.dir, "desktop")
-	for _, dir := range []string{laptop, desktop} {
-		h.gitIn(t, h.dir, "clone", "-q", url, dir)
-	}
+	h, url, laptop, desktop := laptopAndDesktop(t, agent, 2)
 	out := h.mustSyncRun(t, laptop, "STROM_HOST=laptop", "DESKTOP="+desktop)
 	m := regexp.MustCompile(`⇄ the session on T-1 changed the same files as origin/main \(notes\.md\): its commit waits for a person on branch (strom/\S+) of origin, T-1 is parked, and the run goes on with other tasks`).FindStringSubmatch(out)
 	if m == nil {
@@ -827,12 +832,7 @@ fi
 // twice, and both tasks are kept and worked once.
 func TestSyncSameNewID(t *testing.T) {
 	t.Parallel()
-	h := syncSetup(t, syncAgent, 1)
-	url := "file://" + filepath.Join(h.dir, "remote.git")
-	laptop, desktop := filepath.Join(h.dir, "laptop"), filepath.Join(h.dir, "desktop")
-	for _, dir := range []string{laptop, desktop} {
-		h.gitIn(t, h.dir, "clone", "-q", url, dir)
-	}
+	h, url, laptop, desktop := laptopAndDesktop(t, syncAgent, 1)
 	h.mustIn(t, desktop, "task", "add", "Desktop's find")
 	h.gitIn(t, desktop, "add", "-A") // the new task's file
 	h.gitIn(t, desktop, "commit", "-q", "-m", "desktop's task")
