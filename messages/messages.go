@@ -49,33 +49,92 @@ const System = "system"
 type Args map[string]any
 
 var (
-	bundles sync.Map // language → *i18n.Bundle, complete before it is stored
+	bundles sync.Map // part+language → *bundle
 	loadMu  sync.Mutex
 )
 
+// bundle is the go-i18n bundle of one language and part with English under it as
+// the fallback, holding only the messages said so far: a command adds the few it
+// says, not the whole catalog (about 800 messages a language), which every strom
+// command an agent runs would otherwise pay for at its first sentence. A message
+// once added is never changed; mu keeps a Localize from reading the bundle's maps
+// while another goroutine adds to them.
+type bundle struct {
+	part, lang string
+	b          *i18n.Bundle
+
+	mu    sync.RWMutex
+	added map[string]bool // ids whose messages are in b
+}
+
 // bundleFor returns the bundle of one language and part ("" for what commands
-// say, cliPart for the command line's words), with English under it as the
-// fallback, built the first time it is asked for: an agent's strom command pays for
-// its own language only, and only a command that prints help or a usage error adds
-// the command line's words. A bundle is never changed once it is handed out, so
-// printers of any languages can say messages from many goroutines at once.
-func bundleFor(part, lang string) *i18n.Bundle {
+// say, cliPart for the command line's words), made the first time it is asked for:
+// an agent's strom command pays for its own language only, and only a command that
+// prints help or a usage error adds the command line's words. Printers of any
+// languages can say messages from many goroutines at once.
+func bundleFor(part, lang string) *bundle {
 	key := part + lang
 	if b, ok := bundles.Load(key); ok {
-		return b.(*i18n.Bundle)
+		return b.(*bundle)
 	}
 	loadMu.Lock()
 	defer loadMu.Unlock()
 	if b, ok := bundles.Load(key); ok {
-		return b.(*i18n.Bundle)
+		return b.(*bundle)
 	}
-	b := i18n.NewBundle(language.English)
-	_ = b.AddMessages(language.English, catalogOf(part, English)...)
-	if lang != English {
-		_ = b.AddMessages(language.Make(lang), catalogOf(part, lang)...)
-	}
+	b := newBundle(part, lang)
 	bundles.Store(key, b)
 	return b
+}
+
+// newBundle makes the bundle of one part and language, with no message in it yet.
+func newBundle(part, lang string) *bundle {
+	b := &bundle{part: part, lang: lang, b: i18n.NewBundle(language.English), added: map[string]bool{}}
+	// Both languages are known to the bundle from the start: which of them a
+	// localizer matches does not depend on the messages added.
+	_ = b.b.AddMessages(language.English)
+	if lang != English {
+		_ = b.b.AddMessages(language.Make(lang))
+	}
+	return b
+}
+
+// localize says cfg's message through loc, a localizer of b, after adding the
+// message's English text and its own language's to the bundle if they are not
+// there yet.
+func (b *bundle) localize(loc *i18n.Localizer, cfg *i18n.LocalizeConfig) (string, error) {
+	id := cfg.MessageID
+	b.mu.RLock()
+	if b.added[id] {
+		defer b.mu.RUnlock()
+		return loc.Localize(cfg)
+	}
+	b.mu.RUnlock()
+	b.mu.Lock()
+	if !b.added[id] {
+		if m := find(catalogOf(b.part, English), id); m != nil {
+			_ = b.b.AddMessages(language.English, m)
+		}
+		if b.lang != English {
+			if m := find(catalogOf(b.part, b.lang), id); m != nil {
+				_ = b.b.AddMessages(language.Make(b.lang), m)
+			}
+		}
+		b.added[id] = true
+	}
+	b.mu.Unlock()
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return loc.Localize(cfg)
+}
+
+// find returns the message id of a catalog (sorted by id), nil when it lacks it.
+func find(msgs []*i18n.Message, id string) *i18n.Message {
+	i := sort.Search(len(msgs), func(i int) bool { return msgs[i].ID >= id })
+	if i < len(msgs) && msgs[i].ID == id {
+		return msgs[i]
+	}
+	return nil
 }
 
 // catalogOf returns the messages of one part and language (catalog_gen.go).
@@ -102,8 +161,10 @@ type Printer struct {
 	lang string
 	loc  *i18n.Localizer
 
+	main     *bundle
 	mainOnce sync.Once
 	cliOnce  sync.Once
+	cliB     *bundle
 	cli      *i18n.Localizer // the command line's words, read at their first use
 }
 
@@ -117,13 +178,19 @@ func For(lang string) *Printer {
 
 // localizer is the printer's localizer for id: the command line's words come from
 // catalog/cli/, everything else from the main catalog; each is read at its first use.
-func (p *Printer) localizer(id string) *i18n.Localizer {
+func (p *Printer) localizer(id string) (*bundle, *i18n.Localizer) {
 	if cliID(id) {
-		p.cliOnce.Do(func() { p.cli = i18n.NewLocalizer(bundleFor(cliPart, p.lang), p.lang) })
-		return p.cli
+		p.cliOnce.Do(func() {
+			p.cliB = bundleFor(cliPart, p.lang)
+			p.cli = i18n.NewLocalizer(p.cliB.b, p.lang)
+		})
+		return p.cliB, p.cli
 	}
-	p.mainOnce.Do(func() { p.loc = i18n.NewLocalizer(bundleFor("", p.lang), p.lang) })
-	return p.loc
+	p.mainOnce.Do(func() {
+		p.main = bundleFor("", p.lang)
+		p.loc = i18n.NewLocalizer(p.main.b, p.lang)
+	})
+	return p.main, p.loc
 }
 
 func known(lang string) bool {
@@ -157,7 +224,8 @@ func (p *Printer) Say(id string, args ...Args) string {
 	if n, ok := data["Count"]; ok {
 		cfg.PluralCount = n
 	}
-	s, err := p.localizer(id).Localize(cfg)
+	b, loc := p.localizer(id)
+	s, err := b.localize(loc, cfg)
 	if s == "" && err != nil {
 		return id
 	}
@@ -175,10 +243,8 @@ func Everywhere(id string) []string {
 	}
 	var out []string
 	for _, l := range Languages {
-		msgs := catalogOf(part, l)
-		i := sort.Search(len(msgs), func(i int) bool { return msgs[i].ID >= id })
-		if i < len(msgs) && msgs[i].ID == id && msgs[i].Other != "" {
-			out = append(out, msgs[i].Other)
+		if m := find(catalogOf(part, l), id); m != nil && m.Other != "" {
+			out = append(out, m.Other)
 		}
 	}
 	return out
@@ -190,7 +256,8 @@ func Has(id string) bool {
 	if cliID(id) {
 		part = cliPart
 	}
-	_, err := i18n.NewLocalizer(bundleFor(part, English), English).Localize(&i18n.LocalizeConfig{MessageID: id, PluralCount: 2})
+	b := bundleFor(part, English)
+	_, err := b.localize(i18n.NewLocalizer(b.b, English), &i18n.LocalizeConfig{MessageID: id, PluralCount: 2})
 	return err == nil
 }
 

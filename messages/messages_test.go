@@ -11,6 +11,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/google/go-cmp/cmp"
+	"github.com/nicksnyder/go-i18n/v2/i18n"
+	"golang.org/x/text/language"
 
 	"github.com/strom-research/strom/messages/internal/catalogsrc"
 )
@@ -342,5 +344,70 @@ func TestPrintersAtOnce(t *testing.T) {
 		if s := <-done; s == "" || s == "stop.done" {
 			t.Errorf("a printer said %q", s)
 		}
+	}
+}
+
+// TestLazyCatalog: a printer whose bundle holds only the messages said so far says
+// every message of every language, in every plural form, as a bundle that holds
+// the whole catalog says it — the fallback to English included — and a sentence
+// said adds its own message and no other.
+func TestLazyCatalog(t *testing.T) {
+	t.Parallel()
+	en := forms(t, English)
+	for _, part := range []string{"", cliPart} {
+		for _, l := range Languages {
+			whole := i18n.NewBundle(language.English)
+			_ = whole.AddMessages(language.English, catalogOf(part, English)...)
+			if l != English {
+				_ = whole.AddMessages(language.Make(l), catalogOf(part, l)...)
+			}
+			wholeLoc := i18n.NewLocalizer(whole, l)
+			lazy := newBundle(part, l)
+			lazyLoc := i18n.NewLocalizer(lazy.b, l)
+			ids := []string{"no.such.id"}
+			for id := range en {
+				if cliID(id) == (part == cliPart) {
+					ids = append(ids, id)
+				}
+			}
+			sort.Strings(ids)
+			for _, id := range ids {
+				args := map[string]any{}
+				for _, n := range strings.Split(placeholders(en[id]), ",") {
+					if n != "" {
+						args[n] = "X"
+					}
+				}
+				counts := []any{nil}
+				if _, ok := args["Count"]; ok {
+					counts = []any{0, 1, 2, 5, 1.5}
+				}
+				for _, n := range counts {
+					cfg := func() *i18n.LocalizeConfig {
+						c := &i18n.LocalizeConfig{MessageID: id, TemplateData: args}
+						if n != nil {
+							args["Count"] = n
+							c.PluralCount = n
+						}
+						return c
+					}
+					want, wantErr := wholeLoc.Localize(cfg())
+					got, gotErr := lazy.localize(lazyLoc, cfg())
+					if got != want || (wantErr == nil) != (gotErr == nil) {
+						t.Errorf("%s%s %s (Count %v): the lazy bundle says %q (%v), the whole catalog %q (%v)", part, l, id, n, got, gotErr, want, wantErr)
+					}
+				}
+			}
+			if len(lazy.added) != len(ids) {
+				t.Errorf("%s%s: %d messages added for %d said", part, l, len(lazy.added), len(ids))
+			}
+		}
+	}
+	b := newBundle("", German)
+	if _, err := b.localize(i18n.NewLocalizer(b.b, German), &i18n.LocalizeConfig{MessageID: "stop.done"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(b.added) != 1 || !b.added["stop.done"] {
+		t.Errorf("saying stop.done added %v, want that message alone", b.added)
 	}
 }
