@@ -275,6 +275,18 @@ func TestLogObjectFiles(t *testing.T) {
 		m.Body += "\n" + body
 		commitAll(t, r.Root, m.String())
 	}
+	// Commits whose zlib streams are longer than a read of the pack (4 KiB), one of
+	// them over the 64 KiB read into one allocation.
+	for i, n := range []int{10 << 10, 80 << 10} {
+		rnd := make([]byte, n/2)
+		for k := range rnd {
+			rnd[k] = byte(k*7919 + k*k*31 + i)
+		}
+		writeFile(t, r.Root, "f.txt", fmt.Sprint("big", i))
+		m := sessionMessageN(200+i, "done")
+		m.Body += "\n" + fmt.Sprintf("%x", rnd)
+		commitAll(t, r.Root, m.String())
+	}
 	read := func(name string) {
 		t.Helper()
 		for _, opts := range []LogOptions{{Max: 1}, {Max: 20, TrailerKey: "Strom-Session"}, {Max: 500, TrailerKey: "strom-session"}} {

@@ -1,7 +1,9 @@
 package gitrepo
 
 import (
+	"bufio"
 	"bytes"
+	"compress/flate"
 	"compress/zlib"
 	"encoding/binary"
 	"encoding/hex"
@@ -25,6 +27,13 @@ import (
 type objectFiles struct {
 	dir   string // <common dir>/objects
 	packs []*packFile
+
+	// What every object read reuses rather than allocates anew: one zlib reader
+	// (a flate decompressor is some 40 KiB), the reader of a pack from an offset,
+	// and the buffer of an index's names.
+	z     inflater
+	pr    packReader
+	names []byte
 }
 
 // errObjectLayout says the object files are not read by objectFiles.
@@ -161,7 +170,7 @@ func typeName(t int) string {
 // object reads an object by name from the packs or the loose objects.
 func (o *objectFiles) object(id []byte, depth int) (int, []byte, error) {
 	for _, p := range o.packs {
-		off, ok, err := p.find(id)
+		off, ok, err := p.find(id, &o.names)
 		if err != nil {
 			return 0, nil, err
 		}
@@ -183,23 +192,22 @@ func (o *objectFiles) loose(id []byte) (int, []byte, error) {
 		return 0, nil, fmt.Errorf("read object %s: %w", name, err)
 	}
 	defer f.Close()
-	typ, data, err := parseLoose(f)
+	typ, data, err := parseLoose(f, &o.z)
 	if err != nil {
 		return 0, nil, fmt.Errorf("read object %s: %w", name, err)
 	}
 	return typ, data, nil
 }
 
-func parseLoose(r io.Reader) (int, []byte, error) {
-	zr, err := zlib.NewReader(r)
+func parseLoose(r io.Reader, z *inflater) (int, []byte, error) {
+	zr, err := z.reset(bufio.NewReaderSize(r, 512))
 	if err != nil {
 		return 0, nil, err
 	}
-	defer zr.Close()
 	var head []byte
-	one := make([]byte, 1)
+	var one [1]byte
 	for len(head) < 32 {
-		if _, err := io.ReadFull(zr, one); err != nil {
+		if _, err := io.ReadFull(zr, one[:]); err != nil {
 			return 0, nil, fmt.Errorf("object header: %w", err)
 		}
 		if one[0] == 0 {
@@ -221,14 +229,116 @@ func parseLoose(r io.Reader) (int, []byte, error) {
 	if typ == 0 {
 		return 0, nil, fmt.Errorf("object header %q", head)
 	}
-	data, err := io.ReadAll(io.LimitReader(zr, int64(n)))
+	data, err := readContent(zr, uint64(n))
 	if err != nil {
 		return 0, nil, fmt.Errorf("object content: %w", err)
 	}
-	if len(data) != n {
-		return 0, nil, fmt.Errorf("object content: %w", io.ErrUnexpectedEOF)
-	}
 	return typ, data, nil
+}
+
+// readContent reads size bytes of inflated content. Up to 64 KiB (every commit
+// and most deltas) it reads them into one allocation of that size; beyond, it
+// grows with what the stream holds rather than trust the header's size: a broken
+// entry costs what it is, not up to maxObjectSize.
+func readContent(zr io.Reader, size uint64) ([]byte, error) {
+	if size <= 64<<10 {
+		data := make([]byte, size)
+		if _, err := io.ReadFull(zr, data); err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+		return data, nil
+	}
+	data, err := io.ReadAll(io.LimitReader(zr, int64(size)))
+	if err != nil {
+		return nil, err
+	}
+	if uint64(len(data)) != size {
+		return nil, io.ErrUnexpectedEOF
+	}
+	return data, nil
+}
+
+// inflater is one zlib reader, reset for each stream.
+type inflater struct{ zr io.ReadCloser }
+
+// reset starts reading the zlib stream r.
+func (z *inflater) reset(r flate.Reader) (io.Reader, error) {
+	if z.zr == nil {
+		zr, err := zlib.NewReader(r)
+		if err != nil {
+			return nil, err
+		}
+		z.zr = zr
+		return zr, nil
+	}
+	if err := z.zr.(zlib.Resetter).Reset(r, nil); err != nil {
+		return nil, err
+	}
+	return z.zr, nil
+}
+
+// packReader reads a pack from an offset on through one buffer, reused for every
+// entry: an entry's header and its zlib stream usually come in one read, and it is
+// the io.ByteReader flate needs, so no bufio.Reader is made for each entry.
+type packReader struct {
+	f    io.ReaderAt
+	off  int64 // where the next fill reads
+	buf  []byte
+	r, n int // unread: buf[r:n]
+	err  error
+}
+
+const packReadSize = 4 << 10
+
+func (p *packReader) reset(f io.ReaderAt, off int64) {
+	if p.buf == nil {
+		p.buf = make([]byte, packReadSize)
+	}
+	p.f, p.off, p.r, p.n, p.err = f, off, 0, 0, nil
+}
+
+func (p *packReader) fill() error {
+	if p.err != nil {
+		return p.err
+	}
+	n, err := p.f.ReadAt(p.buf, p.off)
+	if n == 0 {
+		if err == nil {
+			err = io.ErrNoProgress
+		}
+		p.err = err
+		return err
+	}
+	p.off += int64(n)
+	p.r, p.n = 0, n
+	return nil
+}
+
+func (p *packReader) ReadByte() (byte, error) {
+	if p.r == p.n {
+		if err := p.fill(); err != nil {
+			return 0, err
+		}
+	}
+	p.r++
+	return p.buf[p.r-1], nil
+}
+
+func (p *packReader) Read(b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	if p.r == p.n {
+		if err := p.fill(); err != nil {
+			return 0, err
+		}
+	}
+	n := copy(b, p.buf[p.r:p.n])
+	p.r += n
+	return n, nil
 }
 
 // packed reads the object at off in pack p, resolving deltas.
@@ -240,7 +350,7 @@ func (o *objectFiles) packed(p *packFile, off int64, depth int) (int, []byte, er
 	if err != nil {
 		return 0, nil, err
 	}
-	e, err := readPackEntry(f, off)
+	e, err := readPackEntry(f, off, &o.pr, &o.z)
 	if err != nil {
 		return 0, nil, fmt.Errorf("read pack %s at %d: %w", filepath.Base(p.packPath), off, err)
 	}
@@ -272,33 +382,31 @@ type packEntry struct {
 	baseID  []byte // objRefDelta: the base's name
 }
 
-// readPackEntry reads the entry at off: a type-and-size header, the delta's base,
-// then the zlib stream of the content.
-func readPackEntry(f io.ReaderAt, off int64) (packEntry, error) {
+// readPackEntry reads the entry at off through pr and z: a type-and-size header,
+// the delta's base, then the zlib stream of the content.
+func readPackEntry(f io.ReaderAt, off int64, pr *packReader, z *inflater) (packEntry, error) {
 	var e packEntry
 	if off < 12 {
 		return e, errors.New("offset inside the pack header")
 	}
-	var head [32]byte
-	n, err := f.ReadAt(head[:], off)
-	if n == 0 && err != nil {
+	pr.reset(f, off)
+	c, err := pr.ReadByte()
+	if err != nil {
 		return e, err
 	}
-	h := head[:n]
-	i := 0
+	// next is the header's next byte; the header ends before the stream does.
+	i := 1
 	next := func() (byte, bool) {
-		if i >= len(h) {
+		b, err := pr.ReadByte()
+		if err != nil || i >= 32 {
 			return 0, false
 		}
 		i++
-		return h[i-1], true
-	}
-	c, ok := next()
-	if !ok {
-		return e, io.ErrUnexpectedEOF
+		return b, true
 	}
 	e.typ = int(c>>4) & 7
 	size := uint64(c & 15)
+	var ok bool
 	for shift := 4; c&0x80 != 0; shift += 7 {
 		if c, ok = next(); !ok || shift > 60 {
 			return e, errors.New("entry size")
@@ -326,27 +434,20 @@ func readPackEntry(f io.ReaderAt, off int64) (packEntry, error) {
 		}
 		e.baseOff = off - int64(rel)
 	case objRefDelta:
-		if len(h)-i < 20 {
+		e.baseID = make([]byte, 20)
+		if _, err := io.ReadFull(pr, e.baseID); err != nil {
 			return e, io.ErrUnexpectedEOF
 		}
-		e.baseID = append([]byte(nil), h[i:i+20]...)
-		i += 20
 	default:
 		return e, fmt.Errorf("entry of type %d", e.typ)
 	}
-	zr, err := zlib.NewReader(io.NewSectionReader(f, off+int64(i), 1<<62))
+	zr, err := z.reset(pr)
 	if err != nil {
 		return e, err
 	}
-	defer zr.Close()
-	// Read what the stream holds rather than trust the header's size with an
-	// allocation: a broken entry costs what it is, not up to maxObjectSize.
-	e.data, err = io.ReadAll(io.LimitReader(zr, int64(size)))
+	e.data, err = readContent(zr, size)
 	if err != nil {
 		return e, fmt.Errorf("entry content: %w", err)
-	}
-	if uint64(len(e.data)) != size {
-		return e, fmt.Errorf("entry content: %w", io.ErrUnexpectedEOF)
 	}
 	return e, nil
 }
@@ -494,8 +595,10 @@ func (p *packFile) openIndex() error {
 	return nil
 }
 
-// find looks id up in the index: the offset of its entry in the pack.
-func (p *packFile) find(id []byte) (int64, bool, error) {
+// find looks id up in the index: the offset of its entry in the pack. The names
+// that share id's first byte are read in one read into *buf, which grows to the
+// largest such slice and is reused.
+func (p *packFile) find(id []byte, buf *[]byte) (int64, bool, error) {
 	if p.idx == nil {
 		if err := p.openIndex(); err != nil {
 			return 0, false, err
@@ -509,7 +612,10 @@ func (p *packFile) find(id []byte) (int64, bool, error) {
 	if hi <= lo {
 		return 0, false, nil
 	}
-	names := make([]byte, 20*(hi-lo))
+	if need := 20 * int(hi-lo); cap(*buf) < need {
+		*buf = make([]byte, need)
+	}
+	names := (*buf)[:20*(hi-lo)]
 	if _, err := p.idx.ReadAt(names, idxNames+20*int64(lo)); err != nil {
 		return 0, false, fmt.Errorf("read pack index %s: %w", filepath.Base(p.idxPath), err)
 	}

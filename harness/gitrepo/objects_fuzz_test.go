@@ -28,7 +28,21 @@ func insertDelta(base, target []byte) []byte {
 	return d
 }
 
-// FuzzObjectFiles: the readers of object files never panic on any bytes, keep
+// validContent is a commit and validPack a pack holding it as its one entry.
+var validContent = []byte("tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\nauthor A <a@b> 1795000000 +0100\n\nsubject\n")
+
+var validPack = func() []byte {
+	var z bytes.Buffer
+	w := zlib.NewWriter(&z)
+	w.Write(validContent)
+	w.Close()
+	n := len(validContent)
+	head := []byte{byte(objCommit<<4 | 0x80 | n&15), byte(n >> 4)}
+	return append(append([]byte("PACK\x00\x00\x00\x02\x00\x00\x00\x01"), head...), z.Bytes()...)
+}()
+
+// FuzzObjectFiles: the readers of object files never panic on any bytes, read an
+// entry alike with fresh readers and with the ones a walk reuses, keep
 // within their size bounds, and read back what git's encodings say: a delta of
 // inserts gives its target, a loose object its content.
 func FuzzObjectFiles(f *testing.F) {
@@ -45,7 +59,19 @@ func FuzzObjectFiles(f *testing.F) {
 			t.Fatalf("insert delta: %q, %v; want %q", got, err, entry)
 		}
 		pack := append([]byte("PACK\x00\x00\x00\x02\x00\x00\x00\x01"), entry...)
-		if e, err := readPackEntry(bytes.NewReader(pack), 12); err == nil {
+		// The readers a walk reuses read an entry as fresh ones do, after any entry.
+		pr, zf := &packReader{}, &inflater{}
+		first, ferr := readPackEntry(bytes.NewReader(pack), 12, pr, zf)
+		if e, err := readPackEntry(bytes.NewReader(pack), 12, &packReader{}, &inflater{}); (err == nil) != (ferr == nil) || !bytes.Equal(e.data, first.data) {
+			t.Fatalf("a fresh read: %q, %v; the reused readers: %q, %v", e.data, err, first.data, ferr)
+		}
+		if e, err := readPackEntry(bytes.NewReader(validPack), 12, pr, zf); err != nil || !bytes.Equal(e.data, validContent) {
+			t.Fatalf("a valid entry after this one: %q, %v", e.data, err)
+		}
+		if e, err := readPackEntry(bytes.NewReader(pack), 12, pr, zf); (err == nil) != (ferr == nil) || !bytes.Equal(e.data, first.data) {
+			t.Fatalf("read again with the reused readers: %q, %v; first %q, %v", e.data, err, first.data, ferr)
+		}
+		if e, err := readPackEntry(bytes.NewReader(pack), 12, &packReader{}, &inflater{}); err == nil {
 			if len(e.data) > maxObjectSize || e.typ < objCommit || e.typ > objRefDelta || e.typ == 5 {
 				t.Fatalf("entry %d of %d bytes", e.typ, len(e.data))
 			}
@@ -58,9 +84,9 @@ func FuzzObjectFiles(f *testing.F) {
 		fmt.Fprintf(w, "commit %d\x00", len(entry))
 		w.Write(entry)
 		w.Close()
-		if typ, got, err := parseLoose(&z); err != nil || typ != objCommit || !bytes.Equal(got, entry) {
+		if typ, got, err := parseLoose(&z, &inflater{}); err != nil || typ != objCommit || !bytes.Equal(got, entry) {
 			t.Fatalf("loose object: %d %q, %v; want %q", typ, got, err, entry)
 		}
-		parseLoose(bytes.NewReader(entry)) // any bytes: no panic
+		parseLoose(bytes.NewReader(entry), &inflater{}) // any bytes: no panic
 	})
 }
