@@ -15,7 +15,6 @@ import (
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
@@ -178,7 +177,22 @@ func (r *Repo) logGoGit(ctx context.Context, opts LogOptions) ([]Commit, error) 
 	if err != nil {
 		return nil, fmt.Errorf("read HEAD: %w", err)
 	}
-	get := func(h plumbing.Hash) (*object.Commit, error) { return object.GetCommit(st, h) }
+	get := func(h plumbing.Hash) (*commitInfo, error) {
+		obj, err := st.EncodedObject(plumbing.CommitObject, h)
+		if err != nil {
+			return nil, err
+		}
+		rd, err := obj.Reader()
+		if err != nil {
+			return nil, err
+		}
+		defer rd.Close()
+		data, err := io.ReadAll(rd)
+		if err != nil {
+			return nil, err
+		}
+		return parseCommit(h, data)
+	}
 	return walkLog(ctx, opts, ref.Hash(), get, 0)
 }
 
@@ -188,13 +202,13 @@ var errWalkLimit = errors.New("walk limit reached")
 // walkLog is git log's default walk from start: a queue ordered by commit date,
 // newest first, ties in the order commits entered the queue; parents enter in
 // their order. It reads at most limit commits (0: no limit), else errWalkLimit.
-func walkLog(ctx context.Context, opts LogOptions, start plumbing.Hash, get func(plumbing.Hash) (*object.Commit, error), limit int) ([]Commit, error) {
+func walkLog(ctx context.Context, opts LogOptions, start plumbing.Hash, get func(plumbing.Hash) (*commitInfo, error), limit int) ([]Commit, error) {
 	first, err := get(start)
 	if err != nil {
 		return nil, fmt.Errorf("read commit %s: %w", start, err)
 	}
 	q := &commitQueue{}
-	seen := map[plumbing.Hash]bool{first.Hash: true}
+	seen := map[plumbing.Hash]bool{first.hash: true}
 	heap.Push(q, queued{first, 0})
 	seq := 1
 	sink := &logSink{opts: opts}
@@ -203,11 +217,10 @@ func walkLog(ctx context.Context, opts LogOptions, start plumbing.Hash, get func
 			return nil, err
 		}
 		c := heap.Pop(q).(queued).c
-		author := c.Author.Name + " <" + c.Author.Email + ">"
-		if !sink.add(c.Hash.String(), author, c.Author.When, c.Message) {
+		if !sink.add(c.hash.String(), c.author, c.when, c.message) {
 			break
 		}
-		for _, ph := range c.ParentHashes {
+		for _, ph := range c.parents {
 			if seen[ph] {
 				continue
 			}
@@ -252,12 +265,15 @@ func (r *Repo) logObjects(ctx context.Context, opts LogOptions) ([]Commit, error
 		return nil, err
 	}
 	defer o.close()
-	get := func(h plumbing.Hash) (*object.Commit, error) {
+	get := func(h plumbing.Hash) (*commitInfo, error) {
 		data, err := o.commit(h.String())
 		if err != nil {
 			return nil, err
 		}
-		return decodeCommit(h, data)
+		if objectName("commit", data) != h {
+			return nil, fmt.Errorf("%w: the content of %s hashes to another name", errObjectLayout, h)
+		}
+		return parseCommit(h, data)
 	}
 	limit := 0
 	if opts.Max > 0 {
@@ -270,26 +286,8 @@ func (r *Repo) logObjects(ctx context.Context, opts LogOptions) ([]Commit, error
 // commit among every few of the agent's own, and a little more.
 func objectWalkLimit(max int) int { return 50 + 10*max }
 
-// decodeCommit parses a commit's content as go-git does, and checks that the
-// content is the object it was asked for.
-func decodeCommit(h plumbing.Hash, data []byte) (*object.Commit, error) {
-	obj := &plumbing.MemoryObject{}
-	obj.SetType(plumbing.CommitObject)
-	if _, err := obj.Write(data); err != nil {
-		return nil, err
-	}
-	if obj.Hash() != h {
-		return nil, fmt.Errorf("%w: the content of %s hashes to %s", errObjectLayout, h, obj.Hash())
-	}
-	c := &object.Commit{}
-	if err := c.Decode(obj); err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
 type queued struct {
-	c   *object.Commit
+	c   *commitInfo
 	seq int
 }
 
@@ -297,7 +295,7 @@ type commitQueue []queued
 
 func (q commitQueue) Len() int { return len(q) }
 func (q commitQueue) Less(i, j int) bool {
-	a, b := q[i].c.Committer.When.Unix(), q[j].c.Committer.When.Unix()
+	a, b := q[i].c.committed, q[j].c.committed
 	if a != b {
 		return a > b
 	}
