@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/strom-research/strom/messages"
 )
@@ -18,26 +19,32 @@ type libraryWords struct {
 	p *messages.Printer
 }
 
-// huhSentences are huh v2's accessible sentences (as its source writes them),
-// each with the catalog id that says it and the names of its numbers, in order.
-// A number named Count also chooses the plural.
-var huhSentences = []struct {
+// huhSentence is one of huh v2's accessible sentences (as its source writes it),
+// with the catalog id that says it and the names of its numbers, in order. A
+// number named Count also chooses the plural.
+type huhSentence struct {
 	re    *regexp.Regexp
 	id    string
 	names []string
-}{
-	{regexp.MustCompile(`^Enter a number between (\d+) and (\d+):$`), "menu.huh.enter_number", []string{"Low", "High"}},
-	{regexp.MustCompile(`^There is only one option available; enter the number 1:$`), "menu.huh.only_one", nil},
-	{regexp.MustCompile(`^Select up to (\d+) options\.$`), "menu.huh.select_up_to", []string{"Count"}},
-	{regexp.MustCompile(`^You can't select more than (\d+) options\.$`), "menu.huh.no_more", []string{"Count"}},
-	{regexp.MustCompile(`^Invalid: must be (\d+)$`), "menu.huh.must_be", []string{"Low"}},
-	{regexp.MustCompile(`^Invalid: must be a number between (\d+) and (\d+)$`), "menu.huh.must_between", []string{"Low", "High"}},
 }
+
+// huhSentences are compiled at the first accessible form, not at the start of
+// every strom process: every command links the menu, few show it.
+var huhSentences = sync.OnceValue(func() []huhSentence {
+	return []huhSentence{
+		{regexp.MustCompile(`^Enter a number between (\d+) and (\d+):$`), "menu.huh.enter_number", []string{"Low", "High"}},
+		{regexp.MustCompile(`^There is only one option available; enter the number 1:$`), "menu.huh.only_one", nil},
+		{regexp.MustCompile(`^Select up to (\d+) options\.$`), "menu.huh.select_up_to", []string{"Count"}},
+		{regexp.MustCompile(`^You can't select more than (\d+) options\.$`), "menu.huh.no_more", []string{"Count"}},
+		{regexp.MustCompile(`^Invalid: must be (\d+)$`), "menu.huh.must_be", []string{"Low"}},
+		{regexp.MustCompile(`^Invalid: must be a number between (\d+) and (\d+)$`), "menu.huh.must_between", []string{"Low", "High"}},
+	}
+})
 
 func (l libraryWords) Write(b []byte) (int, error) {
 	s := string(b)
 	body := strings.TrimRight(s, " \r\n")
-	for _, h := range huhSentences {
+	for _, h := range huhSentences() {
 		m := h.re.FindStringSubmatch(body)
 		if m == nil {
 			continue
