@@ -127,11 +127,19 @@ func TestMigrateResearchOfMain(t *testing.T) {
 	if !strings.Contains(log, "strom: the queue's tasks moved to files of their own") || !strings.Contains(log, "Strom-Migrate: queue.json 1 to 2") {
 		t.Errorf("the last commit is not the migration:\n%s", log)
 	}
-	if parent := strings.TrimSpace(gitOut(t, root, "rev-parse", "HEAD~1")); parent != head {
-		t.Errorf("the migration is not one commit on top of the old HEAD")
+	// The records moved first, in a commit of their own
+	// (migrateprogress_test.go), then the queue.
+	if parent := strings.TrimSpace(gitOut(t, root, "rev-parse", "HEAD~2")); parent != head {
+		t.Errorf("the migrations are not two commits on top of the old HEAD")
+	}
+	if msg := gitOut(t, root, "log", "-1", "--format=%b", "HEAD~1"); !strings.Contains(msg, "Strom-Migrate: progress.jsonl to progress/") {
+		t.Errorf("the commit before the queue's migration is not the records':\n%s", msg)
+	}
+	if files := gitOut(t, root, "show", "--name-status", "--no-renames", "--format=", "HEAD~1"); !strings.Contains(files, "M\t.strom/.gitattributes") {
+		t.Errorf("the records' migration leaves .gitattributes:\n%s", files)
 	}
 	files := gitOut(t, root, "show", "--name-status", "--format=", "HEAD")
-	for _, want := range []string{"M\t.strom/queue.json", "A\t.strom/tasks/T-1.json", "A\t.strom/tasks/T-7.json", "M\t.strom/.gitattributes"} {
+	for _, want := range []string{"M\t.strom/queue.json", "A\t.strom/tasks/T-1.json", "A\t.strom/tasks/T-7.json"} {
 		if !strings.Contains(files, want) {
 			t.Errorf("the migration commit lacks %q:\n%s", want, files)
 		}
@@ -149,7 +157,7 @@ func TestMigrateResearchOfMain(t *testing.T) {
 	if after.NextID != before.NextID || !reflect.DeepEqual(after.Tasks, before.Tasks) {
 		t.Errorf("migrated queue differs:\n got %+v\nwant %+v", after, before)
 	}
-	if now, _ := os.ReadFile(r.Tree.Path(statefiles.ProgressFile)); string(now) != string(records) {
+	if now := segmentsText(t, r.Tree); now != string(records) {
 		t.Error("the records changed")
 	}
 	if v, _ := r.Tree.QueueVersionOnDisk(); v != statefiles.QueueVersion {

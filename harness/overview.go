@@ -82,7 +82,7 @@ func (r *Research) Overview(ctx context.Context) (Overview, error) {
 			_, v.FinishPending = r.Requested("finish", ri.Session)
 			_, v.AppAsked = r.Requested(appFinishRequest, ri.Session)
 			// The task's records through the index: the overview is read every second
-			// while a page is open, and progress.jsonl only grows.
+			// while a page is open, and the records only grow.
 			if recs, err := r.Records(ctx, ri.Task); err == nil {
 				for _, rec := range recs {
 					if rec.Session == ri.Session {

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -74,6 +75,10 @@ func CheckStaged(ctx context.Context, r *Research, inSession bool) error {
 					return messages.New("hooks.task_file_reworded", messages.Args{"Task": id, "Title": was.Title, "File": p})
 				}
 			}
+		case isRecords(rel):
+			if err := checkStagedRecords(ctx, g, p, rel, data); err != nil {
+				return messages.Errorf(err, "hooks.refused", messages.Args{"Error": err})
+			}
 		default:
 			if err := statefiles.Validate(rel, data); err != nil {
 				return messages.Errorf(err, "hooks.refused", messages.Args{"Error": err})
@@ -100,6 +105,23 @@ func CheckStaged(ctx context.Context, r *Research, inSession bool) error {
 		return messages.New("hooks.refused_loss", messages.Args{"Problem": problem})
 	}
 	return nil
+}
+
+// isRecords reports whether a path under .strom/ is a file of records: a segment
+// or an older progress.jsonl.
+func isRecords(rel string) bool {
+	_, seg := statefiles.SegmentOfFile(rel)
+	return seg || rel == statefiles.ProgressFile
+}
+
+// checkStagedRecords validates a staged file of records: when the commit only
+// appends to HEAD's version, the new lines alone; else every line.
+func checkStagedRecords(ctx context.Context, g *gitrepo.Repo, p, rel string, data []byte) error {
+	old, err := g.ReadBlob(ctx, "HEAD:"+p)
+	if err == nil && len(old) > 0 && old[len(old)-1] == '\n' && bytes.HasPrefix(data, old) {
+		return statefiles.CheckProgressLines(p, data[len(old):], bytes.Count(old, []byte("\n"))+1)
+	}
+	return statefiles.Validate(rel, data)
 }
 
 // checkStagedOrder checks what spans the staged queue's files: the order (staged,

@@ -195,7 +195,7 @@ func (r *Research) MoveTask(ctx context.Context, id, before string) error {
 }
 
 // Records returns the records of one task, oldest first, through the index of
-// progress.jsonl: the cost is the task's, not the file's.
+// the records: the cost is the task's, not the segments'.
 func (r *Research) Records(ctx context.Context, task string) ([]statefiles.Record, error) {
 	return r.Tree.TaskRecords(ctx, statefiles.NormalizeID(task))
 }

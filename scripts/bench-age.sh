@@ -3,8 +3,8 @@
 # session and a 200-session loop, on a big research (100,000 records, 20,000 tasks,
 # 50,000 session commits) and a small one (1,000 records, 100 tasks, 100 commits),
 # against git doing the same. Both researches are built in seconds: the history with
-# git fast-import, the state files (queue.json, a file per task, progress.jsonl)
-# with awk. Prints the ratios BENCHMARKS.md records
+# git fast-import, the state files (queue.json, a file per task, the records in
+# segments of 256 KiB) with awk. Prints the ratios BENCHMARKS.md records
 # under "A research's age".
 #
 # STROM names another build to measure (default bin/strom); ONLY=commands stops
@@ -52,10 +52,21 @@ research() {
 		}
 		printf "\n  ]\n}\n" >".strom/queue.json"
 	}'
-	awk -v n="$records" -v tasks="$tasks" 'BEGIN {
-		for (i = 1; i <= n; i++)
-			printf "{\"version\":1,\"time\":\"2026-11-30T09:%02d:%02dZ\",\"session\":\"20261130T%06dZ-%04x\",\"task\":\"T-%d\",\"text\":\"Register %d, page %d: no baptism of Anna Novak between 1848 and 1852; the index of the parish of Tábor lists none either.\"}\n", i % 60, i % 60, i % 1000000, i % 65536, i % tasks + 1, i, i % 400
-	}' >.strom/progress.jsonl
+	# The records in segments of at most 256 KiB, as strom appends them
+	# (.strom/progress/000001.jsonl, …): no migration falls into a measured command.
+	mkdir -p .strom/progress
+	LC_ALL=C awk -v n="$records" -v tasks="$tasks" -v limit=262144 'BEGIN {
+		seg = 1; size = 0; f = sprintf(".strom/progress/%06d.jsonl", seg)
+		for (i = 1; i <= n; i++) {
+			line = sprintf("{\"version\":1,\"time\":\"2026-11-30T09:%02d:%02dZ\",\"session\":\"20261130T%06dZ-%04x\",\"task\":\"T-%d\",\"text\":\"Register %d, page %d: no baptism of Anna Novak between 1848 and 1852; the index of the parish of Tábor lists none either.\"}", i % 60, i % 60, i % 1000000, i % 65536, i % tasks + 1, i, i % 400)
+			if (size > 0 && size + length(line) + 1 > limit) {
+				close(f); seg++; size = 0; f = sprintf(".strom/progress/%06d.jsonl", seg)
+			}
+			print line >f
+			size += length(line) + 1
+		}
+		close(f)
+	}'
 	git add -A && git commit -q --no-verify -m "the research"
 	cd - >/dev/null
 }
@@ -64,10 +75,11 @@ start=$(date +%s%N)
 research "$work/small" 1000 100 100 &
 research "$work/big" 100000 20000 50000 &
 wait
-printf 'built both researches in %d ms: big has %s commits, %d KB queue.json, %d task files (%d KB), %d KB progress.jsonl\n' \
+printf 'built both researches in %d ms: big has %s commits, %d KB queue.json, %d task files (%d KB), %d KB of records in %d segments\n' \
 	$((($(date +%s%N) - start) / 1000000)) "$(git -C "$work/big" rev-list --count HEAD)" \
 	$(($(wc -c <"$work/big/.strom/queue.json") / 1024)) "$(find "$work/big/.strom/tasks" -name 'T-*.json' | wc -l)" \
-	$(($(cat "$work/big/.strom/tasks"/*.json | wc -c) / 1024)) $(($(wc -c <"$work/big/.strom/progress.jsonl") / 1024))
+	$(($(cat "$work/big/.strom/tasks"/*.json | wc -c) / 1024)) $(($(cat "$work/big/.strom/progress"/*.jsonl | wc -c) / 1024)) \
+	"$(find "$work/big/.strom/progress" -name '*.jsonl' | wc -l)"
 
 # The first command after a checkout builds the indexes under .strom/run/: once.
 for s in small big; do

@@ -213,8 +213,10 @@ func FuzzOrder(f *testing.F) {
 	})
 }
 
+// FuzzProgress reads a segment of the records, .strom/progress/000001.jsonl, and
+// appends what it read to another research's records.
 func FuzzProgress(f *testing.F) {
-	fuzzStateFile(f, stateFile{ProgressFile,
+	fuzzStateFile(f, stateFile{SegmentFile(1),
 		func(tr *Tree) (any, error) {
 			recs, err := tr.LoadProgress()
 			return normalRecords(recs), err

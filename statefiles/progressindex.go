@@ -2,12 +2,14 @@ package statefiles
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,31 +19,40 @@ import (
 	"github.com/strom-research/strom/schemas"
 )
 
-// The index of progress.jsonl lives in .strom/run/progress/ (never committed): a
-// file per task listing where its records are in progress.jsonl ("offset length"
-// lines), and a state file saying which version of progress.jsonl the index covers
-// (its stamp, stamp.go) and how many lines that is. With it, a session's prompt and
-// the agent's `strom task` read one task's records and a `strom record` validates
-// only its own line, whatever the size of the file.
+// The index of the records lives in .strom/run/progress/ (never committed): a file
+// per task listing where its records are ("segment offset length" lines; segment 0
+// is an older progress.jsonl), a file per segment under segments/ listing the
+// records it holds ("task offset length"), and a state file saying which version
+// of each segment the index covers (its stamp, stamp.go) and how many lines that
+// is. With it, a session's prompt and the agent's `strom task` read one task's
+// records and a `strom record` validates only its own line, whatever the number of
+// segments.
 //
-// The index is built from the committed file and checked against it on every use:
-//   - the stamp is the file's: the index is used as it is;
-//   - the file grew and the bytes the index covered end as they did (an append by a
-//     strom that stopped before it updated the index, a pull, `>>` by hand): only
-//     the new lines are validated and indexed;
-//   - anything else (the file is missing, shorter, edited, or the index is missing,
-//     from another schema or unreadable): the whole file is validated (or found in
-//     the memo) and the index rebuilt.
+// The index is built from the committed files and checked against them on every
+// use: the folder's list of segments and every segment's stamp.
+//   - a segment's stamp is the one covered: it is used as it is;
+//   - a segment grew and the bytes the index covered end as they did (an append by
+//     a strom that stopped before it updated the index, a pull, `>>` by hand), or
+//     is new (a pull, another machine's next segment): only the new lines are
+//     validated and indexed;
+//   - a segment changed otherwise (a renumbering, a merge, an edit) or is gone: that
+//     segment alone is validated again (or found in the memo) and the entries of
+//     the tasks it held or holds are written anew;
+//   - the index is missing, from another schema or unreadable, progress.jsonl of
+//     an older research changed but by an append, or is beside the segments: every
+//     file is validated (or found in the memo) and the index rebuilt.
 //
-// Records are read back from progress.jsonl itself, so the index holds no text and
-// can never show a record the file does not have. A task's list may end with an
+// Records are read back from the segments themselves, so the index holds no text
+// and can never show a record the files do not have. A task's list may hold an
 // entry past the covered size (written by an append that stopped before its state
-// did) or repeat one (indexed again after that): readers skip both.
+// did), repeat one (indexed again after that) or list a segment's entries after a
+// later segment's (an append to an older segment): readers skip, drop and sort.
 
 const (
 	progressIndexDir     = "progress"
 	progressIndexState   = "state.json"
-	progressIndexVersion = 1
+	progressIndexSegs    = "segments"
+	progressIndexVersion = 2
 )
 
 // isTaskID reports whether s is a task id as the schemas have it (T-1, T-12, …):
@@ -59,15 +70,68 @@ func isTaskID(s string) bool {
 	return true
 }
 
+// source is one file of records as the index covers it.
+type source struct {
+	Seg   int   `json:"seg"` // the segment's number; 0: progress.jsonl
+	Stamp stamp `json:"stamp"`
+	Lines int   `json:"lines"` // lines in the covered bytes, for error messages
+}
+
 type progressState struct {
 	Version int    `json:"version"`
 	Schema  string `json:"schema"` // the progress schema's sum: another strom rebuilds
-	Stamp   stamp  `json:"stamp"`
-	Lines   int    `json:"lines"` // lines in the covered bytes, for error messages
+	// Sources are the segments in order, then progress.jsonl when there is one.
+	Sources []source `json:"sources"`
+}
+
+// lastSegment is the index in Sources of the highest-numbered segment; -1 when
+// there is none.
+func (st progressState) lastSegment() int {
+	for i := len(st.Sources) - 1; i >= 0; i-- {
+		if st.Sources[i].Seg > 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+func (st progressState) covered(seg int) (int64, bool) {
+	for _, s := range st.Sources {
+		if s.Seg == seg {
+			return s.Stamp.Size, true
+		}
+	}
+	return 0, false
+}
+
+// entry is where one record is: its segment, offset and length (no newline).
+type entry struct {
+	Seg int
+	Off int64
+	Len int
+}
+
+// order sorts entries as the records are read: segments by number, progress.jsonl
+// after them, lines in order.
+func (e entry) order(o entry) int {
+	key := func(s int) int {
+		if s == 0 {
+			return int(^uint(0) >> 1)
+		}
+		return s
+	}
+	if c := cmp.Compare(key(e.Seg), key(o.Seg)); c != 0 {
+		return c
+	}
+	return cmp.Compare(e.Off, o.Off)
 }
 
 func (t *Tree) progressIndexPath(elem ...string) string {
 	return t.Path(append([]string{RunDir, progressIndexDir}, elem...)...)
+}
+
+func (t *Tree) segmentIndexPath(seg int) string {
+	return t.progressIndexPath(progressIndexSegs, strconv.Itoa(seg))
 }
 
 func progressSchemaSum() string {
@@ -89,15 +153,58 @@ func (t *Tree) readProgressState() (progressState, bool) {
 	return st, true
 }
 
-// freshProgressIndex returns the index's state when it covers progress.jsonl as it
-// stands.
+// currentSources lists the files of records as they stand, with their stamps (no
+// line counts).
+func (t *Tree) currentSources() ([]source, error) {
+	nums, err := t.segments()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]source, 0, len(nums)+1)
+	for _, n := range nums {
+		s, err := stampOf(t.Path(SegmentFile(n)))
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", t.rel(SegmentFile(n)), err)
+		}
+		out = append(out, source{Seg: n, Stamp: s})
+	}
+	if _, err := os.Lstat(t.Path(ProgressFile)); err == nil {
+		s, err := stampOf(t.Path(ProgressFile))
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", t.rel(ProgressFile), err)
+		}
+		out = append(out, source{Seg: 0, Stamp: s})
+	}
+	return out, nil
+}
+
+// sameSources reports whether the index covers the files as they stand.
+func sameSources(covered, cur []source) bool {
+	if len(covered) != len(cur) {
+		return false
+	}
+	for i := range cur {
+		if covered[i].Seg != cur[i].Seg || covered[i].Stamp != cur[i].Stamp {
+			return false
+		}
+	}
+	return true
+}
+
+// besides reports whether progress.jsonl is there beside segments.
+func besides(srcs []source) bool {
+	return len(srcs) > 1 && srcs[len(srcs)-1].Seg == 0
+}
+
+// freshProgressIndex returns the index's state when it covers the records as they
+// stand.
 func (t *Tree) freshProgressIndex() (progressState, bool) {
 	st, ok := t.readProgressState()
 	if !ok {
 		return st, false
 	}
-	cur, err := stampOf(t.Path(ProgressFile))
-	if err != nil || cur != st.Stamp {
+	cur, err := t.currentSources()
+	if err != nil || !sameSources(st.Sources, cur) {
 		return st, false
 	}
 	return st, true
@@ -118,85 +225,326 @@ func (t *Tree) progressIndex(ctx context.Context) (progressState, error) {
 	return st, err
 }
 
-// progressIndexLocked brings the index up to progress.jsonl as it stands, validating
+// progressIndexLocked brings the index up to the records as they stand, validating
 // what it had not covered; an invalid file is a *SchemaError. Hold the lock.
 func (t *Tree) progressIndexLocked() (progressState, error) {
 	st, ok := t.readProgressState()
-	f, err := os.Open(t.Path(ProgressFile))
-	if errors.Is(err, os.ErrNotExist) {
-		return t.rebuildProgressIndex(nil, stamp{Tail: tailSum(nil)})
-	}
+	cur, err := t.currentSources()
 	if err != nil {
-		return st, fmt.Errorf("read %s: %w", t.rel(ProgressFile), err)
+		return st, err
+	}
+	if ok && sameSources(st.Sources, cur) {
+		return st, nil
+	}
+	if !ok || besides(cur) || besides(st.Sources) {
+		return t.rebuildProgressIndex()
+	}
+	old := make(map[int]source, len(st.Sources))
+	for _, s := range st.Sources {
+		old[s.Seg] = s
+	}
+	next := progressState{Version: progressIndexVersion, Schema: progressSchemaSum()}
+	var grown []source // covered versions of the files that grew
+	var redo []int     // files to index again
+	for _, c := range cur {
+		o, had := old[c.Seg]
+		delete(old, c.Seg)
+		switch {
+		case had && o.Stamp == c.Stamp:
+			next.Sources = append(next.Sources, o)
+			continue
+		case !had && c.Seg > 0:
+			o = source{Seg: c.Seg, Stamp: stamp{Tail: tailSum(nil)}}
+			fallthrough
+		case t.grewFrom(o, c):
+			grown = append(grown, o)
+		case c.Seg == 0:
+			return t.rebuildProgressIndex()
+		default:
+			redo = append(redo, c.Seg)
+		}
+		next.Sources = append(next.Sources, source{Seg: c.Seg}) // filled in below
+	}
+	gone := slices.Sorted(maps.Keys(old))
+	if slices.Contains(gone, 0) {
+		return t.rebuildProgressIndex() // progress.jsonl migrated or removed
+	}
+	if len(redo) > 0 || len(gone) > 0 {
+		// A state that no longer matches the entries must not outlive a stop
+		// half-way: without one the next use rebuilds.
+		if err := os.Remove(t.progressIndexPath(progressIndexState)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return st, fmt.Errorf("index %s: %w", t.rel(ProgressDir), err)
+		}
+	}
+	done := map[int]source{}
+	for _, o := range grown {
+		s, err := t.extendSource(o)
+		if err != nil {
+			return st, err
+		}
+		done[o.Seg] = s
+	}
+	if len(redo) > 0 || len(gone) > 0 {
+		redone, err := t.reindexSegments(redo, gone)
+		if err != nil {
+			return st, err
+		}
+		for _, s := range redone {
+			done[s.Seg] = s
+		}
+	}
+	for i, s := range next.Sources {
+		if d, ok := done[s.Seg]; ok {
+			next.Sources[i] = d
+		}
+	}
+	return next, t.writeProgressState(t.progressIndexPath(progressIndexState), next)
+}
+
+// grewFrom reports whether the file of cur is the one o covers with lines
+// appended.
+func (t *Tree) grewFrom(o, cur source) bool {
+	if cur.Stamp.Size <= o.Stamp.Size || (o.Stamp.Size > 0 && cur.Stamp.Ino != o.Stamp.Ino) {
+		return false
+	}
+	if o.Stamp.Size == 0 {
+		return true
+	}
+	f, err := os.Open(t.Path(sourceFile(cur.Seg)))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	was, err := tailAt(f, o.Stamp.Size)
+	return err == nil && was == o.Stamp.Tail
+}
+
+// readStamped reads a file of records whole, with the stamp of what it read.
+func (t *Tree) readStamped(seg int) ([]byte, stamp, error) {
+	file := sourceFile(seg)
+	f, err := os.Open(t.Path(file))
+	if err != nil {
+		return nil, stamp{}, fmt.Errorf("read %s: %w", t.rel(file), err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return st, fmt.Errorf("read %s: %w", t.rel(ProgressFile), err)
+		return nil, stamp{}, fmt.Errorf("read %s: %w", t.rel(file), err)
 	}
-	cur := stamp{Ino: inode(fi), Size: fi.Size(), MTime: fi.ModTime().UnixNano()}
-	if cur.Tail, err = tailAt(f, cur.Size); err != nil {
-		return st, fmt.Errorf("read %s: %w", t.rel(ProgressFile), err)
+	data := make([]byte, fi.Size())
+	n, err := f.ReadAt(data, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, stamp{}, fmt.Errorf("read %s: %w", t.rel(file), err)
 	}
-	if ok && cur == st.Stamp {
-		return st, nil
-	}
-	if ok && cur.Ino == st.Stamp.Ino && cur.Size > st.Stamp.Size {
-		if was, err := tailAt(f, st.Stamp.Size); err == nil && was == st.Stamp.Tail {
-			return t.extendProgressIndex(f, st, cur)
-		}
-	}
-	data := make([]byte, cur.Size)
-	if _, err := f.ReadAt(data, 0); err != nil && !errors.Is(err, io.EOF) {
-		return st, fmt.Errorf("read %s: %w", t.rel(ProgressFile), err)
-	}
-	return t.rebuildProgressIndex(data, cur)
+	data = data[:n]
+	s := stamp{Ino: inode(fi), Size: int64(n), MTime: fi.ModTime().UnixNano(), Tail: tailSum(data[max(0, n-stampTail):])}
+	return data, s, nil
 }
 
-// extendProgressIndex validates and indexes the lines past what st covers.
-func (t *Tree) extendProgressIndex(f *os.File, st progressState, cur stamp) (progressState, error) {
-	data := make([]byte, cur.Size-st.Stamp.Size)
-	if _, err := f.ReadAt(data, st.Stamp.Size); err != nil && !errors.Is(err, io.EOF) {
-		return st, fmt.Errorf("read %s: %w", t.rel(ProgressFile), err)
-	}
-	entries, lines, err := t.indexLines(data, st.Stamp.Size, st.Lines, true)
+// extendSource validates and indexes the lines of a file past what o covers.
+func (t *Tree) extendSource(o source) (source, error) {
+	file := sourceFile(o.Seg)
+	f, err := os.Open(t.Path(file))
 	if err != nil {
-		return st, err
+		return o, fmt.Errorf("read %s: %w", t.rel(file), err)
 	}
-	for task, list := range entries {
-		if err := appendTo(t.progressIndexPath(task), list); err != nil {
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return o, fmt.Errorf("read %s: %w", t.rel(file), err)
+	}
+	data := make([]byte, max(0, fi.Size()-o.Stamp.Size))
+	n, err := f.ReadAt(data, o.Stamp.Size)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return o, fmt.Errorf("read %s: %w", t.rel(file), err)
+	}
+	data = data[:n]
+	size := o.Stamp.Size + int64(n)
+	tail, err := tailAt(f, size)
+	if err != nil {
+		return o, fmt.Errorf("read %s: %w", t.rel(file), err)
+	}
+	entries, lines, err := t.indexLines(o.Seg, data, o.Stamp.Size, o.Lines, true, nil)
+	if err != nil {
+		return o, err
+	}
+	if err := t.addEntries(o.Seg, entries); err != nil {
+		return o, err
+	}
+	return source{Seg: o.Seg, Stamp: stamp{Ino: inode(fi), Size: size, MTime: fi.ModTime().UnixNano(), Tail: tail}, Lines: lines}, nil
+}
+
+// addEntries appends entries of segment seg to the tasks' lists and the
+// segment's.
+func (t *Tree) addEntries(seg int, entries map[string][]entry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	var list []byte
+	for _, task := range slices.Sorted(maps.Keys(entries)) {
+		var b []byte
+		for _, e := range entries[task] {
+			b = append(b, entryLine(e)...)
+			list = append(list, task+" "+offLen(e)...)
+		}
+		if err := appendTo(t.progressIndexPath(task), b); err != nil {
+			return err
+		}
+	}
+	if seg == 0 {
+		return nil
+	}
+	return appendTo(t.segmentIndexPath(seg), list)
+}
+
+// reindexSegments validates the segments redo again and writes the entries of
+// every task they held or hold anew, and drops those of the segments gone.
+func (t *Tree) reindexSegments(redo, gone []int) ([]source, error) {
+	touched := map[int]bool{}
+	affected := map[string]bool{}
+	for _, n := range append(slices.Clone(redo), gone...) {
+		touched[n] = true
+		list, _ := os.ReadFile(t.segmentIndexPath(n))
+		for l := range bytes.Lines(list) {
+			if task, _, ok := strings.Cut(string(l), " "); ok && isTaskID(task) {
+				affected[task] = true
+			}
+		}
+	}
+	fresh := map[string][]entry{}
+	lists := map[int][]byte{}
+	var out []source
+	for _, n := range redo {
+		data, s, err := t.readStamped(n)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkProgress(t.rel(SegmentFile(n)), data); err != nil {
+			return nil, err
+		}
+		entries, lines, err := t.indexLines(n, data, 0, 0, false, nil)
+		if err != nil {
+			return nil, err
+		}
+		var list []byte
+		for _, task := range slices.Sorted(maps.Keys(entries)) {
+			affected[task] = true
+			fresh[task] = append(fresh[task], entries[task]...)
+			for _, e := range entries[task] {
+				list = append(list, task+" "+offLen(e)...)
+			}
+		}
+		lists[n] = list
+		out = append(out, source{Seg: n, Stamp: s, Lines: lines})
+	}
+	for _, task := range slices.Sorted(maps.Keys(affected)) {
+		old, _ := os.ReadFile(t.progressIndexPath(task))
+		var keep []entry
+		for _, e := range parseEntries(old) {
+			if !touched[e.Seg] {
+				keep = append(keep, e)
+			}
+		}
+		keep = append(keep, fresh[task]...)
+		slices.SortFunc(keep, entry.order)
+		keep = slices.Compact(keep)
+		if len(keep) == 0 {
+			if err := os.Remove(t.progressIndexPath(task)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return nil, fmt.Errorf("index progress: %w", err)
+			}
+			continue
+		}
+		var b []byte
+		for _, e := range keep {
+			b = append(b, entryLine(e)...)
+		}
+		if err := WriteTransient(t.progressIndexPath(task), b); err != nil {
+			return nil, fmt.Errorf("index progress: %w", err)
+		}
+	}
+	for _, n := range redo {
+		if err := WriteTransient(t.segmentIndexPath(n), lists[n]); err != nil {
+			return nil, fmt.Errorf("index progress: %w", err)
+		}
+	}
+	for _, n := range gone {
+		os.Remove(t.segmentIndexPath(n))
+	}
+	return out, nil
+}
+
+// rebuildProgressIndex validates every file of records and writes a new index in
+// place of the old one.
+func (t *Tree) rebuildProgressIndex() (progressState, error) {
+	nums, err := t.segments()
+	if err != nil {
+		return progressState{}, err
+	}
+	if _, err := os.Lstat(t.Path(ProgressFile)); err == nil {
+		nums = append(nums, 0)
+	}
+	st := progressState{Version: progressIndexVersion, Schema: progressSchemaSum()}
+	entries := map[string][]entry{}
+	lists := map[int][]byte{}
+	var held []readSource
+	for _, n := range nums {
+		data, s, err := t.readStamped(n)
+		if err != nil {
 			return st, err
 		}
-	}
-	next := progressState{Version: progressIndexVersion, Schema: progressSchemaSum(), Stamp: cur, Lines: lines}
-	return next, t.writeProgressState(t.progressIndexPath(progressIndexState), next)
-}
-
-// rebuildProgressIndex validates the whole file and writes a new index in place of
-// the old one.
-func (t *Tree) rebuildProgressIndex(data []byte, cur stamp) (progressState, error) {
-	if err := checkProgress(t.rel(ProgressFile), data); err != nil {
-		return progressState{}, err
-	}
-	entries, lines, err := t.indexLines(data, 0, 0, false)
-	if err != nil {
-		return progressState{}, err
+		if err := checkProgress(t.rel(sourceFile(n)), data); err != nil {
+			return st, err
+		}
+		var skip map[string]int
+		if n == 0 && len(nums) > 1 {
+			skip = heldLines(held)
+		}
+		got, lines, err := t.indexLines(n, data, 0, 0, false, skip)
+		if err != nil {
+			return st, err
+		}
+		if n > 0 {
+			held = append(held, readSource{data: data})
+		}
+		var list []byte
+		for _, task := range slices.Sorted(maps.Keys(got)) {
+			entries[task] = append(entries[task], got[task]...)
+			for _, e := range got[task] {
+				list = append(list, task+" "+offLen(e)...)
+			}
+		}
+		lists[n] = list
+		st.Sources = append(st.Sources, source{Seg: n, Stamp: s, Lines: lines})
 	}
 	run := t.Path(RunDir)
 	if err := os.MkdirAll(run, 0o755); err != nil {
-		return progressState{}, fmt.Errorf("index %s: %w", t.rel(ProgressFile), err)
+		return st, fmt.Errorf("index %s: %w", t.rel(ProgressDir), err)
 	}
 	tmp, err := os.MkdirTemp(run, ".tmp-"+progressIndexDir+"-*")
 	if err != nil {
-		return progressState{}, fmt.Errorf("index %s: %w", t.rel(ProgressFile), err)
+		return st, fmt.Errorf("index %s: %w", t.rel(ProgressDir), err)
 	}
 	defer os.RemoveAll(tmp)
+	if err := os.Mkdir(filepath.Join(tmp, progressIndexSegs), 0o755); err != nil {
+		return st, fmt.Errorf("index %s: %w", t.rel(ProgressDir), err)
+	}
 	for task, list := range entries {
-		if err := os.WriteFile(filepath.Join(tmp, task), list, 0o644); err != nil {
-			return progressState{}, fmt.Errorf("index %s: %w", t.rel(ProgressFile), err)
+		var b []byte
+		for _, e := range list {
+			b = append(b, entryLine(e)...)
+		}
+		if err := os.WriteFile(filepath.Join(tmp, task), b, 0o644); err != nil {
+			return st, fmt.Errorf("index %s: %w", t.rel(ProgressDir), err)
 		}
 	}
-	st := progressState{Version: progressIndexVersion, Schema: progressSchemaSum(), Stamp: cur, Lines: lines}
+	for n, list := range lists {
+		if n == 0 {
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(tmp, progressIndexSegs, strconv.Itoa(n)), list, 0o644); err != nil {
+			return st, fmt.Errorf("index %s: %w", t.rel(ProgressDir), err)
+		}
+	}
 	if err := t.writeProgressState(filepath.Join(tmp, progressIndexState), st); err != nil {
 		return st, err
 	}
@@ -204,24 +552,25 @@ func (t *Tree) rebuildProgressIndex(data []byte, cur stamp) (progressState, erro
 	// this one.
 	dir := t.progressIndexPath()
 	if err := os.RemoveAll(dir); err != nil {
-		return st, fmt.Errorf("index %s: %w", t.rel(ProgressFile), err)
+		return st, fmt.Errorf("index %s: %w", t.rel(ProgressDir), err)
 	}
 	if err := os.Rename(tmp, dir); err != nil {
-		return st, fmt.Errorf("index %s: %w", t.rel(ProgressFile), err)
+		return st, fmt.Errorf("index %s: %w", t.rel(ProgressDir), err)
 	}
 	return st, nil
 }
 
 // indexLines validates the lines of data, which starts at byte offset and line
-// number line of progress.jsonl (when check is set: a rebuild validated the whole
-// file before), and returns each task's entries and the line count at the end of data.
-func (t *Tree) indexLines(data []byte, offset int64, line int, check bool) (map[string][]byte, int, error) {
-	shown := t.rel(ProgressFile)
+// number line of the file of segment seg (when check is set: a rebuild validated
+// the whole file before), and returns each task's entries and the line count at
+// the end of data. Lines skip counts are left out (as often as it counts them).
+func (t *Tree) indexLines(seg int, data []byte, offset int64, line int, check bool, skip map[string]int) (map[string][]entry, int, error) {
+	shown := t.rel(sourceFile(seg))
 	if len(data) > 0 && data[len(data)-1] != '\n' {
 		n := line + bytes.Count(data, []byte("\n")) + 1
 		return nil, 0, &SchemaError{File: shown, Line: n, Rule: "the last line has no newline: the file looks truncated"}
 	}
-	entries := map[string][]byte{}
+	entries := map[string][]entry{}
 	pos := offset
 	for l := range bytes.Lines(data) {
 		line++
@@ -236,23 +585,56 @@ func (t *Tree) indexLines(data []byte, offset int64, line int, check bool) (map[
 				return nil, 0, err
 			}
 		}
+		if skip[string(l)] > 0 {
+			skip[string(l)]--
+			continue
+		}
 		var r struct {
 			Task string `json:"task"`
 		}
 		if err := json.Unmarshal(l, &r); err != nil || !isTaskID(r.Task) {
 			return nil, 0, &SchemaError{File: shown, Line: line, Rule: "the record names no task"}
 		}
-		entries[r.Task] = append(entries[r.Task], entryLine(start, len(l))...)
+		entries[r.Task] = append(entries[r.Task], entry{Seg: seg, Off: start, Len: len(l)})
 	}
 	return entries, line, nil
 }
 
-func entryLine(offset int64, n int) []byte {
-	return []byte(strconv.FormatInt(offset, 10) + " " + strconv.Itoa(n) + "\n")
+func entryLine(e entry) []byte {
+	return []byte(strconv.Itoa(e.Seg) + " " + offLen(e))
+}
+
+func offLen(e entry) string {
+	return strconv.FormatInt(e.Off, 10) + " " + strconv.Itoa(e.Len) + "\n"
+}
+
+// parseEntries reads a task's list; a line that is no entry ends it.
+func parseEntries(list []byte) []entry {
+	var out []entry
+	for l := range bytes.Lines(list) {
+		f := strings.Fields(string(l))
+		if len(f) != 3 {
+			return out
+		}
+		seg, err1 := strconv.Atoi(f[0])
+		off, err2 := strconv.ParseInt(f[1], 10, 64)
+		n, err3 := strconv.Atoi(f[2])
+		if err1 != nil || err2 != nil || err3 != nil || seg < 0 || off < 0 || n <= 0 {
+			return out
+		}
+		out = append(out, entry{Seg: seg, Off: off, Len: n})
+	}
+	return out
 }
 
 func appendTo(path string, b []byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if errors.Is(err, os.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return fmt.Errorf("index progress: %w", err)
+		}
+		f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	}
 	if err != nil {
 		return fmt.Errorf("index progress: %w", err)
 	}
@@ -275,7 +657,7 @@ func (t *Tree) writeProgressState(path string, st progressState) error {
 }
 
 // TaskRecords returns the records of one task, oldest first, read through the index:
-// what they cost does not depend on how many other records the file holds.
+// what they cost does not depend on how many other records there are.
 func (t *Tree) TaskRecords(ctx context.Context, task string) ([]Record, error) {
 	st, err := t.progressIndex(ctx)
 	if err != nil {
@@ -285,18 +667,11 @@ func (t *Tree) TaskRecords(ctx context.Context, task string) ([]Record, error) {
 	if err != nil || ok {
 		return recs, err
 	}
-	// The index and the file disagree: build it again, once.
+	// The index and the files disagree: build it again, once.
 	err = t.Locked(ctx, func() error {
-		os.Remove(t.progressIndexPath(progressIndexState))
-		if st, err = t.progressIndexLocked(); err != nil {
-			return err
-		}
-		recs, ok, err = t.taskRecords(st, task)
+		recs, err = t.taskRecordsRebuilt(task)
 		return err
 	})
-	if err == nil && !ok {
-		err = fmt.Errorf("read %s: the index in %s does not match it", t.rel(ProgressFile), t.rel(RunDir, progressIndexDir))
-	}
 	return recs, err
 }
 
@@ -310,19 +685,23 @@ func (t *Tree) TaskRecordsLocked(task string) ([]Record, error) {
 	if err != nil || ok {
 		return recs, err
 	}
-	os.Remove(t.progressIndexPath(progressIndexState))
-	if st, err = t.progressIndexLocked(); err != nil {
+	return t.taskRecordsRebuilt(task)
+}
+
+func (t *Tree) taskRecordsRebuilt(task string) ([]Record, error) {
+	st, err := t.rebuildProgressIndex()
+	if err != nil {
 		return nil, err
 	}
-	recs, ok, err = t.taskRecords(st, task)
+	recs, ok, err := t.taskRecords(st, task)
 	if err == nil && !ok {
-		err = fmt.Errorf("read %s: the index in %s does not match it", t.rel(ProgressFile), t.rel(RunDir, progressIndexDir))
+		err = fmt.Errorf("read %s: the index in %s does not match it", t.rel(ProgressDir), t.rel(RunDir, progressIndexDir))
 	}
 	return recs, err
 }
 
-// CheckProgress validates progress.jsonl as it stands through the index: only what
-// changed since the index last saw it costs anything.
+// CheckProgress validates the records as they stand through the index: only what
+// changed since the index last saw them costs anything.
 func (t *Tree) CheckProgress(ctx context.Context) error {
 	_, err := t.progressIndex(ctx)
 	return err
@@ -334,45 +713,58 @@ func (t *Tree) CheckProgressLocked() error {
 	return err
 }
 
-// taskRecords reads a task's records at the places the index names; ok is false
-// when a place does not hold a record of the task.
-func (t *Tree) taskRecords(st progressState, task string) (recs []Record, ok bool, err error) {
+// taskEntries reads a task's list in the index: the entries the index covers, in
+// order, each once; ok is false when the list is not one.
+func (t *Tree) taskEntries(st progressState, task string) (list []entry, ok bool, err error) {
 	task = NormalizeID(task)
 	if !isTaskID(task) {
 		return nil, true, nil
 	}
-	list, err := os.ReadFile(t.progressIndexPath(task))
+	b, err := os.ReadFile(t.progressIndexPath(task))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, true, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("read the index of %s: %w", t.rel(ProgressFile), err)
+		return nil, false, fmt.Errorf("read the index of %s: %w", t.rel(ProgressDir), err)
 	}
-	f, err := os.Open(t.Path(ProgressFile))
-	if err != nil {
-		return nil, false, fmt.Errorf("read %s: %w", t.rel(ProgressFile), err)
+	all := parseEntries(b)
+	if len(all) != bytes.Count(b, []byte("\n")) {
+		return nil, false, nil
 	}
-	defer f.Close()
-	last := int64(-1)
-	var offsets []int64
-	var lengths []int
-	for l := range bytes.Lines(list) {
-		off, n, found := bytes.Cut(bytes.TrimSpace(l), []byte(" "))
-		o, err1 := strconv.ParseInt(string(off), 10, 64)
-		ln, err2 := strconv.Atoi(string(n))
-		if !found || err1 != nil || err2 != nil || o < 0 || ln <= 0 {
-			return nil, false, nil
+	for _, e := range all {
+		if size, ok := st.covered(e.Seg); ok && e.Off+int64(e.Len) < size+1 {
+			list = append(list, e)
 		}
-		if o <= last || o+int64(ln) > st.Stamp.Size {
-			continue // indexed twice, or past what the index covers
-		}
-		last = o
-		offsets, lengths = append(offsets, o), append(lengths, ln)
 	}
+	slices.SortFunc(list, entry.order)
+	return slices.Compact(list), true, nil
+}
+
+// taskRecords reads a task's records at the places the index names; ok is false
+// when a place does not hold a record of the task.
+func (t *Tree) taskRecords(st progressState, task string) (recs []Record, ok bool, err error) {
+	task = NormalizeID(task)
+	list, ok, err := t.taskEntries(st, task)
+	if err != nil || !ok || len(list) == 0 {
+		return nil, ok, err
+	}
+	files := map[int]*os.File{}
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
 	buf := make([]byte, 0, 512)
-	for i, o := range offsets {
-		buf = slices.Grow(buf[:0], lengths[i])[:lengths[i]]
-		if _, err := f.ReadAt(buf, o); err != nil {
+	for _, e := range list {
+		f := files[e.Seg]
+		if f == nil {
+			if f, err = os.Open(t.Path(sourceFile(e.Seg))); err != nil {
+				return nil, false, nil
+			}
+			files[e.Seg] = f
+		}
+		buf = slices.Grow(buf[:0], e.Len)[:e.Len]
+		if _, err := f.ReadAt(buf, e.Off); err != nil {
 			return nil, false, nil
 		}
 		var r Record

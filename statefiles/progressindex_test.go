@@ -18,6 +18,17 @@ func appendRecs(t *testing.T, tr *Tree, recs ...Record) {
 	}
 }
 
+// writeSegment writes segment n as someone else would (a pull, a hand edit).
+func writeSegment(t *testing.T, tr *Tree, n int, data string) {
+	t.Helper()
+	if err := os.MkdirAll(tr.Path(ProgressDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tr.Path(SegmentFile(n)), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func texts(t *testing.T, tr *Tree, task string) string {
 	t.Helper()
 	recs, err := tr.TaskRecords(t.Context(), task)
@@ -55,7 +66,7 @@ func TestTaskRecordsThroughTheIndex(t *testing.T) {
 
 	// Lines appended by someone else (a pull, a shell): validated and indexed.
 	line := `{"version":1,"time":"2026-11-30T10:00:00Z","task":"T-2","text":"d"}` + "\n"
-	f, err := os.OpenFile(tr.Path(ProgressFile), os.O_APPEND|os.O_WRONLY, 0)
+	f, err := os.OpenFile(tr.Path(SegmentFile(1)), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,9 +85,9 @@ func TestTaskRecordsThroughTheIndex(t *testing.T) {
 	}
 
 	// The file rewritten by hand (records moved and removed): rebuilt.
-	data, _ := os.ReadFile(tr.Path(ProgressFile))
+	data, _ := os.ReadFile(tr.Path(SegmentFile(1)))
 	lines := strings.SplitAfter(string(data), "\n")
-	os.WriteFile(tr.Path(ProgressFile), []byte(lines[2]+lines[1]), 0o644)
+	os.WriteFile(tr.Path(SegmentFile(1)), []byte(lines[2]+lines[1]), 0o644)
 	if got := texts(t, tr, "T-1"); got != "c" {
 		t.Errorf("after a rewrite T-1 = %q, want c", got)
 	}
@@ -124,11 +135,11 @@ func TestIndexFindsEveryBrokenLine(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			tr := newTree(t)
-			os.WriteFile(tr.Path(ProgressFile), []byte(c.before), 0o644)
+			writeSegment(t, tr, 1, c.before)
 			if err := tr.CheckProgress(t.Context()); err != nil {
 				t.Fatal(err)
 			}
-			os.WriteFile(tr.Path(ProgressFile), []byte(c.after), 0o644)
+			writeSegment(t, tr, 1, c.after)
 			var se *SchemaError
 			if err := tr.CheckProgress(t.Context()); !errors.As(err, &se) || se.Line != c.line {
 				t.Errorf("check = %v, want a SchemaError on line %d", err, c.line)
@@ -137,7 +148,7 @@ func TestIndexFindsEveryBrokenLine(t *testing.T) {
 			if !errors.As(err, &se) {
 				t.Errorf("append to a broken file = %v, want a SchemaError", err)
 			}
-			if now, _ := os.ReadFile(tr.Path(ProgressFile)); string(now) != c.after {
+			if now, _ := os.ReadFile(tr.Path(SegmentFile(1))); string(now) != c.after {
 				t.Error("the broken file was written to")
 			}
 		})
@@ -156,7 +167,7 @@ func TestAppendReadsOnlyWhatChanged(t *testing.T) {
 		recs = append(recs, Record{Time: t0, Task: "T-2", Text: strings.Repeat("x", 40) + string(rune('a'+i%26))})
 	}
 	appendRecs(t, tr, recs...)
-	path := tr.Path(ProgressFile)
+	path := tr.Path(SegmentFile(1))
 	data, _ := os.ReadFile(path)
 	fi, _ := os.Stat(path)
 	broken := bytes.Replace(data, []byte(`"version":1`), []byte(`"version":7`), 1)

@@ -333,6 +333,9 @@ func (t *Tree) writeOrder(o *Order, old []byte, added []string) error {
 
 // ensureCurrent migrates a queue.json of version 1 (migrate.go). Hold the lock.
 func (t *Tree) ensureCurrent() error {
+	if err := t.migrateProgressLocked(); err != nil {
+		return err
+	}
 	v, err := t.headVersion()
 	if err != nil {
 		return err
@@ -741,6 +744,9 @@ var (
 // files) is checked by CheckFiles.
 func Validate(rel string, data []byte) error {
 	shown := DirName + "/" + rel
+	if ok, err := validateProgressFile(rel, shown, data); ok {
+		return err
+	}
 	if _, ok := TaskOfFile(rel); ok {
 		_, err := ParseTask(shown, rel, data)
 		return err
@@ -753,8 +759,6 @@ func Validate(rel string, data []byte) error {
 		}
 		_, err := ParseOrder(shown, data)
 		return err
-	case rel == ProgressFile:
-		return checkProgress(shown, data)
 	case rel == ConfigFile:
 		return check(shown, schemas.Config, data)
 	case rel == ParkFile:

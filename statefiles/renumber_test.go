@@ -14,9 +14,7 @@ func TestRenameTaskRecords(t *testing.T) {
 	ctx := context.Background()
 	tr := newTree(t)
 	other := `{"version":1,"time":"2026-11-30T09:00:00+00:00","task":"T-1","text":"written elsewhere"}` + "\n"
-	if err := os.WriteFile(tr.Path(ProgressFile), []byte(other), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeSegment(t, tr, 1, other)
 	for _, r := range []Record{{Time: t0, Session: "s1", Task: "T-2", Text: "one"}, {Time: t0, Task: "T-3", Text: "two"}, {Time: t0, Task: "T-2", Text: "three"}} {
 		if err := tr.AppendProgress(ctx, r); err != nil {
 			t.Fatal(err)
@@ -29,10 +27,10 @@ func TestRenameTaskRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, _ := os.ReadFile(tr.Path(ProgressFile))
+	data, _ := os.ReadFile(tr.Path(SegmentFile(1)))
 	lines := strings.SplitAfter(string(data), "\n")
 	if lines[0] != other || !strings.Contains(lines[1], `"task":"T-5","text":"one"`) || !strings.Contains(lines[2], `"task":"T-3"`) || !strings.Contains(lines[3], `"task":"T-5","text":"three"`) {
-		t.Errorf("progress.jsonl after the rename:\n%s", data)
+		t.Errorf("the segment after the rename:\n%s", data)
 	}
 	if recs, err := tr.TaskRecords(ctx, "T-5"); err != nil || len(recs) != 2 {
 		t.Errorf("T-5's records: %v %v", recs, err)

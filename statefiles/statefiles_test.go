@@ -150,17 +150,25 @@ func TestSaveRefusesToReplaceInvalidFile(t *testing.T) {
 	}
 }
 
+// A record cut short, in a segment or in an older progress.jsonl, is said with its
+// line, and no append goes after it.
 func TestProgressTruncatedLine(t *testing.T) {
 	t.Parallel()
-	tr := newTree(t)
 	good := `{"version":1,"time":"2026-11-30T09:00:00Z","task":"T-1","text":"found it"}` + "\n"
-	if err := os.WriteFile(tr.Path(ProgressFile), []byte(good+`{"version":1,"time":"2026-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	err := tr.AppendProgress(context.Background(), Record{Time: t0, Task: "T-1", Text: "more"})
-	var se *SchemaError
-	if !errors.As(err, &se) || se.Line != 2 {
-		t.Fatalf("err = %v, want a SchemaError on line 2", err)
+	for _, file := range []string{SegmentFile(1), ProgressFile} {
+		tr := newTree(t)
+		os.MkdirAll(tr.Path(ProgressDir), 0o755)
+		if err := os.WriteFile(tr.Path(file), []byte(good+`{"version":1,"time":"2026-`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		err := tr.AppendProgress(context.Background(), Record{Time: t0, Task: "T-1", Text: "more"})
+		var se *SchemaError
+		if !errors.As(err, &se) || se.Line != 2 || se.File != ".strom/"+file {
+			t.Errorf("%s: err = %v, want a SchemaError on line 2", file, err)
+		}
+		if now, _ := os.ReadFile(tr.Path(file)); string(now) != good+`{"version":1,"time":"2026-` {
+			t.Errorf("%s was written to", file)
+		}
 	}
 }
 

@@ -39,6 +39,7 @@ const (
 const Attributes = `# strom merges its own files where two lines of history meet (strom hooks install).
 queue.json merge=strom-queue
 tasks/*.json merge=strom-task
+progress/*.jsonl merge=strom-progress
 progress.jsonl merge=strom-progress
 park.json merge=strom-park
 `
@@ -60,6 +61,10 @@ type Tree struct {
 	// tasks): the harness commits the migration. When it fails, the conversion is
 	// undone.
 	OnMigrate func(from, to, tasks int) error
+	// OnMigrateProgress, when set, is called under the lock after the records of an
+	// older progress.jsonl were moved into segments (records of them): the harness
+	// commits the migration. When it fails, the move is undone.
+	OnMigrateProgress func(records int) error
 }
 
 // Find returns the tree whose .strom/ folder is in dir or the nearest folder above

@@ -159,7 +159,7 @@ func TestMemoNeverHidesAnInvalidFile(t *testing.T) {
 		t.Errorf("the restored queue: %v", err)
 	}
 
-	// progress.jsonl: an append validates its own line (the index covers the rest,
+	// The records: an append validates its own line (the index covers the rest,
 	// progressindex_test.go); a hand-broken line is still found by a full read and
 	// through the index.
 	for _, text := range []string{"one", "two"} {
@@ -167,12 +167,12 @@ func TestMemoNeverHidesAnInvalidFile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	data, err := os.ReadFile(tr.Path(ProgressFile))
+	data, err := os.ReadFile(tr.Path(SegmentFile(1)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	broken := strings.Replace(string(data), `"task":"T-1"`, `"task":"task one"`, 1)
-	if err := os.WriteFile(tr.Path(ProgressFile), []byte(broken), 0o644); err != nil {
+	if err := os.WriteFile(tr.Path(SegmentFile(1)), []byte(broken), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var se *SchemaError

@@ -102,7 +102,7 @@ func checkNothingLost(t *testing.T, k int, must func(...string) string, gitOut f
 	if list := must("task", "list", "--state", "started"); strings.Contains(list, "T-") {
 		t.Fatalf("kill %d: a task is still held after the run:\n%s", k, list)
 	}
-	progress := gitOut("show", "HEAD:.strom/progress.jsonl")
+	progress := committedRecords(gitOut, "HEAD")
 	f, err := os.Open(crashLog)
 	if err != nil {
 		return // nothing written yet

@@ -887,8 +887,8 @@ func TestSyncSameNewID(t *testing.T) {
 	if park := h.gitIn(t, check, "show", c+":.strom/park.json"); !strings.Contains(park, `"T-3": 1`) || strings.Contains(park, "T-2") {
 		t.Errorf("park.json in the renumbering commit:\n%s", park)
 	}
-	if p := h.gitIn(t, check, "show", c+":.strom/progress.jsonl"); !strings.Contains(p, `"task":"T-3","text":"the laptop's note on its T-2"`) {
-		t.Errorf("progress.jsonl in the renumbering commit:\n%s", p)
+	if p := committedRecords(func(args ...string) string { return h.gitIn(t, check, args...) }, c); !strings.Contains(p, `"task":"T-3","text":"the laptop's note on its T-2"`) {
+		t.Errorf("the records in the renumbering commit:\n%s", p)
 	}
 	// A task's own file moves with its id: a merge driver could not do that.
 	if files := h.gitIn(t, check, "show", "--format=", "--name-status", "--no-renames", c, "--", ".strom/tasks"); !regexp.MustCompile(`(?m)^D\s+\.strom/tasks/T-2\.json$`).MatchString(files) ||

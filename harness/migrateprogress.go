@@ -1,0 +1,74 @@
+package harness
+
+import (
+	"context"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/messages"
+	"github.com/strom-research/strom/statefiles"
+)
+
+// progressMigration is the trailer value of the commit that moved the records of
+// progress.jsonl into segments.
+const progressMigration = statefiles.ProgressFile + " to " + statefiles.ProgressDir + "/"
+
+// commitProgressMigration is the tree's OnMigrateProgress: the commit of the
+// records moved from .strom/progress.jsonl into .strom/progress/, its own, with
+// only those files (and .strom/.gitattributes, when it is one strom wrote before,
+// so that the segments merge with strom's driver). The caller holds the lock.
+func (r *Research) commitProgressMigration(records int) error {
+	ctx := context.Background()
+	g, err := r.Git(ctx)
+	if err != nil {
+		return err
+	}
+	var paths []string
+	legacy := statefiles.DirName + "/" + statefiles.ProgressFile
+	// git names only a path it knows: progress.jsonl may never have been committed.
+	if known, err := g.IndexPaths(ctx, legacy); err != nil {
+		return err
+	} else if len(known) > 0 {
+		paths = append(paths, legacy)
+	}
+	if _, err := os.Stat(r.Tree.Path(statefiles.ProgressDir)); err == nil {
+		paths = append(paths, statefiles.DirName+"/"+statefiles.ProgressDir)
+	}
+	attrs := r.Tree.Path(statefiles.AttributesFile)
+	if old, err := os.ReadFile(attrs); err == nil && olderStromAttributes(string(old)) {
+		if err := statefiles.WriteAtomic(attrs, []byte(statefiles.Attributes), 0o644); err != nil {
+			return err
+		}
+		paths = append(paths, statefiles.DirName+"/"+statefiles.AttributesFile)
+	}
+	if len(paths) == 0 {
+		return nil // nothing git has: an empty progress.jsonl never committed
+	}
+	p := r.Messages()
+	args := messages.Args{"Count": records}
+	msg := gitrepo.Message{
+		Subject:  p.Say("commit.migrate_progress", args),
+		Body:     p.Say("commit.migrate_progress_body", args),
+		Trailers: []gitrepo.Trailer{{Key: TrailerMigrate, Value: progressMigration}},
+	}
+	_, err = r.commitPaths(ctx, msg, paths)
+	return err
+}
+
+// olderStromAttributes reports whether a .strom/.gitattributes is one an older
+// strom wrote: every line of it is a line of today's, and some of today's are
+// missing. A file a person changed is left alone.
+func olderStromAttributes(old string) bool {
+	if old == statefiles.Attributes {
+		return false
+	}
+	now := strings.Split(statefiles.Attributes, "\n")
+	for _, l := range strings.Split(old, "\n") {
+		if !slices.Contains(now, l) {
+			return false
+		}
+	}
+	return true
+}

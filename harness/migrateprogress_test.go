@@ -1,0 +1,185 @@
+package harness
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/strom-research/strom/internal/clock"
+	"github.com/strom-research/strom/statefiles"
+)
+
+// segmentsText is every record segment's bytes in the work tree, in order.
+func segmentsText(t *testing.T, tr *statefiles.Tree) string {
+	t.Helper()
+	segs, err := tr.Segments()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, s := range segs {
+		data, err := os.ReadFile(tr.Path(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(data)
+	}
+	return b.String()
+}
+
+// TestMigrateRecordsOfMain opens a research written by strom at 5ce811e (every
+// record in .strom/progress.jsonl, one of them not committed yet, a task left
+// changed by a run that was killed). Reading commands read progress.jsonl as it is
+// and change nothing; the first write moves the records into segments, byte for
+// byte and in order, in a commit of its own before the write's change.
+func TestMigrateRecordsOfMain(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	dir := t.TempDir()
+	unpack(t, filepath.Join("testdata", "research-5ce811e.tar.gz"), dir)
+	root := filepath.Join(dir, "research")
+	ctx := context.Background()
+	r, err := Open(root, Env{Clock: clock.NewFake(time.Date(2026, 12, 1, 16, 0, 0, 0, time.UTC))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacy := r.Tree.Path(statefiles.ProgressFile)
+	records, err := os.ReadFile(legacy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := strings.TrimSpace(gitOut(t, root, "rev-parse", "HEAD"))
+	status := gitOut(t, root, "status", "--porcelain")
+	if !strings.Contains(status, " M .strom/progress.jsonl") {
+		t.Fatalf("the fixture has no uncommitted record:\n%s", status)
+	}
+
+	// Reading commands read progress.jsonl as it is.
+	all, err := r.Tree.LoadProgress()
+	if err != nil || len(all) != 5 {
+		t.Fatalf("records of the old layout = %d, %v", len(all), err)
+	}
+	t2, err := r.Records(ctx, "T-2")
+	if err != nil || len(t2) != 2 || t2[1].Text != "Letters 1 to 3 read: none names Anna" {
+		t.Fatalf("T-2's records in the old layout = %+v, %v", t2, err)
+	}
+	if _, err := r.Status(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Overview(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if errs := r.CheckStateFiles(); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if now, _ := os.ReadFile(legacy); string(now) != string(records) {
+		t.Fatal("a reading command changed progress.jsonl")
+	}
+	if _, err := os.Stat(r.Tree.Path(statefiles.ProgressDir)); err == nil {
+		t.Fatal("a reading command made segments")
+	}
+	if got := strings.TrimSpace(gitOut(t, root, "rev-parse", "HEAD")); got != head {
+		t.Fatal("a reading command made a commit")
+	}
+	if got := gitOut(t, root, "status", "--porcelain"); got != status {
+		t.Fatalf("a reading command changed the work tree:\n%s", got)
+	}
+
+	// The first write migrates, with a commit of its own before the change.
+	added, err := r.AddTask(ctx, "Ask the archive in Písek", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if parent := strings.TrimSpace(gitOut(t, root, "rev-parse", "HEAD~1")); parent != head {
+		t.Fatalf("the migration is not one commit on top of the old HEAD")
+	}
+	msg := gitOut(t, root, "log", "-1", "--format=%s%n%b")
+	if !strings.Contains(msg, "strom: the records moved to segments of their own") || !strings.Contains(msg, "Strom-Migrate: progress.jsonl to progress/") ||
+		!strings.Contains(msg, "The 5 records of .strom/progress.jsonl") {
+		t.Errorf("the last commit is not the records' migration:\n%s", msg)
+	}
+	files := gitOut(t, root, "show", "--name-status", "--no-renames", "--format=", "HEAD")
+	if files != "M\t.strom/.gitattributes\nD\t.strom/progress.jsonl\nA\t.strom/progress/000001.jsonl\n" {
+		t.Errorf("the migration commit holds\n%s", files)
+	}
+	if got := gitOut(t, root, "show", "HEAD:.strom/progress/000001.jsonl"); got != string(records) {
+		t.Errorf("the committed segment is not progress.jsonl byte for byte:\n%s", got)
+	}
+	if got := gitOut(t, root, "show", "HEAD:.strom/.gitattributes"); got != statefiles.Attributes {
+		t.Errorf("the committed .gitattributes:\n%s", got)
+	}
+	// The change that caused it is not in it; what was left uncommitted stays so.
+	if got := gitOut(t, root, "status", "--porcelain"); !strings.Contains(got, " M .strom/tasks/T-2.json") || !strings.Contains(got, added.ID) || strings.Contains(got, "progress") {
+		t.Errorf("after the migration and the change, git status is\n%s", got)
+	}
+	if got := segmentsText(t, r.Tree); got != string(records) {
+		t.Errorf("the segments are not progress.jsonl:\n%s", got)
+	}
+	if again, err := r.Records(ctx, "T-2"); err != nil || len(again) != 2 || again[1] != t2[1] {
+		t.Errorf("T-2's records after the migration = %+v, %v", again, err)
+	}
+
+	// Records go on in the segments; the run's rules work on the migrated research.
+	if err := r.Tree.AppendProgress(ctx, statefiles.Record{Time: r.Now(), Task: "T-6", Text: "the farms of 1850"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := segmentsText(t, r.Tree); !strings.HasPrefix(got, string(records)) || !strings.HasSuffix(got, "\"text\":\"the farms of 1850\"}\n") {
+		t.Errorf("the new record is not after the old ones:\n%s", got)
+	}
+	if err := r.recoverCrash(ctx, func(string) {}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(gitOut(t, root, "log", "--format=%b"), "Strom-Migrate: progress.jsonl"); n != 1 {
+		t.Errorf("%d migration commits, want 1", n)
+	}
+}
+
+// TestProgressAgainBesideSegments: a progress.jsonl that comes back beside the
+// segments (a merge from a history an older strom wrote) is read with them, and
+// the next write moves in its records the segments do not hold, in a commit of the
+// same kind.
+func TestProgressAgainBesideSegments(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	dir := t.TempDir()
+	unpack(t, filepath.Join("testdata", "research-5ce811e.tar.gz"), dir)
+	root := filepath.Join(dir, "research")
+	ctx := context.Background()
+	r, err := Open(root, Env{Clock: clock.NewFake(time.Date(2026, 12, 1, 16, 0, 0, 0, time.UTC))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	records, _ := os.ReadFile(r.Tree.Path(statefiles.ProgressFile))
+	if err := r.Tree.Locked(ctx, r.Tree.MigrateProgress); err != nil {
+		t.Fatal(err)
+	}
+	older := string(records) + `{"version":1,"time":"2026-12-01T15:30:00Z","task":"T-1","text":"the older strom's note"}` + "\n"
+	if err := os.WriteFile(r.Tree.Path(statefiles.ProgressFile), []byte(older), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitOut(t, root, "add", ".strom/progress.jsonl")
+	gitOut(t, root, "-c", "user.name=Eva", "-c", "user.email=eva@example.com", "commit", "-q", "--no-verify", "-m", "merge from an older strom")
+	head := strings.TrimSpace(gitOut(t, root, "rev-parse", "HEAD"))
+	if recs, err := r.Records(ctx, "T-1"); err != nil || len(recs) != 3 || recs[2].Text != "the older strom's note" {
+		t.Fatalf("T-1 beside the segments = %+v, %v", recs, err)
+	}
+	if _, err := r.Tree.LoadProgress(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.AddTask(ctx, "Ask the archive in Písek", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if parent := strings.TrimSpace(gitOut(t, root, "rev-parse", "HEAD~1")); parent != head {
+		t.Fatal("the move is not one commit on top of the merge")
+	}
+	if msg := gitOut(t, root, "log", "-1", "--format=%b"); !strings.Contains(msg, "The 1 record of .strom/progress.jsonl") || !strings.Contains(msg, "Strom-Migrate: progress.jsonl to progress/") {
+		t.Errorf("the move's commit:\n%s", msg)
+	}
+	if got := segmentsText(t, r.Tree); got != older {
+		t.Errorf("the segments after the move:\n%s", got)
+	}
+	if recs, err := r.Records(ctx, "T-1"); err != nil || len(recs) != 3 {
+		t.Errorf("T-1 after the move = %+v, %v", recs, err)
+	}
+}
