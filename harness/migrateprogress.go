@@ -57,16 +57,27 @@ func (r *Research) commitProgressMigration(records int) error {
 	return err
 }
 
+// earlierAttributes are the lines of .strom/.gitattributes as earlier strom
+// versions wrote it.
+var earlierAttributes = []string{
+	"# strom merges its own files where two lines of history meet (strom hooks install).",
+	"queue.json merge=strom-queue",
+	"tasks/*.json merge=strom-task",
+	"progress.jsonl merge=strom-progress",
+	"park.json merge=strom-park",
+	"",
+}
+
 // olderStromAttributes reports whether a .strom/.gitattributes is one an older
-// strom wrote: every line of it is a line of today's, and some of today's are
-// missing. A file a person changed is left alone.
+// strom wrote: not today's, and every line of it a line of today's or of an
+// earlier strom's. A file a person changed is left alone.
 func olderStromAttributes(old string) bool {
 	if old == statefiles.Attributes {
 		return false
 	}
 	now := strings.Split(statefiles.Attributes, "\n")
 	for _, l := range strings.Split(old, "\n") {
-		if !slices.Contains(now, l) {
+		if !slices.Contains(now, l) && !slices.Contains(earlierAttributes, l) {
 			return false
 		}
 	}

@@ -183,3 +183,20 @@ func TestProgressAgainBesideSegments(t *testing.T) {
 		t.Errorf("T-1 after the move = %+v, %v", recs, err)
 	}
 }
+
+// TestOlderStromAttributes: strom rewrites a .gitattributes an older strom wrote,
+// never one a person changed.
+func TestOlderStromAttributes(t *testing.T) {
+	t.Parallel()
+	head := "# strom merges its own files where two lines of history meet (strom hooks install).\n"
+	for text, want := range map[string]bool{
+		statefiles.Attributes: false,
+		head + "queue.json merge=strom-queue\nprogress.jsonl merge=strom-progress\npark.json merge=strom-park\n":                                true,
+		head + "queue.json merge=strom-queue\ntasks/*.json merge=strom-task\nprogress.jsonl merge=strom-progress\npark.json merge=strom-park\n": true,
+		head + "queue.json merge=strom-queue\n*.pdf binary\n":                                                                                   false,
+	} {
+		if got := olderStromAttributes(text); got != want {
+			t.Errorf("olderStromAttributes(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
