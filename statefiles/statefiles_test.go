@@ -261,7 +261,8 @@ func TestKeysMatchSchema(t *testing.T) {
 }
 
 // TestConcurrentAppends starts 16 processes that each append 10 records at once; none
-// may be lost and the file must stay valid.
+// may be lost and the records must stay valid. The records are long enough that
+// the appends start new segments on the way: none passes the segment limit.
 func TestConcurrentAppends(t *testing.T) {
 	t.Parallel()
 	tr := newTree(t)
@@ -269,7 +270,7 @@ func TestConcurrentAppends(t *testing.T) {
 	cmds := make([]*exec.Cmd, procs)
 	for i := range cmds {
 		cmd := exec.Command(os.Args[0], "-test.run=TestHelperAppend")
-		cmd.Env = append(os.Environ(), "STROM_HELPER_APPEND="+tr.Root, "STROM_HELPER_N="+strconv.Itoa(each), "STROM_HELPER_ID="+strconv.Itoa(i))
+		cmd.Env = append(os.Environ(), "STROM_HELPER_APPEND="+tr.Root, "STROM_HELPER_N="+strconv.Itoa(each), "STROM_HELPER_ID="+strconv.Itoa(i), "STROM_HELPER_PAD=5000")
 		cmd.Stderr = os.Stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -295,6 +296,18 @@ func TestConcurrentAppends(t *testing.T) {
 	if len(seen) != procs*each {
 		t.Fatalf("%d distinct records, want %d", len(seen), procs*each)
 	}
+	segs, _ := tr.Segments()
+	if len(segs) < 3 {
+		t.Errorf("%d segments for %d records of 5 KB", len(segs), procs*each)
+	}
+	for _, s := range segs {
+		if fi, err := os.Stat(tr.Path(s)); err != nil || fi.Size() > SegmentLimit {
+			t.Errorf("%s: %v, past the limit", s, err)
+		}
+	}
+	if got, err := tr.TaskRecords(t.Context(), "T-1"); err != nil || len(got) != procs*each {
+		t.Errorf("T-1 through the index: %d records, %v", len(got), err)
+	}
 }
 
 func TestHelperAppend(t *testing.T) {
@@ -305,7 +318,8 @@ func TestHelperAppend(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("STROM_HELPER_N"))
 	tr := At(root)
 	for i := 0; i < n; i++ {
-		text := fmt.Sprintf("process %s record %d", os.Getenv("STROM_HELPER_ID"), i)
+		pad, _ := strconv.Atoi(os.Getenv("STROM_HELPER_PAD"))
+		text := fmt.Sprintf("process %s record %d %s", os.Getenv("STROM_HELPER_ID"), i, strings.Repeat("x", pad))
 		if err := tr.AppendProgress(context.Background(), Record{Time: time.Now(), Task: "T-1", Text: text}); err != nil {
 			t.Fatal(err)
 		}
