@@ -39,3 +39,28 @@ func TestRenameTaskRecords(t *testing.T) {
 		t.Errorf("T-2's records: %v %v", recs, err)
 	}
 }
+
+// TestRenameRewritesOnlyItsSegments: a renumbering rewrites the segments that hold
+// the renamed task's records and leaves the others as they are, file and all.
+func TestRenameRewritesOnlyItsSegments(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tr := newTree(t)
+	writeSegment(t, tr, 1, `{"version":1,"time":"2026-11-30T09:00:00Z","task":"T-1","text":"kept"}`+"\n")
+	writeSegment(t, tr, 2, `{"version":1,"time":"2026-11-30T09:00:00Z","task":"T-2","text":"moved"}`+"\n")
+	before, _ := os.Stat(tr.Path(SegmentFile(1)))
+	err := tr.Locked(ctx, func() error { return tr.RenameTaskRecordsLocked(map[string]string{"T-2": "T-9"}) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.Stat(tr.Path(SegmentFile(1)))
+	if !os.SameFile(before, after) || !after.ModTime().Equal(before.ModTime()) {
+		t.Error("segment 1, without T-2's records, was rewritten")
+	}
+	if data, _ := os.ReadFile(tr.Path(SegmentFile(2))); !strings.Contains(string(data), `"task":"T-9","text":"moved"`) {
+		t.Errorf("segment 2 after the rename:\n%s", data)
+	}
+	if got := texts(t, tr, "T-9"); got != "moved" {
+		t.Errorf("T-9 = %q", got)
+	}
+}
