@@ -667,9 +667,11 @@ func (t *Tree) TaskRecords(ctx context.Context, task string) ([]Record, error) {
 	if err != nil || ok {
 		return recs, err
 	}
-	// The index and the files disagree: build it again, once.
+	// The index and the files disagree (they changed while this read, or the index
+	// is damaged): bring it up to date under the lock, and build it again when
+	// that is not enough.
 	err = t.Locked(ctx, func() error {
-		recs, err = t.taskRecordsRebuilt(task)
+		recs, err = t.TaskRecordsLocked(task)
 		return err
 	})
 	return recs, err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -179,4 +180,31 @@ func TestAppendReadsOnlyWhatChanged(t *testing.T) {
 	if got := texts(t, tr, "T-1"); got != "new" {
 		t.Errorf("T-1 = %q, want new", got)
 	}
+}
+
+// TestDamagedIndexRebuilt: a task's list that names places holding no record of
+// the task (a damaged index) is noticed when read, and the index built again.
+func TestDamagedIndexRebuilt(t *testing.T) {
+	t.Parallel()
+	tr := newTree(t)
+	appendRecs(t, tr, Record{Time: t0, Task: "T-1", Text: "a"}, Record{Time: t0, Task: "T-2", Text: "b"})
+	if err := os.WriteFile(tr.progressIndexPath("T-1"), []byte("1 3 20\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := texts(t, tr, "T-1"); got != "a" {
+		t.Errorf("T-1 with a damaged index = %q, want a", got)
+	}
+	if list, _ := os.ReadFile(tr.progressIndexPath("T-1")); string(list) != "1 0 "+strconv.Itoa(len(recordOf(t, tr, 0)))+"\n" {
+		t.Errorf("T-1's list after the rebuild: %q", list)
+	}
+}
+
+// recordOf is line n (from 0) of segment 1, without its newline.
+func recordOf(t *testing.T, tr *Tree, n int) string {
+	t.Helper()
+	data, err := os.ReadFile(tr.Path(SegmentFile(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(string(data), "\n")[n]
 }
