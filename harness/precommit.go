@@ -40,6 +40,8 @@ func CheckStaged(ctx context.Context, r *Research, inSession bool) error {
 			switch {
 			case rel == statefiles.QueueFile:
 				return messages.New("hooks.queue_deleted", nil)
+			case isSegment(rel):
+				return messages.New("hooks.records_deleted", messages.Args{"File": p})
 			case isTask:
 				title := ""
 				if old, err := g.ReadBlob(ctx, "HEAD:"+p); err == nil {
@@ -107,11 +109,16 @@ func CheckStaged(ctx context.Context, r *Research, inSession bool) error {
 	return nil
 }
 
+// isSegment reports whether a path under .strom/ is a segment of the records.
+func isSegment(rel string) bool {
+	_, ok := statefiles.SegmentOfFile(rel)
+	return ok
+}
+
 // isRecords reports whether a path under .strom/ is a file of records: a segment
 // or an older progress.jsonl.
 func isRecords(rel string) bool {
-	_, seg := statefiles.SegmentOfFile(rel)
-	return seg || rel == statefiles.ProgressFile
+	return isSegment(rel) || rel == statefiles.ProgressFile
 }
 
 // checkStagedRecords validates a staged file of records: when the commit only
