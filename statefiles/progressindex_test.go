@@ -20,7 +20,7 @@ func appendRecs(t *testing.T, tr *Tree, recs ...Record) {
 }
 
 // writeSegment writes segment n as someone else would (a pull, a hand edit).
-func writeSegment(t *testing.T, tr *Tree, n int, data string) {
+func writeSegment(t testing.TB, tr *Tree, n int, data string) {
 	t.Helper()
 	if err := os.MkdirAll(tr.Path(ProgressDir), 0o755); err != nil {
 		t.Fatal(err)
