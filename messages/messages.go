@@ -5,7 +5,11 @@
 // usage (usage.…) — in catalog/cli/, added to a printer only by a command that
 // prints them. The TOML is built into the binary as Go data (catalog_gen.go, go
 // generate ./messages), so that no command parses TOML at its start; plurals
-// follow CLDR (Czech: one, few, many, other). A Printer never fails: a message
+// follow CLDR (Czech: one, few, many, other). A printer says a message from that
+// data with go-i18n's template parser and CLDR's rule for a whole-number count,
+// and builds a go-i18n bundle (holding only the messages it says) just for a count
+// of another kind, so that the agent's commands do not pay for go-i18n's plural
+// rules of some 200 languages; both say the same sentences. A Printer never fails: a message
 // missing in its language falls back to
 // English, and an id missing everywhere is returned as itself, so a mistake shows
 // instead of silence (TestCatalogs keeps both from happening). Machine words —
@@ -13,11 +17,13 @@
 package messages
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/nicksnyder/go-i18n/v2/i18n"
+	"github.com/nicksnyder/go-i18n/v2/i18n/template"
 	"golang.org/x/text/language"
 )
 
@@ -220,6 +226,9 @@ func (p *Printer) Say(id string, args ...Args) string {
 	if len(args) > 0 {
 		data = args[0]
 	}
+	if s, ok := p.sayDirect(id, data); ok {
+		return s
+	}
 	cfg := &i18n.LocalizeConfig{MessageID: id, TemplateData: map[string]any(data)}
 	if n, ok := data["Count"]; ok {
 		cfg.PluralCount = n
@@ -303,3 +312,121 @@ type said struct {
 
 func (s *said) Error() string { return s.text }
 func (s *said) Unwrap() error { return s.err }
+
+// sayDirect says a message the way a go-i18n Localizer over the whole catalog says
+// it, without one: the message of the printer's language, else English's; the
+// plural form its language's CLDR rule gives a whole-number Count (English and
+// German: one for 1; Czech: one for 1, few for 2 to 4), else other; a form the
+// message lacks falls back to other; the template is go-i18n's text parser's. A
+// go-i18n bundle costs every command about a million instructions before its
+// first sentence (its plural rules of some 200 languages), so the bundle is made
+// only for a Count that is not a whole number (ok false). TestSayDirect holds the
+// two to the same sentences.
+func (p *Printer) sayDirect(id string, data Args) (string, bool) {
+	var n int64
+	counted := false
+	if c, ok := data["Count"]; ok {
+		if n, ok = wholeNumber(c); !ok {
+			return "", false
+		}
+		counted = true
+	}
+	part := ""
+	if cliID(id) {
+		part = cliPart
+	}
+	lang := p.lang
+	m := find(catalogOf(part, lang), id)
+	if !hasForm(m) {
+		lang = English
+		if m = find(catalogOf(part, English), id); !hasForm(m) {
+			return id, true
+		}
+	}
+	form := "other"
+	if counted {
+		form = pluralForm(lang, n)
+	}
+	if s, err := execute(m, lang, form, data); err == nil {
+		return s, true
+	}
+	if form != "other" {
+		if s, err := execute(m, lang, "other", data); err == nil {
+			return s, true
+		}
+	}
+	return id, true
+}
+
+// hasForm reports whether m has a text at all (go-i18n ignores a message without).
+func hasForm(m *i18n.Message) bool {
+	return m != nil && (m.Zero != "" || m.One != "" || m.Two != "" || m.Few != "" || m.Many != "" || m.Other != "")
+}
+
+// wholeNumber is c as a whole number, for the signed integer types (go-i18n
+// takes no unsigned count).
+func wholeNumber(c any) (int64, bool) {
+	switch v := c.(type) {
+	case int:
+		return int64(v), true
+	case int8:
+		return int64(v), true
+	case int16:
+		return int64(v), true
+	case int32:
+		return int64(v), true
+	case int64:
+		return v, true
+	}
+	return 0, false
+}
+
+// pluralForm is CLDR's cardinal plural category of the whole number n (i = |n|,
+// v = 0) in English, German or Czech.
+func pluralForm(lang string, n int64) string {
+	if n < 0 {
+		n = -n
+	}
+	switch {
+	case n == 1:
+		return "one"
+	case lang == Czech && n >= 2 && n <= 4:
+		return "few"
+	}
+	return "other"
+}
+
+var (
+	parsedMu sync.Mutex
+	parsed   = map[string]template.ParsedTemplate{} // lang/id/form → parsed text
+)
+
+// execute fills one form of m's text, parsed once per process.
+func execute(m *i18n.Message, lang, form string, data Args) (string, error) {
+	var src string
+	switch form {
+	case "one":
+		src = m.One
+	case "few":
+		src = m.Few
+	default:
+		src = m.Other
+	}
+	if src == "" {
+		return "", fmt.Errorf("message %q has no plural form %q", m.ID, form)
+	}
+	key := lang + "/" + m.ID + "/" + form
+	parsedMu.Lock()
+	t, ok := parsed[key]
+	parsedMu.Unlock()
+	if !ok {
+		var err error
+		if t, err = (&template.TextParser{}).Parse(src, m.LeftDelim, m.RightDelim); err != nil {
+			return "", err
+		}
+		parsedMu.Lock()
+		parsed[key] = t
+		parsedMu.Unlock()
+	}
+	return t.Execute(map[string]any(data))
+}

@@ -411,3 +411,66 @@ func TestLazyCatalog(t *testing.T) {
 		t.Errorf("saying stop.done added %v, want that message alone", b.added)
 	}
 }
+
+// TestSayDirect: a printer says every message of every language and part, with
+// and without its placeholders, for whole-number counts of every plural form
+// (and negative ones, and every integer type), exactly as a go-i18n localizer over
+// the whole catalog says it; a count that is not a whole number goes through
+// go-i18n itself.
+func TestSayDirect(t *testing.T) {
+	t.Parallel()
+	en := forms(t, English)
+	counts := []any{0, 1, 2, 3, 4, 5, 10, 11, 12, 21, 22, 25, 100, 101, 102, 104, 1000, 1000001, -1, -2, -4, -5,
+		int8(3), int16(1), int32(22), int64(5), uint8(1), uint16(2), uint32(7), 1.5, 2.0, "3"}
+	for _, part := range []string{"", cliPart} {
+		for _, l := range Languages {
+			whole := i18n.NewBundle(language.English)
+			_ = whole.AddMessages(language.English, catalogOf(part, English)...)
+			if l != English {
+				_ = whole.AddMessages(language.Make(l), catalogOf(part, l)...)
+			}
+			loc := i18n.NewLocalizer(whole, l)
+			want := func(id string, args Args) string {
+				cfg := &i18n.LocalizeConfig{MessageID: id, TemplateData: map[string]any(args)}
+				if n, ok := args["Count"]; ok {
+					cfg.PluralCount = n
+				}
+				s, err := loc.Localize(cfg)
+				if s == "" && err != nil {
+					return id
+				}
+				return s
+			}
+			p := For(l)
+			ids := []string{"no.such.id"}
+			for id := range en {
+				if cliID(id) == (part == cliPart) {
+					ids = append(ids, id)
+				}
+			}
+			for _, id := range ids {
+				if got, w := p.Say(id), want(id, nil); got != w {
+					t.Errorf("%s %s without args: %q, go-i18n %q", l, id, got, w)
+				}
+				args := Args{}
+				for _, n := range strings.Split(placeholders(en[id]), ",") {
+					if n != "" {
+						args[n] = "X"
+					}
+				}
+				if _, ok := args["Count"]; !ok {
+					if got, w := p.Say(id, args), want(id, args); got != w {
+						t.Errorf("%s %s: %q, go-i18n %q", l, id, got, w)
+					}
+					continue
+				}
+				for _, n := range counts {
+					args["Count"] = n
+					if got, w := p.Say(id, args), want(id, args); got != w {
+						t.Errorf("%s %s (Count %v %T): %q, go-i18n %q", l, id, n, n, got, w)
+					}
+				}
+			}
+		}
+	}
+}
