@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -165,6 +166,11 @@ func run(ctx context.Context, args []string, s *sys) int {
 	// drives the terminal, except what is the agent's own screen or meant for a
 	// program (rawOutput).
 	s.rawStdout, s.rawStderr = s.stdout, s.stderr
+	if bufferedOutput(args) {
+		out := bufio.NewWriterSize(s.stdout, 32<<10)
+		defer out.Flush()
+		s.stdout, s.stderr = out, flushFirst{out: out, w: s.stderr}
+	}
 	if !rawOutput(args) {
 		s.stdout, s.stderr = termsafe.Writer(s.stdout), termsafe.Writer(s.stderr)
 	}
@@ -203,6 +209,44 @@ func (s *sys) missingCommand(c *ffcli.Command) string {
 		return s.msg().Say("usage.group.no_such", args)
 	}
 	return s.msg().Say("usage.group.needs", args)
+}
+
+// bufferedOutput reports the commands that read, print and end, which the agent
+// runs many times a session: the agent's strom task, strom task list and show,
+// strom status and strom log. Their standard output is written in one piece at
+// their end, not in a system call for each line (a task's records, a page of
+// tasks); anything on standard error comes after what was printed before it.
+func bufferedOutput(args []string) bool {
+	var words []string
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			words = append(words, a)
+		}
+		if len(words) == 2 {
+			break
+		}
+	}
+	switch {
+	case len(words) == 0:
+		return false
+	case words[0] == "status" || words[0] == "log":
+		return true
+	case words[0] == "task":
+		return len(words) == 1 || words[1] == "list" || words[1] == "show"
+	}
+	return false
+}
+
+// flushFirst is standard error behind a buffered standard output: what was
+// printed before goes out first.
+type flushFirst struct {
+	out *bufio.Writer
+	w   io.Writer
+}
+
+func (f flushFirst) Write(p []byte) (int, error) {
+	_ = f.out.Flush()
+	return f.w.Write(p)
 }
 
 // rawOutput reports the commands whose output is not for a person to read as text:
