@@ -1,12 +1,12 @@
 package statefiles
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/strom-research/strom/schemas"
@@ -44,8 +44,11 @@ type memo struct {
 	once sync.Once
 	mu   sync.Mutex
 	path string
-	sums [][sha256.Size]byte // oldest first
-	have map[[sha256.Size]byte]bool
+	// sums are the memo file's as this process last read or wrote it, oldest
+	// first, and sorted the same sums in order, for a binary search: cheaper to
+	// build than a map of 256 sums, for the few look-ups of most commands.
+	sums   [][sha256.Size]byte
+	sorted [][sha256.Size]byte
 }
 
 // validated is the memo every read and write of a state file consults.
@@ -105,54 +108,53 @@ func sumOf(schemaName string, data []byte) sum {
 
 func (m *memo) load() {
 	m.once.Do(func() {
-		m.have = map[[sha256.Size]byte]bool{}
 		m.path = m.where()
-		if m.path == "" {
-			return
+		if m.path != "" {
+			m.set(readMemo(m.path))
 		}
-		m.add(readMemo(m.path)...)
 	})
 }
 
-// readMemo reads the sums in the memo file; a missing or foreign file has none.
+// set makes sums the memo's. Hold mu, or be in load.
+func (m *memo) set(sums [][sha256.Size]byte) {
+	m.sums = sums
+	m.sorted = append(m.sorted[:0], sums...)
+	slices.SortFunc(m.sorted, func(a, b [sha256.Size]byte) int { return bytes.Compare(a[:], b[:]) })
+}
+
+// holds reports whether the memo holds k. Hold mu.
+func (m *memo) holds(k [sha256.Size]byte) bool {
+	_, ok := slices.BinarySearchFunc(m.sorted, k, func(a, b [sha256.Size]byte) int { return bytes.Compare(a[:], b[:]) })
+	return ok
+}
+
+// readMemo reads the sums in the memo file, oldest first: its lines of 64 hex
+// digits after the header. A missing or foreign file has none.
 func readMemo(path string) [][sha256.Size]byte {
 	data, err := os.ReadFile(path)
-	if err != nil {
+	if err != nil || !bytes.HasPrefix(data, []byte(memoHeader+"\n")) {
 		return nil
 	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	if !sc.Scan() || sc.Text() != memoHeader {
-		return nil
-	}
-	var sums [][sha256.Size]byte
-	for sc.Scan() {
+	rest := data[len(memoHeader)+1:]
+	sums := make([][sha256.Size]byte, 0, len(rest)/(2*sha256.Size+1))
+	for len(rest) > 0 {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		line = bytes.TrimSuffix(line, []byte("\r"))
 		var k [sha256.Size]byte
-		if len(sc.Bytes()) != 2*sha256.Size {
+		if len(line) != 2*sha256.Size {
 			continue
 		}
-		if _, err := hex.Decode(k[:], sc.Bytes()); err != nil {
+		if _, err := hex.Decode(k[:], line); err != nil {
 			continue
 		}
 		sums = append(sums, k)
 	}
 	return sums
-}
-
-// add appends sums not held yet and drops the oldest beyond memoMax. Hold mu, or
-// be in load.
-func (m *memo) add(sums ...[sha256.Size]byte) {
-	for _, k := range sums {
-		if !m.have[k] {
-			m.have[k] = true
-			m.sums = append(m.sums, k)
-		}
-	}
-	if len(m.sums) > memoMax {
-		for _, old := range m.sums[:len(m.sums)-memoMax] {
-			delete(m.have, old)
-		}
-		m.sums = append([][sha256.Size]byte(nil), m.sums[len(m.sums)-memoMax:]...)
-	}
 }
 
 // known reports whether data was found valid under the schema before, and returns
@@ -162,21 +164,26 @@ func (m *memo) known(schemaName string, data []byte) (sum, bool) {
 	if !s.ok {
 		return s, false
 	}
+	return s, m.has(s.k)
+}
+
+// has reports whether the memo holds k.
+func (m *memo) has(k [sha256.Size]byte) bool {
 	m.load()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if !m.have[s.k] && m.path != "" {
+	if !m.holds(k) && m.path != "" {
 		// Another strom process (the agent's command, beside a run) may have
 		// validated these bytes since this one read the memo: reading it again
 		// costs far less than validating.
-		m.add(readMemo(m.path)...)
+		m.set(readMemo(m.path))
 	}
-	return s, m.have[s.k]
+	return m.holds(k)
 }
 
 // remember records a content as valid under its schema and writes the memo, merged with
-// what other strom processes wrote to it meanwhile. Failing to write it is not an
-// error: the next read validates again.
+// what other strom processes wrote to it meanwhile, the newest memoMax sums kept.
+// Failing to write it is not an error: the next read validates again.
 func (m *memo) remember(s sum) {
 	if !s.ok {
 		return
@@ -185,17 +192,31 @@ func (m *memo) remember(s sum) {
 	m.load()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.have[k] || m.path == "" {
+	if m.holds(k) || m.path == "" {
 		return
 	}
-	m.add(readMemo(m.path)...)
-	m.add(k)
-	var buf bytes.Buffer
-	buf.WriteString(memoHeader + "\n")
-	for _, s := range m.sums {
-		buf.WriteString(hex.EncodeToString(s[:]))
-		buf.WriteByte('\n')
+	// What this process knew, then what the file gained meanwhile, then k.
+	var sums [][sha256.Size]byte
+	have := make(map[[sha256.Size]byte]bool, len(m.sums)+memoMax+1)
+	for _, k := range append(append(m.sums, readMemo(m.path)...), k) {
+		if !have[k] {
+			have[k] = true
+			sums = append(sums, k)
+		}
 	}
+	if len(sums) > memoMax {
+		sums = sums[len(sums)-memoMax:]
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(memoHeader) + 1 + len(sums)*(2*sha256.Size+1))
+	buf.WriteString(memoHeader + "\n")
+	for _, s := range sums {
+		var line [2*sha256.Size + 1]byte
+		hex.Encode(line[:], s[:])
+		line[2*sha256.Size] = '\n'
+		buf.Write(line[:])
+	}
+	m.set(sums)
 	_ = WriteTransient(m.path, buf.Bytes())
 }
 
@@ -219,11 +240,5 @@ func (m *memo) knownSet(schemaName string, names []string, data [][]byte) (sum, 
 	var s sum
 	h.Sum(s.k[:0])
 	s.ok = true
-	m.load()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if !m.have[s.k] && m.path != "" {
-		m.add(readMemo(m.path)...)
-	}
-	return s, m.have[s.k]
+	return s, m.has(s.k)
 }

@@ -1,6 +1,8 @@
 package statefiles
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
@@ -212,4 +214,67 @@ func TestTruncatedInAString(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "the file ends early after") {
 		t.Fatalf("Validate of a cut file = %v, want it to end early", err)
 	}
+}
+
+// FuzzMemoFile: any memo file reads without a panic into sums of 64 hex digits a
+// line, the memo then holds exactly those (a binary search), and remember writes
+// a file that reads back as the sums it held plus the new one, each once, the
+// newest memoMax.
+func FuzzMemoFile(f *testing.F) {
+	k := sha256.Sum256([]byte("a content"))
+	line := hex.EncodeToString(k[:])
+	f.Add([]byte(line+"\n"+strings.Repeat("b", 64)+"\n"), []byte("a content"))
+	f.Add([]byte("x"+line+"\n"+line[:63]+"\n"+line+"0\n"), []byte("a content"))
+	f.Add([]byte(strings.ToUpper(line)+"\r\n"+line), []byte("a content"))
+	f.Fuzz(func(t *testing.T, body, content []byte) {
+		path := filepath.Join(t.TempDir(), "validated")
+		if err := os.WriteFile(path, append([]byte(memoHeader+"\n"), body...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m := &memo{where: func() string { return path }}
+		m.load()
+		in := map[[sha256.Size]byte]bool{}
+		for _, s := range m.sums {
+			in[s] = true
+			if !m.holds(s) {
+				t.Fatalf("the memo read %x and does not hold it", s)
+			}
+		}
+		probe := sha256.Sum256(content)
+		if m.holds(probe) != in[probe] {
+			t.Fatalf("holds(%x) = %v, the sums read say %v", probe, m.holds(probe), in[probe])
+		}
+		s := sumOf(schemas.Task, content)
+		var want [][sha256.Size]byte
+		seen := map[[sha256.Size]byte]bool{}
+		for _, k := range append(append([][sha256.Size]byte(nil), m.sums...), s.k) {
+			if !seen[k] {
+				seen[k] = true
+				want = append(want, k)
+			}
+		}
+		if len(want) > memoMax {
+			want = want[len(want)-memoMax:]
+		}
+		known := m.holds(s.k)
+		m.remember(s)
+		if got := readMemo(path); !known && !equalSums(got, want) {
+			t.Fatalf("remember wrote %x, want %x", got, want)
+		}
+		if !knows(&memo{where: func() string { return path }}, schemas.Task, content) {
+			t.Fatal("a remembered content is not known to the next process")
+		}
+	})
+}
+
+func equalSums(a, b [][sha256.Size]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
