@@ -162,14 +162,14 @@ func (t *Tree) currentSources() ([]source, error) {
 	}
 	out := make([]source, 0, len(nums)+1)
 	for _, n := range nums {
-		s, err := stampOf(t.Path(SegmentFile(n)))
+		s, err := statStamp(t.Path(SegmentFile(n)))
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", t.rel(SegmentFile(n)), err)
 		}
 		out = append(out, source{Seg: n, Stamp: s})
 	}
 	if _, err := os.Lstat(t.Path(ProgressFile)); err == nil {
-		s, err := stampOf(t.Path(ProgressFile))
+		s, err := statStamp(t.Path(ProgressFile))
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", t.rel(ProgressFile), err)
 		}
@@ -184,7 +184,7 @@ func sameSources(covered, cur []source) bool {
 		return false
 	}
 	for i := range cur {
-		if covered[i].Seg != cur[i].Seg || covered[i].Stamp != cur[i].Stamp {
+		if covered[i].Seg != cur[i].Seg || !covered[i].Stamp.same(cur[i].Stamp) {
 			return false
 		}
 	}
@@ -250,7 +250,7 @@ func (t *Tree) progressIndexLocked() (progressState, error) {
 		o, had := old[c.Seg]
 		delete(old, c.Seg)
 		switch {
-		case had && o.Stamp == c.Stamp:
+		case had && o.Stamp.same(c.Stamp):
 			next.Sources = append(next.Sources, o)
 			continue
 		case !had && c.Seg > 0:
@@ -337,7 +337,8 @@ func (t *Tree) readStamped(seg int) ([]byte, stamp, error) {
 		return nil, stamp{}, fmt.Errorf("read %s: %w", t.rel(file), err)
 	}
 	data = data[:n]
-	s := stamp{Ino: inode(fi), Size: int64(n), MTime: fi.ModTime().UnixNano(), Tail: tailSum(data[max(0, n-stampTail):])}
+	s := stampOfInfo(fi, int64(n))
+	s.Tail = tailSum(data[max(0, n-stampTail):])
 	return data, s, nil
 }
 
@@ -371,7 +372,9 @@ func (t *Tree) extendSource(o source) (source, error) {
 	if err := t.addEntries(o.Seg, entries); err != nil {
 		return o, err
 	}
-	return source{Seg: o.Seg, Stamp: stamp{Ino: inode(fi), Size: size, MTime: fi.ModTime().UnixNano(), Tail: tail}, Lines: lines}, nil
+	s := stampOfInfo(fi, size)
+	s.Tail = tail
+	return source{Seg: o.Seg, Stamp: s, Lines: lines}, nil
 }
 
 // addEntries appends entries of segment seg to the tasks' lists and the

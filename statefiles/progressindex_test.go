@@ -1,13 +1,11 @@
 package statefiles
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 func appendRecs(t *testing.T, tr *Tree, recs ...Record) {
@@ -158,8 +156,8 @@ func TestIndexFindsEveryBrokenLine(t *testing.T) {
 
 // TestAppendReadsOnlyWhatChanged: with the index fresh, an append validates its own
 // line and not the file's others. The test breaks a covered line behind the index's
-// back (same size, same time, same tail, which no editor does) to show that the
-// append did not read it; any ordinary change is found, TestIndexFindsEveryBrokenLine.
+// back (brokenBehindIndex) to show that the append did not read it; any ordinary
+// change is found, TestIndexFindsEveryBrokenLine.
 func TestAppendReadsOnlyWhatChanged(t *testing.T) {
 	t.Parallel()
 	tr := newTree(t)
@@ -170,10 +168,7 @@ func TestAppendReadsOnlyWhatChanged(t *testing.T) {
 	appendRecs(t, tr, recs...)
 	path := tr.Path(SegmentFile(1))
 	data, _ := os.ReadFile(path)
-	fi, _ := os.Stat(path)
-	broken := bytes.Replace(data, []byte(`"version":1`), []byte(`"version":7`), 1)
-	os.WriteFile(path, broken, 0o644)
-	os.Chtimes(path, time.Now(), fi.ModTime())
+	brokenBehindIndex(t, tr, 1, strings.Replace(string(data), `"version":1`, `"version":7`, 1))
 	if err := tr.AppendProgress(t.Context(), Record{Time: t0, Task: "T-1", Text: "new"}); err != nil {
 		t.Fatalf("the append read more than the new line: %v", err)
 	}

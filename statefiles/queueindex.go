@@ -119,7 +119,7 @@ func (ix *queueIndex) Close() {
 
 // currentStamps reads the stamps of queue.json and the tasks' folder as they are.
 func (t *Tree) currentStamps() (stamp, dirStamp, error) {
-	qs, err := stampOf(t.Path(QueueFile))
+	qs, err := statStamp(t.Path(QueueFile))
 	if err != nil {
 		return stamp{}, dirStamp{}, err
 	}
@@ -139,7 +139,7 @@ func (t *Tree) openFreshQueueIndex() (*queueIndex, bool) {
 		return nil, false
 	}
 	qs, ds, err := t.currentStamps()
-	if err != nil || qs != ix.st.Stamp || ds != ix.st.Tasks {
+	if err != nil || !ix.st.Stamp.same(qs) || ds != ix.st.Tasks {
 		return nil, false
 	}
 	if ix.order, err = os.Open(t.queueIndexPath(queueIndexOrder)); err != nil {
@@ -564,7 +564,7 @@ func (t *Tree) ReadQueue() (*Queue, error) {
 	readQueueMu.Lock()
 	e, ok := readQueueCache[t.Dir]
 	readQueueMu.Unlock()
-	if ok && e.stamp == qs && e.tasks == ds {
+	if ok && e.stamp.same(qs) && e.tasks == ds {
 		c := *e.q
 		c.Tasks = append([]Task(nil), e.q.Tasks...)
 		return &c, nil

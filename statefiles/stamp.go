@@ -10,22 +10,44 @@ import (
 )
 
 // A stamp tells cheaply whether a committed file is still the one an index under
-// .strom/run/ was built from: its size, its modification time and the SHA-256 of its
-// last bytes. Every write strom makes changes the time (atomic writes replace the
-// file); a hand edit, a checkout or a pull changes the time too, and the tail hash
-// catches file systems whose times are coarse. Reading a stamp costs a stat and one
-// read of at most stampTail bytes, whatever the file's size.
+// .strom/run/ was built from: its inode, size, modification time, change time and
+// the SHA-256 of its last bytes. Every write strom makes changes the times (atomic
+// writes replace the file, appends move both); a hand edit, a checkout or a pull
+// changes them too, and the change time is one no tool can set back.
+//
+// Whether a file is still the one stamped is a stat: on a file system that keeps
+// times to the nanosecond, an unchanged inode, size and both times say the
+// content is unchanged. Where the times are whole seconds (a coarse file system,
+// or a file whose times were set by hand to a second), two edits in one second
+// could keep them, so the tail's hash is compared too. The tail is also what tells
+// an append from an edit (the bytes the index covered still end as they did).
 type stamp struct {
 	Ino   uint64 `json:"ino"` // a new file each time strom writes one (atomic writes)
 	Size  int64  `json:"size"`
 	MTime int64  `json:"mtime"` // nanoseconds since the epoch
+	CTime int64  `json:"ctime"` // the inode's change time, nanoseconds since the epoch
 	Tail  string `json:"tail"`  // hex SHA-256 of the bytes [Size-stampTail, Size)
 }
 
 // stampTail is how many of a file's last bytes a stamp hashes.
 const stampTail = 4096
 
-// stampOf reads the stamp of path; a missing file has the stamp of an empty one.
+// fine reports whether both of the stamp's times have a part under a second: then
+// the times alone tell a changed file.
+func (s stamp) fine() bool {
+	return s.MTime%1e9 != 0 && s.CTime%1e9 != 0
+}
+
+// same reports whether cur, read by statStamp, is the file s stamped.
+func (s stamp) same(cur stamp) bool {
+	if s.Ino != cur.Ino || s.Size != cur.Size || s.MTime != cur.MTime || s.CTime != cur.CTime {
+		return false
+	}
+	return cur.fine() || s.Tail == cur.Tail
+}
+
+// stampOf reads the whole stamp of path, its tail's hash included; a missing file
+// has the stamp of an empty one.
 func stampOf(path string) (stamp, error) {
 	f, err := openPlain(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -43,12 +65,36 @@ func stampOf(path string) (stamp, error) {
 	if err != nil {
 		return stamp{}, err
 	}
-	return stamp{Ino: inode(st), Size: st.Size(), MTime: st.ModTime().UnixNano(), Tail: tail}, nil
+	s := stampOfInfo(st, st.Size())
+	s.Tail = tail
+	return s, nil
+}
+
+// statStamp reads what stamp.same needs of path: a stat, and the tail's hash only
+// when the file's times are whole seconds. A missing file has the stamp of an
+// empty one.
+func statStamp(path string) (stamp, error) {
+	fi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return stamp{Tail: tailSum(nil)}, nil
+	}
+	if err != nil {
+		return stamp{}, err
+	}
+	if s := stampOfInfo(fi, fi.Size()); s.fine() {
+		return s, nil
+	}
+	return stampOf(path)
+}
+
+// stampOfInfo is the stamp of a file as fi describes it, with size bytes covered
+// and no tail.
+func stampOfInfo(fi os.FileInfo, size int64) stamp {
+	return stamp{Ino: inode(fi), Size: size, MTime: fi.ModTime().UnixNano(), CTime: changeTime(fi)}
 }
 
 // openPlain opens a file for reading without registering it with the runtime's
-// poller (which regular files refuse, at two system calls each): a freshness check
-// stamps every segment of the records on each command.
+// poller (which regular files refuse, at two system calls each).
 func openPlain(path string) (*os.File, error) {
 	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {

@@ -1,0 +1,16 @@
+//go:build darwin || freebsd || netbsd || openbsd
+
+package statefiles
+
+import (
+	"os"
+	"syscall"
+)
+
+// changeTime is the inode's change time of fi in nanoseconds; 0 when unknown.
+func changeTime(fi os.FileInfo) int64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return st.Ctimespec.Nano()
+	}
+	return 0
+}
