@@ -13,16 +13,17 @@ import (
 )
 
 // TrailerMigrate marks the commit that migrated a state file to a newer layout:
-// the file and its versions, e.g. "queue.json 1 to 2".
+// the file and its versions, e.g. "queue.json 2 to 3".
 const TrailerMigrate = "Strom-Migrate"
 
 // commitMigration is the tree's OnMigrate: the commit of a migrated queue, its own,
-// with only the queue's files (and .strom/.gitattributes, when it is strom's older
-// one, so that the task files merge with strom's driver). The caller holds the lock.
+// with only the queue's files (the shards written, the task files of version 2
+// removed; and .strom/.gitattributes, when it is strom's older one, so that the
+// shards merge with strom's driver). The caller holds the lock.
 func (r *Research) commitMigration(from, to, tasks int) error {
 	ctx := context.Background()
 	paths := []string{statefiles.DirName + "/" + statefiles.QueueFile}
-	if tasks > 0 {
+	if _, err := os.Stat(r.Tree.Path(statefiles.TasksDir)); tasks > 0 || from == 2 && err == nil {
 		paths = append(paths, statefiles.DirName+"/"+statefiles.TasksDir)
 	}
 	attrs := r.Tree.Path(statefiles.AttributesFile)
@@ -44,7 +45,7 @@ func (r *Research) commitMigration(from, to, tasks int) error {
 }
 
 // olderAttributes is .strom/.gitattributes as strom wrote it before the tasks had
-// files of their own.
+// files of their own (queue version 1).
 func olderAttributes() string {
 	var out []string
 	for _, l := range strings.SplitAfter(statefiles.Attributes, "\n") {

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"compress/gzip"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -123,28 +124,16 @@ func TestMigrateResearchOfMain(t *testing.T) {
 	if added.ID != "T-8" {
 		t.Errorf("the new task is %s, want T-8 (next_id kept)", added.ID)
 	}
-	log := gitOut(t, root, "log", "-1", "--format=%s%n%b")
-	if !strings.Contains(log, "strom: the queue's tasks moved to files of their own") || !strings.Contains(log, "Strom-Migrate: queue.json 1 to 2") {
-		t.Errorf("the last commit is not the migration:\n%s", log)
-	}
 	// The records moved first, in a commit of their own
 	// (migrateprogress_test.go), then the queue.
-	if parent := strings.TrimSpace(gitOut(t, root, "rev-parse", "HEAD~2")); parent != head {
-		t.Errorf("the migrations are not two commits on top of the old HEAD")
-	}
+	checkMigration(t, root, head, 2, "1 to 3", "M\t.strom/queue.json", "A\t.strom/tasks/T-1-99.json")
 	if msg := gitOut(t, root, "log", "-1", "--format=%b", "HEAD~1"); !strings.Contains(msg, "Strom-Migrate: progress.jsonl to progress/") {
 		t.Errorf("the commit before the queue's migration is not the records':\n%s", msg)
 	}
 	if files := gitOut(t, root, "show", "--name-status", "--no-renames", "--format=", "HEAD~1"); !strings.Contains(files, "M\t.strom/.gitattributes") {
 		t.Errorf("the records' migration leaves .gitattributes:\n%s", files)
 	}
-	files := gitOut(t, root, "show", "--name-status", "--format=", "HEAD")
-	for _, want := range []string{"M\t.strom/queue.json", "A\t.strom/tasks/T-1.json", "A\t.strom/tasks/T-7.json"} {
-		if !strings.Contains(files, want) {
-			t.Errorf("the migration commit lacks %q:\n%s", want, files)
-		}
-	}
-	if strings.Contains(files, "T-8") {
+	if shard := gitOut(t, root, "show", "HEAD:.strom/tasks/T-1-99.json"); strings.Contains(shard, `"T-8"`) {
 		t.Error("the migration commit holds the change that caused it")
 	}
 	// HEAD's queue is the old queue, task for task, field for field, in order.
@@ -163,7 +152,7 @@ func TestMigrateResearchOfMain(t *testing.T) {
 	if v, _ := r.Tree.QueueVersionOnDisk(); v != statefiles.QueueVersion {
 		t.Errorf("queue.json is version %d after the migration", v)
 	}
-	if status := gitOut(t, root, "status", "--porcelain"); status != "?? .strom/tasks/T-8.json\n M .strom/queue.json\n" && status != " M .strom/queue.json\n?? .strom/tasks/T-8.json\n" {
+	if status := gitOut(t, root, "status", "--porcelain"); status != " M .strom/queue.json\n M .strom/tasks/T-1-99.json\n" {
 		t.Errorf("after the migration and the change, git status is\n%s", status)
 	}
 	// The run's rules work on the migrated queue: the task left started returns.
@@ -181,7 +170,7 @@ func TestNewerQueue(t *testing.T) {
 	t.Parallel()
 	tr := statefiles.At(t.TempDir())
 	os.MkdirAll(tr.Dir, 0o755)
-	newer := []byte(`{"version": 3, "next_id": 1, "order": [], "shards": 16}`)
+	newer := []byte(`{"version": 4, "next_id": 1, "order": [], "shards": 16}`)
 	os.WriteFile(tr.Path(statefiles.QueueFile), newer, 0o644)
 	for name, f := range map[string]func() error{
 		"load":    func() error { _, err := tr.LoadQueue(); return err },
@@ -193,11 +182,143 @@ func TestNewerQueue(t *testing.T) {
 		},
 	} {
 		err := f()
-		if err == nil || !strings.Contains(err.Error(), "is written by a newer strom (version 3; this strom knows up to 2): update strom") {
+		if err == nil || !strings.Contains(err.Error(), "is written by a newer strom (version 4; this strom knows up to 3): update strom") {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
 	if now, _ := os.ReadFile(tr.Path(statefiles.QueueFile)); string(now) != string(newer) {
 		t.Error("the newer queue was changed")
+	}
+}
+
+// checkMigration checks that HEAD is the migration commit of the queue, versions
+// ("2 to 3"), made the commits after head (the records' migration before it), with
+// the name-status lines want.
+func checkMigration(t *testing.T, root, head string, after int, versions string, want ...string) {
+	t.Helper()
+	log := gitOut(t, root, "log", "-1", "--format=%s%n%b")
+	if !strings.Contains(log, "strom: the queue's tasks moved to files of a hundred") || !strings.Contains(log, "Strom-Migrate: queue.json "+versions) {
+		t.Errorf("the last commit is not the migration:\n%s", log)
+	}
+	if parent := strings.TrimSpace(gitOut(t, root, "rev-parse", fmt.Sprintf("HEAD~%d", after))); parent != head {
+		t.Errorf("the migration is not %d commits on top of the old HEAD", after)
+	}
+	files := gitOut(t, root, "show", "--name-status", "--format=", "HEAD")
+	for _, w := range want {
+		if !strings.Contains(files, w) {
+			t.Errorf("the migration commit lacks %q:\n%s", w, files)
+		}
+	}
+}
+
+// TestMigrateResearchOf5ce811e opens a research written by strom with a file per
+// task (testdata/research-5ce811e.tar.gz: made by strom at 5ce811e, queue.json of
+// version 2, tasks done, open, waiting, parked and moved, records, park counters,
+// and a run killed mid-session: T-2 left started, its record and its task's
+// change not committed). Reading commands read it as it is and change nothing;
+// the first change migrates it to files of a hundred with a commit of its own that
+// removes the task files, keeping every task, field, the order, every record and
+// park counter; the run's rules then work on the migrated queue.
+func TestMigrateResearchOf5ce811e(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	dir := t.TempDir()
+	unpack(t, filepath.Join("testdata", "research-5ce811e.tar.gz"), dir)
+	root := filepath.Join(dir, "research")
+	ctx := context.Background()
+	r, err := Open(root, Env{Clock: clock.NewFake(time.Date(2026, 12, 1, 16, 0, 0, 0, time.UTC))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := r.Tree.QueueVersionOnDisk(); v != 2 {
+		t.Fatalf("the fixture's queue is version %d, want 2", v)
+	}
+	before, err := r.Tree.LoadQueue()
+	if err != nil {
+		t.Fatalf("the fixture's queue: %v", err)
+	}
+	if len(before.Tasks) != 8 {
+		t.Fatalf("the fixture has %d tasks, want 8", len(before.Tasks))
+	}
+	keep := map[string][]byte{}
+	for _, f := range []string{statefiles.QueueFile, statefiles.ProgressFile, statefiles.ParkFile} {
+		keep[f], _ = os.ReadFile(r.Tree.Path(f))
+	}
+	head := strings.TrimSpace(gitOut(t, root, "rev-parse", "HEAD"))
+	status := gitOut(t, root, "status", "--porcelain")
+
+	// Reading commands read version 2 as it is.
+	if sum, err := r.Tree.QueueSummary(ctx); err != nil || sum.Total != 8 || sum.Counts[statefiles.Started] != 1 {
+		t.Fatalf("summary of the old queue = %+v, %v", sum, err)
+	}
+	if task, err := r.Tree.FindTask(ctx, "T-2"); err != nil || task.State != statefiles.Started || task.Session == "" {
+		t.Fatalf("T-2 of the old queue = %+v, %v", task, err)
+	}
+	if page, total, err := r.Tree.QueuePage(ctx, "", 0, 3); err != nil || total != 8 || len(page) != 3 || page[1].ID != "T-6" {
+		t.Fatalf("the first page of the old queue = %+v, %d, %v", page, total, err)
+	}
+	if _, err := r.Status(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if now := gitOut(t, root, "status", "--porcelain"); now != status {
+		t.Errorf("a reading command changed the research:\n%s", now)
+	}
+	if got := strings.TrimSpace(gitOut(t, root, "rev-parse", "HEAD")); got != head {
+		t.Fatal("a reading command made a commit")
+	}
+
+	// The first change migrates, with a commit of its own before the change.
+	added, err := r.AddTask(ctx, "Ask the archive in Písek", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if added.ID != "T-9" {
+		t.Errorf("the new task is %s, want T-9 (next_id kept)", added.ID)
+	}
+	var gone []string
+	for i := 1; i <= 8; i++ {
+		gone = append(gone, fmt.Sprintf("D\t.strom/tasks/T-%d.json", i))
+	}
+	checkMigration(t, root, head, 2, "2 to 3", append([]string{"M\t.strom/queue.json", "A\t.strom/tasks/T-1-99.json"}, gone...)...)
+	if files := gitOut(t, root, "show", "--name-only", "--format=", "HEAD"); strings.Contains(files, "progress") || strings.Contains(files, "park") {
+		t.Errorf("the migration commit holds more than the queue:\n%s", files)
+	}
+	if shard := gitOut(t, root, "show", "HEAD:.strom/tasks/T-1-99.json"); strings.Contains(shard, `"T-9"`) {
+		t.Error("the migration commit holds the change that caused it")
+	}
+	if left, _ := filepath.Glob(r.Tree.Path(statefiles.TasksDir, "T-?.json")); len(left) != 0 {
+		t.Errorf("task files of version 2 are left: %v", left)
+	}
+	// HEAD's queue is the old queue, task for task, field for field, in order.
+	committed := statefiles.At(t.TempDir())
+	gitOut(t, root, "worktree", "add", "-q", committed.Root, "HEAD")
+	after, err := committed.LoadQueue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.NextID != before.NextID || !reflect.DeepEqual(after.Tasks, before.Tasks) {
+		t.Errorf("migrated queue differs:\n got %+v\nwant %+v", after, before)
+	}
+	if now := segmentsText(t, r.Tree); now != string(keep[statefiles.ProgressFile]) {
+		t.Error("the records changed")
+	}
+	if now, _ := os.ReadFile(r.Tree.Path(statefiles.ParkFile)); string(now) != string(keep[statefiles.ParkFile]) {
+		t.Error("the park counters changed")
+	}
+	if v, _ := r.Tree.QueueVersionOnDisk(); v != statefiles.QueueVersion {
+		t.Errorf("queue.json is version %d after the migration", v)
+	}
+	if now := gitOut(t, root, "status", "--porcelain"); now != " M .strom/progress.jsonl\n M .strom/queue.json\n M .strom/tasks/T-1-99.json\n" {
+		t.Errorf("after the migration and the change, git status is\n%s", now)
+	}
+	// The run's rules work on the migrated queue: the task left started returns.
+	if err := r.recoverCrash(ctx, func(string) {}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if task, err := r.Tree.FindTask(ctx, "T-2"); err != nil || task.State != statefiles.Open {
+		t.Errorf("T-2 after recovery = %+v, %v", task, err)
+	}
+	park, err := r.Tree.LoadPark()
+	if err != nil || park.Empty["T-2"] < 1 || park.Unfinished["T-2"] < 1 {
+		t.Errorf("park counters after recovery = %+v, %v", park, err)
 	}
 }

@@ -3,8 +3,10 @@ package harness
 import (
 	"bytes"
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/strom-research/strom/harness/gitrepo"
@@ -13,10 +15,10 @@ import (
 )
 
 // CheckStaged is the pre-commit hook's check: every staged .strom/ file is valid,
-// the order and the task files agree, no task of HEAD's queue is gone, and inside a
+// the order and the shards agree, no task of HEAD's queue is gone, and inside a
 // session no task is reworded. A person may reword tasks (strom task edit); nobody
-// deletes them. Only the staged files are read, and the index's list of task files
-// when the queue's files changed.
+// deletes them. Only the staged files are read, and of the others the shards whose
+// ranges the order changed in.
 func CheckStaged(ctx context.Context, r *Research, inSession bool) error {
 	g, err := r.Git(ctx)
 	if err != nil {
@@ -31,25 +33,30 @@ func CheckStaged(ctx context.Context, r *Research, inSession bool) error {
 	queue := statefiles.DirName + "/" + statefiles.QueueFile
 	var after *statefiles.Queue // the staged version 1 queue, when the commit changes it
 	var order *statefiles.Order // the staged order, when the commit changes it
-	queueFiles := false         // the commit changes the order or a task file
+	queueFiles := false         // the commit changes the order, a shard or a task file
+	var shards []string         // the shards the commit changes, relative to .strom/
+	var deleted2 []string       // the task files of version 2 the commit deletes
 	for _, p := range staged {
 		rel := strings.TrimPrefix(p, statefiles.DirName+"/")
 		data, err := g.ReadBlob(ctx, ":"+p)
 		id, isTask := statefiles.TaskOfFile(rel)
+		_, _, isShard := statefiles.ShardOfFile(rel)
 		if err != nil {
 			switch {
 			case rel == statefiles.QueueFile:
 				return messages.New("hooks.queue_deleted", nil)
 			case isSegment(rel):
 				return messages.New("hooks.records_deleted", messages.Args{"File": p})
-			case isTask:
-				title := ""
+			case isShard:
+				queueFiles = true
+				shards = append(shards, rel)
 				if old, err := g.ReadBlob(ctx, "HEAD:"+p); err == nil {
-					if t, err := statefiles.ParseTask("HEAD:"+p, rel, old); err == nil {
-						title = t.Title
+					if tasks, err := statefiles.ParseShard("HEAD:"+p, rel, old); err == nil && len(tasks) > 0 {
+						return messages.New("hooks.task_file_deleted", messages.Args{"Task": tasks[0].ID, "Title": tasks[0].Title, "File": p})
 					}
 				}
-				return messages.New("hooks.task_file_deleted", messages.Args{"Task": id, "Title": title, "File": p})
+			case isTask:
+				deleted2 = append(deleted2, p)
 			}
 			continue // another state file deleted: its default applies
 		}
@@ -63,6 +70,34 @@ func CheckStaged(ctx context.Context, r *Research, inSession bool) error {
 				return messages.Errorf(err, "hooks.refused", messages.Args{"Error": err})
 			}
 			queueFiles = true
+		case isShard:
+			tasks, err := statefiles.ParseShard(p, rel, data)
+			if err != nil {
+				return messages.Errorf(err, "hooks.refused", messages.Args{"Error": err})
+			}
+			queueFiles = true
+			shards = append(shards, rel)
+			old, err := g.ReadBlob(ctx, "HEAD:"+p)
+			if err != nil {
+				continue
+			}
+			before, err := statefiles.ParseShard("HEAD:"+p, rel, old)
+			if err != nil {
+				continue // HEAD's shard was broken already: let the staged one mend it
+			}
+			now := make(map[string]statefiles.Task, len(tasks))
+			for _, t := range tasks {
+				now[t.ID] = t
+			}
+			for _, was := range before {
+				t, ok := now[was.ID]
+				switch {
+				case !ok:
+					return messages.New("hooks.task_file_deleted", messages.Args{"Task": was.ID, "Title": was.Title, "File": p})
+				case inSession && (was.Title != t.Title || was.Body != t.Body):
+					return messages.New("hooks.task_file_reworded", messages.Args{"Task": was.ID, "Title": was.Title, "File": p})
+				}
+			}
 		case isTask:
 			t, err := statefiles.ParseTask(p, rel, data)
 			if err != nil {
@@ -87,8 +122,11 @@ func CheckStaged(ctx context.Context, r *Research, inSession bool) error {
 			}
 		}
 	}
+	if len(deleted2) > 0 {
+		queueFiles = true
+	}
 	if queueFiles {
-		if err := checkStagedOrder(ctx, g, order); err != nil {
+		if err := checkStagedOrder(ctx, g, order, shards, deleted2); err != nil {
 			return err
 		}
 	}
@@ -132,21 +170,170 @@ func checkStagedRecords(ctx context.Context, g *gitrepo.Repo, p, rel string, dat
 }
 
 // checkStagedOrder checks what spans the staged queue's files: the order (staged,
-// or read from the index when the commit leaves it) and the task files in the index
-// agree, and the order keeps every task of HEAD's.
-func checkStagedOrder(ctx context.Context, g *gitrepo.Repo, order *statefiles.Order) error {
+// or read from the index when the commit leaves it) and the tasks in the index
+// agree, and the order keeps every task of HEAD's. shards are the shards the
+// commit changes; deleted2 the task files of version 2 it deletes.
+func checkStagedOrder(ctx context.Context, g *gitrepo.Repo, order *statefiles.Order, shards, deleted2 []string) error {
 	queue := statefiles.DirName + "/" + statefiles.QueueFile
 	if order == nil {
 		data, err := g.ReadBlob(ctx, ":"+queue)
 		if err != nil {
 			return messages.New("hooks.order_missing", messages.Args{"Queue": queue, "Tasks": statefiles.DirName + "/" + statefiles.TasksDir})
 		}
-		if statefiles.QueueVersionOf(data) == 1 {
+		if v := statefiles.QueueVersionOf(data); v == 1 {
 			return messages.New("hooks.order_version1", messages.Args{"Queue": queue})
 		}
 		if order, err = statefiles.ParseOrder(":"+queue, data); err != nil {
 			return messages.Errorf(err, "hooks.refused", messages.Args{"Error": err})
 		}
+	}
+	if order.Version < statefiles.QueueVersion && len(shards) > 0 {
+		return messages.New("hooks.order_version1", messages.Args{"Queue": queue})
+	}
+	var head *statefiles.Order
+	if old, err := g.ReadBlob(ctx, "HEAD:"+queue); err == nil {
+		if statefiles.QueueVersionOf(old) == 1 {
+			if before, err := statefiles.ParseQueue("HEAD:"+queue, old); err == nil {
+				head = &statefiles.Order{Version: 1}
+				for _, t := range before.Tasks {
+					head.Order = append(head.Order, t.ID)
+				}
+			}
+		} else if before, err := statefiles.ParseOrder("HEAD:"+queue, old); err == nil {
+			head = before
+		}
+	}
+	var err error
+	if order.Version == 2 {
+		err = checkIndexTasks2(ctx, g, order, deleted2)
+	} else {
+		err = checkIndexShards(ctx, g, order, head, shards)
+	}
+	if err != nil {
+		return err
+	}
+	if head == nil {
+		return nil // no queue in HEAD yet: nothing to lose
+	}
+	in := make(map[string]bool, len(order.Order))
+	for _, id := range order.Order {
+		in[id] = true
+	}
+	for _, id := range head.Order {
+		if !in[id] {
+			return messages.New("hooks.order_drops", messages.Args{"Task": id, "Queue": queue})
+		}
+	}
+	return nil
+}
+
+// checkIndexShards checks the shards of the index against a version 3 order: the
+// shards the commit changes and those of the ids the order gained or lost since
+// HEAD's (every shard when HEAD's queue is of another version).
+func checkIndexShards(ctx context.Context, g *gitrepo.Repo, order, head *statefiles.Order, changed []string) error {
+	queue := statefiles.DirName + "/" + statefiles.QueueFile
+	paths, err := g.IndexPaths(ctx, statefiles.DirName+"/"+statefiles.TasksDir+"/")
+	if err != nil {
+		return err
+	}
+	inIndex := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		rel := strings.TrimPrefix(p, statefiles.DirName+"/")
+		if _, _, ok := statefiles.ShardOfFile(rel); !ok {
+			err := statefiles.NotShard(p)
+			return messages.Errorf(err, "hooks.refused", messages.Args{"Error": err})
+		}
+		inIndex[rel] = true
+	}
+	check := map[string]bool{}
+	for _, rel := range changed {
+		check[rel] = true
+	}
+	if head == nil || head.Version != statefiles.QueueVersion {
+		for rel := range inIndex {
+			check[rel] = true
+		}
+		for _, id := range order.Order {
+			check[statefiles.ShardFile(id)] = true
+		}
+	} else {
+		was := make(map[string]bool, len(head.Order))
+		for _, id := range head.Order {
+			was[id] = true
+		}
+		now := make(map[string]bool, len(order.Order))
+		for _, id := range order.Order {
+			now[id] = true
+			if !was[id] {
+				check[statefiles.ShardFile(id)] = true
+			}
+		}
+		for _, id := range head.Order {
+			if !now[id] {
+				check[statefiles.ShardFile(id)] = true
+			}
+		}
+	}
+	part := &statefiles.Order{Version: order.Version, NextID: order.NextID}
+	for _, id := range order.Order {
+		if check[statefiles.ShardFile(id)] {
+			part.Order = append(part.Order, id)
+		}
+	}
+	var ids []string
+	have := map[string]bool{}
+	for _, rel := range slices.Sorted(maps.Keys(check)) {
+		if !inIndex[rel] {
+			continue
+		}
+		p := statefiles.DirName + "/" + rel
+		data, err := g.ReadBlob(ctx, ":"+p)
+		if err != nil {
+			return err
+		}
+		tasks, err := statefiles.ParseShard(p, rel, data)
+		if err != nil {
+			return messages.Errorf(err, "hooks.refused", messages.Args{"Error": err})
+		}
+		for _, t := range tasks {
+			ids = append(ids, t.ID)
+			have[t.ID] = true
+		}
+	}
+	for _, id := range part.Order {
+		if have[id] {
+			continue
+		}
+		// A task only the work tree's shard holds: the commit left the file out.
+		rel := statefiles.ShardFile(id)
+		p := statefiles.DirName + "/" + rel
+		if data, err := os.ReadFile(filepath.Join(g.Root, filepath.FromSlash(p))); err == nil {
+			if tasks, err := statefiles.ParseShard(p, rel, data); err == nil && slices.ContainsFunc(tasks, func(t statefiles.Task) bool { return t.ID == id }) {
+				return messages.New("hooks.task_not_staged", messages.Args{"Task": id, "File": p})
+			}
+		}
+	}
+	if err := statefiles.CheckFiles(queue, part, ids); err != nil {
+		return messages.Errorf(err, "hooks.refused", messages.Args{"Error": err})
+	}
+	return nil
+}
+
+// checkIndexTasks2 checks the task files of the index against a version 2 order
+// (a research strom has not migrated yet). deleted2 are the task files the commit
+// deletes.
+func checkIndexTasks2(ctx context.Context, g *gitrepo.Repo, order *statefiles.Order, deleted2 []string) error {
+	queue := statefiles.DirName + "/" + statefiles.QueueFile
+	for _, p := range deleted2 {
+		rel := strings.TrimPrefix(p, statefiles.DirName+"/")
+		id, _ := statefiles.TaskOfFile(rel)
+		title := ""
+		if old, err := g.ReadBlob(ctx, "HEAD:"+p); err == nil {
+			if t, err := statefiles.ParseTask("HEAD:"+p, rel, old); err == nil {
+				title = t.Title
+			}
+		}
+		return messages.New("hooks.task_file_deleted", messages.Args{"Task": id, "Title": title, "File": p})
 	}
 	paths, err := g.IndexPaths(ctx, statefiles.DirName+"/"+statefiles.TasksDir+"/")
 	if err != nil {
@@ -172,33 +359,8 @@ func checkStagedOrder(ctx context.Context, g *gitrepo.Repo, order *statefiles.Or
 			return messages.New("hooks.task_not_staged", messages.Args{"Task": id, "File": p})
 		}
 	}
-	if err := statefiles.CheckFiles(queue, order, ids); err != nil {
+	if err := statefiles.CheckTaskFiles2(queue, order, ids); err != nil {
 		return messages.Errorf(err, "hooks.refused", messages.Args{"Error": err})
-	}
-	old, err := g.ReadBlob(ctx, "HEAD:"+queue)
-	if err != nil {
-		return nil // no queue in HEAD yet: nothing to lose
-	}
-	in := make(map[string]bool, len(order.Order))
-	for _, id := range order.Order {
-		in[id] = true
-	}
-	var was []string
-	if statefiles.QueueVersionOf(old) == 1 {
-		before, err := statefiles.ParseQueue("HEAD:"+queue, old)
-		if err != nil {
-			return nil
-		}
-		for _, t := range before.Tasks {
-			was = append(was, t.ID)
-		}
-	} else if before, err := statefiles.ParseOrder("HEAD:"+queue, old); err == nil {
-		was = before.Order
-	}
-	for _, id := range was {
-		if !in[id] {
-			return messages.New("hooks.order_drops", messages.Args{"Task": id, "Queue": queue})
-		}
 	}
 	return nil
 }

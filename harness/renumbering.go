@@ -17,7 +17,8 @@ import (
 )
 
 // queuePaths are the queue's files in a commit, in either layout: queue.json
-// alone (version 1), or queue.json with a file per task under tasks/.
+// alone (version 1), or queue.json with the tasks under tasks/ (a file per task in
+// version 2, files of a hundred in version 3).
 var queuePaths = []string{statefiles.DirName + "/" + statefiles.QueueFile, statefiles.DirName + "/tasks"}
 
 // renumberNew runs before the remote's branch is merged in. When tasks this
@@ -25,7 +26,8 @@ var queuePaths = []string{statefiles.DirName + "/" + statefiles.QueueFile, state
 // too, this clone's get the next free ids, with their records (the segments)
 // and park counters, in a commit of their own that says so; then the merge meets
 // no id twice. The remote's tasks keep theirs: they are published already. A
-// merge driver could rename a task but not its records, nor a task's own file.
+// merge driver could rename a task but not its records, nor move it to the shard
+// of its new id.
 func (r *Research) renumberNew(ctx context.Context, out io.Writer) error {
 	sy := r.sync
 	g := sy.Git

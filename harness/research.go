@@ -141,7 +141,7 @@ func (r *Research) commitPaths(ctx context.Context, msg gitrepo.Message, only []
 		FallbackEmail: "strom@localhost",
 	})
 	if err == nil && len(only) == 0 {
-		// Every task file strom wrote is in the commit now.
+		// Every task strom wrote is in the commit now.
 		r.Tree.ClearWrittenTasks()
 	}
 	if err == nil {

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/statefiles"
@@ -19,7 +21,7 @@ import (
 // it, and the tasks strom wrote since the last session's commit (the session's own
 // task among them, statefiles.WrittenTasks) as they read. Every other task is taken
 // to read at the start as HEAD has it, so the snapshot costs the session's task and
-// the tasks changed since, not the queue, and no git call. (A task's file a person
+// the tasks changed since, not the queue, and no git call. (A task a person
 // edited by hand, uncommitted, and the agent then reworded is put back as HEAD has
 // it.) A person's rewording during the session is given to the snapshot
 // (rewordInSnapshots).
@@ -75,20 +77,20 @@ func (r *Research) takeSnapshot(ctx context.Context, session string, own statefi
 	return saveSnapshot(r.snapshotFile(session), s)
 }
 
-// changedTasks lists the ids of the task files among git's changes (changed,
-// deleted, new).
-func changedTasks(changes []gitrepo.Change) []string {
-	var ids []string
+// changedShards lists the shard files among git's changes (changed, deleted, new),
+// relative to .strom/.
+func changedShards(changes []gitrepo.Change) []string {
+	var rels []string
 	for _, c := range changes {
 		for _, p := range []string{c.Path, c.OrigPath} {
-			if rel, ok := bytes.CutPrefix([]byte(p), []byte(statefiles.DirName+"/")); ok {
-				if id, ok := statefiles.TaskOfFile(string(rel)); ok {
-					ids = append(ids, id)
+			if rel, ok := strings.CutPrefix(p, statefiles.DirName+"/"); ok {
+				if _, _, ok := statefiles.ShardOfFile(rel); ok {
+					rels = append(rels, rel)
 				}
 			}
 		}
 	}
-	return ids
+	return rels
 }
 
 // keepQueueRules makes sure the session left a valid queue with every task it had
@@ -145,107 +147,124 @@ func (r *Research) keepQueueRules(ctx context.Context, session string, changes [
 			}
 		}
 	}
+	rels := changedShards(changes)
+	for _, id := range sortedKeys(snap.Tasks) {
+		rels = append(rels, statefiles.ShardFile(id))
+	}
 	seen := map[string]bool{}
-	for _, id := range append(changedTasks(changes), sortedKeys(snap.Tasks)...) {
-		if seen[id] {
+	for _, rel := range rels {
+		if seen[rel] {
 			continue
 		}
-		seen[id] = true
-		note, err := r.keepTask(ctx, session, id, snap)
+		seen[rel] = true
+		more, err := r.keepShard(ctx, session, rel, snap)
 		if err != nil {
 			return nil, err
 		}
-		if note != "" {
-			notes = append(notes, note)
+		notes = append(notes, more...)
+	}
+	return notes, nil
+}
+
+// keepShard restores the tasks of one shard that the session deleted, broke or
+// reworded, each to its version in the snapshot or, when the snapshot has none, in
+// HEAD. A task the session added stays; a shard the session made and left invalid
+// is set aside.
+func (r *Research) keepShard(ctx context.Context, session, rel string, snap *snapshot) ([]string, error) {
+	was := r.headShard(ctx, rel)
+	for id, t := range snap.Tasks {
+		if statefiles.ShardFile(id) == rel {
+			was[id] = t
+		}
+	}
+	ids := sortedKeys(was)
+	slices.SortFunc(ids, byIDNumber)
+	data, err := os.ReadFile(r.Tree.Path(rel))
+	if errors.Is(err, os.ErrNotExist) {
+		var notes []string
+		for _, id := range ids {
+			if err := r.Tree.PutTaskLocked(was[id]); err != nil {
+				return nil, err
+			}
+			notes = append(notes, fmt.Sprintf("restored %s, which the session deleted", id))
+		}
+		return notes, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", rel, err)
+	}
+	now, err := statefiles.ParseShard(statefiles.DirName+"/"+rel, rel, data)
+	var se *statefiles.SchemaError
+	if errors.As(err, &se) {
+		kept := session + "." + path.Base(rel)
+		_ = os.WriteFile(filepath.Join(r.sessionsDir(), kept), data, 0o644)
+		if len(ids) == 0 {
+			if err := os.Remove(r.Tree.Path(rel)); err != nil {
+				return nil, fmt.Errorf("set aside %s: %w", rel, err)
+			}
+			r.Tree.DropQueueIndex()
+			return []string{fmt.Sprintf("failed: the session left an invalid .strom/%s (%s); set aside in .strom/sessions/%s", rel, se.Rule, kept)}, nil
+		}
+		if err := os.Remove(r.Tree.Path(rel)); err != nil {
+			return nil, fmt.Errorf("restore %s: %w", rel, err)
+		}
+		for _, id := range ids {
+			if err := r.Tree.PutTaskLocked(was[id]); err != nil {
+				return nil, err
+			}
+		}
+		return []string{fmt.Sprintf("failed: the session left an invalid .strom/%s (%s); restored, its version kept in .strom/sessions/%s", rel, se.Rule, kept)}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	have := make(map[string]statefiles.Task, len(now))
+	for _, t := range now {
+		have[t.ID] = t
+	}
+	var notes []string
+	for _, id := range ids {
+		w := was[id]
+		t, ok := have[id]
+		switch {
+		case !ok:
+			if err := r.Tree.PutTaskLocked(w); err != nil {
+				return nil, err
+			}
+			notes = append(notes, fmt.Sprintf("restored %s, which the session deleted", id))
+		case t.Title != w.Title || t.Body != w.Body:
+			if _, err := r.Tree.UpdateTaskLocked(id, func(t *statefiles.Task) error {
+				t.Title, t.Body = w.Title, w.Body
+				return nil
+			}); err != nil {
+				return nil, err
+			}
+			notes = append(notes, fmt.Sprintf("restored the wording of %s, which the session changed", id))
 		}
 	}
 	return notes, nil
 }
 
-// keepTask restores one task the session deleted, broke or reworded, to its
-// version in the snapshot or, when the snapshot has none, in HEAD.
-func (r *Research) keepTask(ctx context.Context, session, id string, snap *snapshot) (string, error) {
-	was, ok := snap.Tasks[id]
-	if !ok {
-		ref, found := r.headTask(ctx, id)
-		if !found {
-			return r.setAsideNew(session, id)
-		}
-		was = ref
-	}
-	rel := statefiles.TaskFile(id)
-	data, err := os.ReadFile(r.Tree.Path(rel))
-	if errors.Is(err, os.ErrNotExist) {
-		if err := r.Tree.PutTaskLocked(was); err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("restored %s, which the session deleted", id), nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("read %s: %w", rel, err)
-	}
-	now, err := statefiles.ParseTask(statefiles.DirName+"/"+rel, rel, data)
-	var se *statefiles.SchemaError
-	if errors.As(err, &se) {
-		kept := session + "." + id + ".json"
-		_ = os.WriteFile(filepath.Join(r.sessionsDir(), kept), data, 0o644)
-		if err := r.Tree.PutTaskLocked(was); err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("failed: the session left an invalid .strom/%s (%s); restored, its version kept in .strom/sessions/%s", rel, se.Rule, kept), nil
-	}
-	if err != nil {
-		return "", err
-	}
-	if now.Title == was.Title && now.Body == was.Body {
-		return "", nil
-	}
-	if _, err := r.Tree.UpdateTaskLocked(id, func(t *statefiles.Task) error {
-		t.Title, t.Body = was.Title, was.Body
-		return nil
-	}); err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("restored the wording of %s, which the session changed", id), nil
-}
-
-// setAsideNew moves a task file the session made and left invalid beside the
-// transcript; a valid new one (a task the session added) stays.
-func (r *Research) setAsideNew(session, id string) (string, error) {
-	rel := statefiles.TaskFile(id)
-	data, err := os.ReadFile(r.Tree.Path(rel))
-	if err != nil {
-		return "", nil
-	}
-	_, err = statefiles.ParseTask(statefiles.DirName+"/"+rel, rel, data)
-	var se *statefiles.SchemaError
-	if !errors.As(err, &se) {
-		return "", nil
-	}
-	kept := session + "." + id + ".json"
-	_ = os.WriteFile(filepath.Join(r.sessionsDir(), kept), data, 0o644)
-	if err := os.Remove(r.Tree.Path(rel)); err != nil {
-		return "", fmt.Errorf("set aside %s: %w", rel, err)
-	}
-	return fmt.Sprintf("failed: the session left an invalid .strom/%s (%s); set aside in .strom/sessions/%s", rel, se.Rule, kept), nil
-}
-
-// headTask reads task id as HEAD has it.
-func (r *Research) headTask(ctx context.Context, id string) (statefiles.Task, bool) {
+// headShard reads the tasks of a shard as HEAD has them, by id (none when HEAD has
+// no such shard, or one strom cannot read).
+func (r *Research) headShard(ctx context.Context, rel string) map[string]statefiles.Task {
+	out := map[string]statefiles.Task{}
 	g, err := r.Git(ctx)
 	if err != nil {
-		return statefiles.Task{}, false
+		return out
 	}
-	rel := statefiles.TaskFile(id)
 	data, err := g.ReadBlob(ctx, "HEAD:"+statefiles.DirName+"/"+rel)
 	if err != nil {
-		return statefiles.Task{}, false
+		return out
 	}
-	t, err := statefiles.ParseTask("HEAD:"+statefiles.DirName+"/"+rel, rel, data)
+	tasks, err := statefiles.ParseShard("HEAD:"+statefiles.DirName+"/"+rel, rel, data)
 	if err != nil {
-		return statefiles.Task{}, false
+		return out
 	}
-	return *t, true
+	for _, t := range tasks {
+		out[t.ID] = t
+	}
+	return out
 }
 
 // rewordInSnapshots gives a task's new wording to the snapshots of running

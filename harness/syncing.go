@@ -193,7 +193,7 @@ func (r *Research) claim(ctx context.Context, pk *picker, out io.Writer) (*state
 		}
 		first = false
 		id = NewSessionID(r.Now())
-		rel := statefiles.TaskFile(t.ID)
+		rel := statefiles.ShardFile(t.ID)
 		path := r.Tree.Path(rel)
 		var c remote.Claim
 		err = r.Tree.Locked(ctx, func() error {
@@ -359,7 +359,7 @@ func hostOrUnknown(p *messages.Printer, host string) string {
 	return host
 }
 
-// restoreTaskFile puts a task's file back as it was before a claim; the queue's
+// restoreTaskFile puts a task's shard back as it was before a claim; the queue's
 // index learns it at its next read.
 func (r *Research) restoreTaskFile(path string, before []byte) error {
 	if err := statefiles.WriteAtomic(path, before, 0o644); err != nil {

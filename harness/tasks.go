@@ -55,7 +55,7 @@ func (r *Research) AddTaskNeeding(ctx context.Context, title, body, session stri
 }
 
 // ChangeTask applies fn to task id under the lock, reading and writing only the
-// task's file.
+// task's shard.
 func (r *Research) ChangeTask(ctx context.Context, id string, fn func(t *statefiles.Task) error) (statefiles.Task, error) {
 	return r.Tree.UpdateTask(ctx, id, func(t *statefiles.Task) error {
 		if err := fn(t); err != nil {

@@ -14,7 +14,9 @@ var FS embed.FS
 const (
 	Config = "config.schema.json"
 	Queue  = "queue.schema.json" // version 2: the order and next_id
-	Task   = "task.schema.json"  // one task's file, .strom/tasks/T-N.json
+	Task   = "task.schema.json"  // one task, in its shard (or its own file in version 2)
+	// Shard is a file of a hundred tasks, .strom/tasks/T-100-199.json (version 3).
+	Shard = "shard.schema.json"
 	// Queue1 is queue.json as strom wrote it before tasks had files of their own
 	// (version 1, every task in one file): read only to migrate it.
 	Queue1   = "queue1.schema.json"
@@ -27,7 +29,7 @@ const (
 )
 
 // All lists every schema name.
-var All = []string{Config, Queue, Task, Queue1, Progress, Park, Mode, Hold, Allowed}
+var All = []string{Config, Queue, Task, Shard, Queue1, Progress, Park, Mode, Hold, Allowed}
 
 // URL is the identifier a schema is registered under.
 func URL(name string) string { return "https://strom.invalid/schemas/" + name }

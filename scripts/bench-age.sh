@@ -3,8 +3,8 @@
 # session and a 200-session loop, on a big research (100,000 records, 20,000 tasks,
 # 50,000 session commits) and a small one (1,000 records, 100 tasks, 100 commits),
 # against git doing the same. Both researches are built in seconds: the history with
-# git fast-import, the state files (queue.json, a file per task, the records in
-# segments of 256 KiB) with awk. Prints the ratios BENCHMARKS.md records
+# git fast-import, the state files (queue.json, the tasks in files of a hundred, the
+# records in segments of 256 KiB) with awk. Prints the ratios BENCHMARKS.md records
 # under "A research's age".
 #
 # STROM names another build to measure (default bin/strom); ONLY=commands stops
@@ -40,16 +40,26 @@ research() {
 	git reset -q --hard
 	"$strom" init --agent demo >/dev/null
 	mkdir -p .strom/tasks
+	# queue.json of version 3 and the tasks in files of a hundred ids
+	# (tasks/T-100-199.json), byte for byte as strom writes them.
 	awk -v n="$tasks" -v open="$open" 'BEGIN {
-		printf "{\n  \"version\": 2,\n  \"next_id\": %d,\n  \"order\": [", n + 1 >".strom/queue.json"
+		printf "{\n  \"version\": 3,\n  \"next_id\": %d,\n  \"order\": [", n + 1 >".strom/queue.json"
+		cur = ""
 		for (i = 1; i <= n; i++) {
 			printf "%s\n    \"T-%d\"", (i > 1 ? "," : ""), i >".strom/queue.json"
-			f = sprintf(".strom/tasks/T-%d.json", i)
-			printf "{\n  \"id\": \"T-%d\",\n  \"title\": \"Find the baptism record number %d in the parish books of Tábor\",\n", i, i >f
-			printf "  \"body\": \"Parish of Tábor, around 1850. Look in the registers and write down what was found, with the sources and page numbers.\",\n" >f
-			printf "  \"state\": \"%s\",\n  \"created\": \"2026-11-30T09:00:00Z\",\n  \"updated\": \"2026-11-30T09:00:00Z\"\n}\n", (i > n - open ? "open" : "done") >f
-			close(f)
+			lo = int(i / 100) * 100
+			f = sprintf(".strom/tasks/T-%d-%d.json", (lo == 0 ? 1 : lo), lo + 99)
+			if (f != cur) {
+				if (cur != "") { printf "\n  ]\n}\n" >cur; close(cur) }
+				printf "{\n  \"tasks\": [\n" >f
+				cur = f
+			} else
+				printf ",\n" >f
+			printf "    {\n      \"id\": \"T-%d\",\n      \"title\": \"Find the baptism record number %d in the parish books of Tábor\",\n", i, i >f
+			printf "      \"body\": \"Parish of Tábor, around 1850. Look in the registers and write down what was found, with the sources and page numbers.\",\n" >f
+			printf "      \"state\": \"%s\",\n      \"created\": \"2026-11-30T09:00:00Z\",\n      \"updated\": \"2026-11-30T09:00:00Z\"\n    }", (i > n - open ? "open" : "done") >f
 		}
+		if (cur != "") printf "\n  ]\n}\n" >cur
 		printf "\n  ]\n}\n" >".strom/queue.json"
 	}'
 	# The records in segments of at most 256 KiB, as strom appends them
@@ -75,7 +85,7 @@ start=$(date +%s%N)
 research "$work/small" 1000 100 100 &
 research "$work/big" 100000 20000 50000 &
 wait
-printf 'built both researches in %d ms: big has %s commits, %d KB queue.json, %d task files (%d KB), %d KB of records in %d segments\n' \
+printf 'built both researches in %d ms: big has %s commits, %d KB queue.json, %d files of tasks (%d KB), %d KB of records in %d segments\n' \
 	$((($(date +%s%N) - start) / 1000000)) "$(git -C "$work/big" rev-list --count HEAD)" \
 	$(($(wc -c <"$work/big/.strom/queue.json") / 1024)) "$(find "$work/big/.strom/tasks" -name 'T-*.json' | wc -l)" \
 	$(($(cat "$work/big/.strom/tasks"/*.json | wc -c) / 1024)) $(($(cat "$work/big/.strom/progress"/*.jsonl | wc -c) / 1024)) \

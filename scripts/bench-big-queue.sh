@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Times `strom task list` on a queue of 2,000 tasks (queue.json and a file per task,
-# about 900 KB): the first call after the queue changed (every file validated
+# Times `strom task list` on a queue of 2,000 tasks (queue.json and the tasks in 20
+# files of a hundred, about 900 KB): the first call after the queue changed (every file validated
 # against its schema, the index built) and the calls after it (a page through the
 # index). Prints the figures BENCHMARKS.md
 # records under "A big queue".
@@ -18,14 +18,26 @@ N=${N:-2000}
 body="Parish of Tábor, around 1850. Look in the registers and write down what was found, with the sources and page numbers."
 mkdir -p .strom/tasks
 {
-	printf '{\n  "version": 2,\n  "next_id": %d,\n  "order": [\n' $((N + 1))
+	printf '{\n  "version": 3,\n  "next_id": %d,\n  "order": [\n' $((N + 1))
 	for i in $(seq 1 "$N"); do
 		sep=","; [ "$i" = "$N" ] && sep=""
 		printf '    "T-%d"%s\n' "$i" "$sep"
-		printf '{"id": "T-%d", "title": "Find the baptism record number %d in the parish books of Tábor", "body": "%s %s", "state": "open", "created": "2026-11-30T09:00:00Z", "updated": "2026-11-30T09:00:00Z"}\n' "$i" "$i" "$body" "$body" >".strom/tasks/T-$i.json"
 	done
 	printf '  ]\n}\n'
 } >.strom/queue.json
+# The tasks in files of a hundred ids: T-1-99.json, T-100-199.json, …
+for i in $(seq 1 "$N"); do
+	lo=$((i / 100 * 100)); f=".strom/tasks/T-$((lo == 0 ? 1 : lo))-$((lo + 99)).json"
+	if [ "$i" = 1 ] || [ $((i % 100)) = 0 ]; then
+		[ "$i" = 1 ] || printf ']}\n' >>"$prev"
+		printf '{"tasks": [\n' >"$f"
+	else
+		printf ',\n' >>"$f"
+	fi
+	printf '{"id": "T-%d", "title": "Find the baptism record number %d in the parish books of Tábor", "body": "%s %s", "state": "open", "created": "2026-11-30T09:00:00Z", "updated": "2026-11-30T09:00:00Z"}' "$i" "$i" "$body" "$body" >>"$f"
+	prev=$f
+done
+printf ']}\n' >>"$prev"
 ms() { # milliseconds of one run of "$@"
 	local start end
 	start=$(date +%s%N)

@@ -116,13 +116,13 @@ const fuzzQueue = `{
 `
 
 // FuzzQueue reads queue.json of version 1 (every task in the file) and writes it
-// back as strom writes the queue now (an order and a file per task). The order
-// file of version 2 is FuzzOrder's.
+// back as strom writes the queue now (an order and the tasks in files of a
+// hundred). The order file of version 2 and 3 is FuzzOrder's.
 func FuzzQueue(f *testing.F) {
 	fuzzStateFile(f, stateFile{QueueFile,
 		func(tr *Tree) (any, error) { return tr.LoadQueue() },
 		func(tr *Tree, v any) error { return tr.SaveQueue(v.(*Queue)) },
-		func(data []byte) bool { return queueVersion(data) >= QueueVersion },
+		func(data []byte) bool { return queueVersion(data) >= 2 },
 	}, fuzzQueue, `{"version": 1, "next_id": 1, "tasks": []}`, `{"version": 1, "next_id": 1, "tasks": [{"id": "T-1"}, {"id": "T-1"}]}`, `{"version": 1`)
 }
 
@@ -152,16 +152,46 @@ const fuzzTask = `{
 }
 `
 
-// FuzzTask reads one task's file, .strom/tasks/T-3.json: its id must be its name.
+// FuzzTask reads one task's file of version 2, .strom/tasks/T-3.json (a research
+// not migrated yet, a history): its id must be its name.
 func FuzzTask(f *testing.F) {
 	fuzzStateFile(f, stateFile{TaskFile("T-3"),
-		func(tr *Tree) (any, error) { task, _, err := tr.readTask("T-3"); return task, err },
-		func(tr *Tree, v any) error { _, err := tr.writeTask(v.(*Task), nil); return err },
+		func(tr *Tree) (any, error) { return tr.readTask2("T-3") },
+		func(tr *Tree, v any) error {
+			data, err := EncodeTask(v.(*Task))
+			if err != nil {
+				return err
+			}
+			os.MkdirAll(tr.Path(TasksDir), 0o755)
+			return os.WriteFile(tr.Path(TaskFile("T-3")), data, 0o644)
+		},
 		nil,
 	}, fuzzTask, strings.Replace(fuzzTask, `"T-3"`, `"T-4"`, 1), `{"id": "T-3", "title": "x", "state": "parked", "created": "2026-11-30T09:00:00Z", "updated": "2026-11-30T09:00:00Z"}`, `{"id": "T-3"`)
 }
 
-// FuzzOrder reads queue.json of version 2, the order alone: for any bytes
+// FuzzShard reads a file of a hundred tasks, .strom/tasks/T-1-99.json: the schemas,
+// and every id in the file's range, sorted, none twice.
+func FuzzShard(f *testing.F) {
+	const rel = TasksDir + "/T-1-99.json"
+	five := strings.Replace(fuzzTask, `"T-3"`, `"T-5"`, 1)
+	fuzzStateFile(f, stateFile{rel,
+		func(tr *Tree) (any, error) {
+			s, err := tr.readShard(rel)
+			if err != nil {
+				return nil, err
+			}
+			return s.tasks, nil
+		},
+		func(tr *Tree, v any) error { _, _, err := tr.writeShard(rel, v.([]Task), nil); return err },
+		nil,
+	}, `{"tasks": [`+fuzzTask+`, `+five+`]}`,
+		`{"tasks": [`+five+`, `+fuzzTask+`]}`,
+		`{"tasks": [`+fuzzTask+`, `+fuzzTask+`]}`,
+		`{"tasks": [`+strings.Replace(fuzzTask, `"T-3"`, `"T-103"`, 1)+`]}`,
+		`{"tasks": []}`, `{"tasks": [{"id": "T-3"}]}`, `{"tasks": [`)
+}
+
+// FuzzOrder reads queue.json of version 3 (and 2), the order alone: for any bytes
 // ParseOrder and Validate agree, a refusal is one line naming the file, and what
 // was read is written back, reads back equal, and a second write changes no byte.
 // (What spans the order and the task files is CheckFiles's, tested apart.)
@@ -172,6 +202,7 @@ func FuzzOrder(f *testing.F) {
 		`{"version": 2, "next_id": 2, "order": ["T-5", "T-5"]}`,
 		`{"version": 2, "next_id": 2, "order": ["T-05"]}`,
 		`{"version": 3, "next_id": 1, "order": []}`,
+		`{"version": 4, "next_id": 1, "order": []}`,
 		`{"version": 2`,
 	} {
 		f.Add([]byte(s))

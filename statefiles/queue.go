@@ -66,7 +66,8 @@ type Task struct {
 }
 
 // Queue is the whole queue: the tasks in order. On disk it is .strom/queue.json (the
-// order and next_id, queuefiles.go) and one file per task under .strom/tasks/; a
+// order and next_id, queuefiles.go) and the tasks in files of a hundred under
+// .strom/tasks/ (shards.go); a
 // queue.json of version 1 held the tasks themselves (queue1.go).
 type Queue struct {
 	Version int    `json:"version"`

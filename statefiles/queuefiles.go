@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -17,46 +18,30 @@ import (
 	"github.com/strom-research/strom/schemas"
 )
 
-// The queue on disk (version 2): .strom/queue.json holds the order of the tasks and
-// the next id, one id a line; each task is a file of its own, .strom/tasks/T-N.json.
-// A session changes its task's file and nothing else, so its commit's diff shows
-// that task, and a write costs what it changes: the targeted calls (UpdateTask,
-// AddTask, FindTask) read and write one task's file; only LoadQueue and SaveQueue,
-// for the callers that need the whole queue, read every file (and SaveQueue writes
-// only the files whose bytes changed).
+// The queue on disk (version 3): .strom/queue.json holds the order of the tasks and
+// the next id, one id a line; the tasks live in shard files of a hundred ids
+// (shards.go), .strom/tasks/T-100-199.json. A session changes its task's lines in
+// its task's shard and nothing else, so its commit's diff shows that task, and a
+// write costs what it changes: the targeted calls (UpdateTask, AddTask, FindTask)
+// read and write one shard; only LoadQueue and SaveQueue, for the callers that
+// need the whole queue, read every shard (and SaveQueue writes only the shards
+// whose bytes changed).
 //
-// What spans files is checked in code: every id in the order has its file and
-// every file is in the order once, each file's name is its task's id, and next_id
-// is past every id.
+// What spans files is checked in code: every id in the order is in its shard once
+// and every task of a shard is in the order, and next_id is past every id.
 
 // QueueVersion is the version of queue.json this strom writes.
-const QueueVersion = 2
+const QueueVersion = 3
 
-// TasksDir is the folder of the task files under .strom/.
+// TasksDir is the folder of the task shards under .strom/.
 const TasksDir = "tasks"
 
-// Order is .strom/queue.json of version 2: the tasks' ids in queue order.
+// Order is .strom/queue.json of version 3 (and 2, of the same shape): the tasks'
+// ids in queue order.
 type Order struct {
 	Version int      `json:"version"`
 	NextID  int      `json:"next_id"`
 	Order   []string `json:"order"`
-}
-
-// TaskFile names a task's file relative to .strom/, e.g. "tasks/T-12.json".
-func TaskFile(id string) string { return TasksDir + "/" + id + ".json" }
-
-// TaskOfFile returns the id a path relative to .strom/ names when it is a task file
-// ("tasks/T-12.json" → "T-12").
-func TaskOfFile(rel string) (string, bool) {
-	name, ok := strings.CutPrefix(rel, TasksDir+"/")
-	if !ok || strings.Contains(name, "/") {
-		return "", false
-	}
-	id, ok := strings.CutSuffix(name, ".json")
-	if !ok || !validID(id) {
-		return "", false
-	}
-	return id, true
 }
 
 // validID reports whether id is written as strom writes ids: T- and a number
@@ -95,8 +80,8 @@ func newerQueue(shown string, version int) error {
 	return fmt.Errorf("%s is %w (version %d; this strom knows up to %d): update strom", shown, ErrNewerStrom, version, QueueVersion)
 }
 
-// ParseOrder validates the bytes of a version 2 queue.json (on disk, staged or
-// committed), naming them shown in errors. It checks what the schema cannot say:
+// ParseOrder validates the bytes of a queue.json of version 3 or 2 (on disk, staged
+// or committed), naming them shown in errors. It checks what the schema cannot say:
 // no id twice, next_id past every id (raised when a hand edit left it behind).
 func ParseOrder(shown string, data []byte) (*Order, error) {
 	if v := queueVersion(data); v > QueueVersion {
@@ -133,46 +118,6 @@ func (o *Order) check(shown string) error {
 	return nil
 }
 
-// ParseTask validates the bytes of a task's file named rel under .strom/ (e.g.
-// "tasks/T-12.json"), naming them shown in errors: the schema, and the file's
-// name is the task's id.
-func ParseTask(shown, rel string, data []byte) (*Task, error) {
-	return parseTask(shown, rel, data, true)
-}
-
-// parseTask is ParseTask; memo says whether the memo of validated contents is asked
-// and told (a queue read whole asks it once for all its files).
-func parseTask(shown, rel string, data []byte, memo bool) (*Task, error) {
-	if memo {
-		if err := check(shown, schemas.Task, data); err != nil {
-			return nil, err
-		}
-	} else if err := validate(shown, 0, schemas.Task, data); err != nil {
-		return nil, err
-	}
-	var task Task
-	if err := json.Unmarshal(data, &task); err != nil {
-		return nil, &SchemaError{File: shown, Rule: err.Error()}
-	}
-	if id, ok := TaskOfFile(rel); !ok || id != task.ID {
-		return nil, &SchemaError{File: shown, Pointer: "/id", Rule: fmt.Sprintf("the task's id %s is not its file's name (%s)", task.ID, filepath.Base(rel))}
-	}
-	return &task, nil
-}
-
-// EncodeTask returns the bytes strom writes for a task's file, checked.
-func EncodeTask(task *Task) ([]byte, error) {
-	data, err := marshal(task)
-	if err != nil {
-		return nil, fmt.Errorf("encode task %s: %w", task.ID, err)
-	}
-	rel := TaskFile(task.ID)
-	if _, err := ParseTask(DirName+"/"+rel, rel, data); err != nil {
-		return nil, err
-	}
-	return data, nil
-}
-
 // EncodeOrder returns the bytes strom writes for queue.json, checked.
 func EncodeOrder(o *Order) ([]byte, error) {
 	o.Version = QueueVersion
@@ -189,51 +134,34 @@ func EncodeOrder(o *Order) ([]byte, error) {
 	return data, nil
 }
 
-// CheckFiles checks what spans the files of a queue: every id of the order has a
-// task file and every task file (files, the ids of the task files present) is in
-// the order. shown names the queue in errors.
-func CheckFiles(shown string, o *Order, files []string) error {
+// CheckFiles checks what spans the files of a version 3 queue: every id of the
+// order is in its shard and every task of a shard (ids, the tasks of the shards
+// read) is in the order. shown names the queue in errors. Within a shard no id is
+// twice and every id is in its range (checkShard), so no id is in two places.
+func CheckFiles(shown string, o *Order, ids []string) error {
 	in := make(map[string]bool, len(o.Order))
 	for _, id := range o.Order {
 		in[id] = true
 	}
-	have := make(map[string]bool, len(files))
-	for _, id := range files {
+	have := make(map[string]bool, len(ids))
+	for _, id := range ids {
 		have[id] = true
 		if !in[id] {
 			return &SchemaError{File: shown, Pointer: "/order",
-				Rule: fmt.Sprintf("the task file %s/%s is not in the order: add %q to the order, or remove the file", DirName, TaskFile(id), id)}
+				Rule: fmt.Sprintf("task %s of %s/%s is not in the order: add %q to the order, or take the task out of the file", id, DirName, ShardFile(id), id)}
 		}
 	}
 	for i, id := range o.Order {
 		if !have[id] {
 			return &SchemaError{File: shown, Pointer: fmt.Sprintf("/order/%d", i),
-				Rule: fmt.Sprintf("task %s has no file %s/%s: restore it (git checkout HEAD -- %s/%s) or take %s out of the order", id, DirName, TaskFile(id), DirName, TaskFile(id), id)}
+				Rule: fmt.Sprintf("task %s is not in its file %s/%s: restore it (git checkout HEAD -- %s/%s) or take %s out of the order", id, DirName, ShardFile(id), DirName, ShardFile(id), id)}
 		}
 	}
 	return nil
 }
 
-// taskFiles lists the ids of the task files in .strom/tasks/.
-func (t *Tree) taskFiles() ([]string, error) {
-	ents, err := os.ReadDir(t.Path(TasksDir))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", t.rel(TasksDir), err)
-	}
-	ids := make([]string, 0, len(ents))
-	for _, e := range ents {
-		if id, ok := TaskOfFile(TasksDir + "/" + e.Name()); ok && !e.IsDir() {
-			ids = append(ids, id)
-		}
-	}
-	return ids, nil
-}
-
-// readOrder reads queue.json as it stands: its version, and for version 2 its
-// order and bytes. A missing queue.json is version 0 with no order.
+// readOrder reads queue.json as it stands: its version, and for version 2 and 3
+// its order, and its bytes. A missing queue.json is version 0 with an empty order.
 func (t *Tree) readOrder() (version int, o *Order, data []byte, err error) {
 	shown := t.rel(QueueFile)
 	data, err = readOptional(t.Path(QueueFile))
@@ -253,48 +181,21 @@ func (t *Tree) readOrder() (version int, o *Order, data []byte, err error) {
 	if err != nil {
 		return 0, nil, data, err
 	}
-	return QueueVersion, o, data, nil
+	return o.Version, o, data, nil
 }
 
-// readTask reads and validates one task's file; a missing file is ErrUnknownTask.
-func (t *Tree) readTask(id string) (*Task, []byte, error) {
-	rel := TaskFile(id)
-	data, err := os.ReadFile(t.Path(rel))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil, unknownTask(id)
-	}
+// readTask reads one task of a version 3 queue from its shard; a task its shard
+// does not hold is ErrUnknownTask.
+func (t *Tree) readTask(id string) (*Task, error) {
+	s, err := t.readShard(ShardFile(id))
 	if err != nil {
-		return nil, nil, fmt.Errorf("read %s: %w", t.rel(rel), err)
+		return nil, err
 	}
-	task, err := ParseTask(t.rel(rel), rel, data)
-	if err != nil {
-		return nil, nil, err
+	i := s.find(id)
+	if i < 0 {
+		return nil, unknownTask(id)
 	}
-	return task, data, nil
-}
-
-// writeTask validates a task and writes its file when its bytes differ from old
-// (nil: unknown). It reports whether it wrote.
-func (t *Tree) writeTask(task *Task, old []byte) (bool, error) {
-	data, err := marshal(task)
-	if err != nil {
-		return false, fmt.Errorf("encode %s: %w", t.rel(TaskFile(task.ID)), err)
-	}
-	if old != nil && bytes.Equal(old, data) {
-		return false, nil
-	}
-	rel := TaskFile(task.ID)
-	if _, err := ParseTask(t.rel(rel), rel, data); err != nil {
-		return false, fmt.Errorf("refuse to write invalid data: %w", err)
-	}
-	if err := os.MkdirAll(t.Path(TasksDir), 0o755); err != nil {
-		return false, fmt.Errorf("write %s: %w", t.rel(rel), err)
-	}
-	if err := WriteAtomic(t.Path(rel), data, 0o644); err != nil {
-		return false, err
-	}
-	t.noteWritten(task.ID)
-	return true, nil
+	return &s.tasks[i], nil
 }
 
 // writeOrder writes queue.json for o when its bytes differ from old. added names
@@ -331,7 +232,7 @@ func (t *Tree) writeOrder(o *Order, old []byte, added []string) error {
 	return WriteAtomic(t.Path(QueueFile), data, 0o644)
 }
 
-// ensureCurrent migrates a queue.json of version 1 (migrate.go). Hold the lock.
+// ensureCurrent migrates a queue of version 1 or 2 (queuemigrate.go). Hold the lock.
 func (t *Tree) ensureCurrent() error {
 	if err := t.migrateProgressLocked(); err != nil {
 		return err
@@ -340,8 +241,8 @@ func (t *Tree) ensureCurrent() error {
 	if err != nil {
 		return err
 	}
-	if v == 1 {
-		return t.migrateLocked()
+	if v == 1 || v == 2 {
+		return t.migrateLocked(v)
 	}
 	return nil
 }
@@ -353,74 +254,85 @@ func (t *Tree) QueueVersionOnDisk() (int, error) {
 	return v, err
 }
 
-// LoadQueue reads and validates the whole queue: the order and every task's file.
-// A missing queue is empty; a version 1 queue.json is read as it is, not migrated
+// LoadQueue reads and validates the whole queue: the order and every shard. A
+// missing queue is empty; a queue of version 1 or 2 is read as it is, not migrated
 // (the first write migrates it).
 func (t *Tree) LoadQueue() (*Queue, error) {
 	v, o, data, err := t.readOrder()
 	if err != nil {
 		return nil, err
 	}
-	if v == 1 {
+	switch v {
+	case 1:
 		return ParseQueue(t.rel(QueueFile), data)
+	case 2:
+		return t.loadTasks2(o)
 	}
-	q, raw, err := t.loadTasks(o)
+	q, shards, err := t.loadShards(o)
 	if err != nil {
 		return nil, err
 	}
-	t.rememberQueue(q, data, raw)
+	t.rememberQueue(q, data, shards)
 	return q, nil
 }
 
-// loadTasks reads every task file of the order. A set of files read before (the
-// same bytes under the same schema, memo.go) is not validated again.
-func (t *Tree) loadTasks(o *Order) (*Queue, [][]byte, error) {
-	files, err := t.taskFiles()
+// loadShards reads every shard of a version 3 queue and puts its tasks in the
+// order's order. A set of shards read before (the same bytes under the same
+// schemas, memo.go) is not validated again. It returns the shards' bytes by name.
+func (t *Tree) loadShards(o *Order) (*Queue, map[string][]byte, error) {
+	rels, err := t.shardFiles()
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := CheckFiles(t.rel(QueueFile), o, files); err != nil {
+	raw := make([][]byte, len(rels))
+	for i, rel := range rels {
+		if raw[i], err = os.ReadFile(t.Path(rel)); err != nil {
+			return nil, nil, fmt.Errorf("read %s: %w", t.rel(rel), err)
+		}
+	}
+	set := shardSetSum(rels, raw)
+	known := validated.knownSum(set)
+	byID := make(map[string]Task, len(o.Order))
+	ids := make([]string, 0, len(o.Order))
+	shards := make(map[string][]byte, len(rels))
+	for i, rel := range rels {
+		shards[rel] = raw[i]
+		var tasks []Task
+		if known {
+			var doc shardDoc
+			if err := json.Unmarshal(raw[i], &doc); err != nil {
+				return nil, nil, &SchemaError{File: t.rel(rel), Rule: err.Error()}
+			}
+			tasks = doc.Tasks
+		} else if tasks, err = parseShard(t.rel(rel), rel, raw[i], false); err != nil {
+			return nil, nil, err
+		}
+		for _, task := range tasks {
+			byID[task.ID] = task
+			ids = append(ids, task.ID)
+		}
+	}
+	if err := CheckFiles(t.rel(QueueFile), o, ids); err != nil {
 		return nil, nil, err
 	}
-	raw := make([][]byte, len(o.Order))
-	for i, id := range o.Order {
-		if raw[i], err = os.ReadFile(t.Path(TaskFile(id))); err != nil {
-			return nil, nil, fmt.Errorf("read %s: %w", t.rel(TaskFile(id)), err)
-		}
-	}
-	set, known := validated.knownSet(schemas.Task, o.Order, raw)
 	q := &Queue{Version: QueueVersion, NextID: o.NextID, Tasks: make([]Task, len(o.Order))}
 	for i, id := range o.Order {
-		rel := TaskFile(id)
-		if !known {
-			task, err := parseTask(t.rel(rel), rel, raw[i], false)
-			if err != nil {
-				return nil, nil, err
-			}
-			q.Tasks[i] = *task
-			continue
-		}
-		if err := json.Unmarshal(raw[i], &q.Tasks[i]); err != nil || q.Tasks[i].ID != id {
-			return nil, nil, &SchemaError{File: t.rel(rel), Rule: fmt.Sprintf("not the task %s", id)}
-		}
+		q.Tasks[i] = byID[id]
 	}
 	validated.remember(set)
-	return q, raw, nil
+	return q, shards, nil
 }
 
-// loadedQueue is what the tree's last loaded Queue was read from: each task's
-// bytes and queue.json's. SaveQueue writes only the files whose bytes differ.
+// loadedQueue is what the tree's last loaded Queue was read from: each shard's
+// bytes and queue.json's. SaveQueue writes only the shards whose bytes differ.
 type loadedQueue struct {
-	q     *Queue
-	order []byte
-	tasks map[string][]byte
+	q      *Queue
+	order  []byte
+	shards map[string][]byte
 }
 
-func (t *Tree) rememberQueue(q *Queue, order []byte, raw [][]byte) {
-	l := &loadedQueue{q: q, order: order, tasks: make(map[string][]byte, len(raw))}
-	for i, b := range raw {
-		l.tasks[q.Tasks[i].ID] = b
-	}
+func (t *Tree) rememberQueue(q *Queue, order []byte, shards map[string][]byte) {
+	l := &loadedQueue{q: q, order: order, shards: shards}
 	loadedMu.Lock()
 	loaded[t.Dir] = l
 	loadedMu.Unlock()
@@ -458,14 +370,29 @@ func (q *Queue) check(file string) error {
 	return nil
 }
 
-// SaveQueue writes the whole queue. Hold the lock. It writes the task files whose
-// bytes changed (validating them), removes the files of tasks no longer in q, and
-// writes queue.json when the order or next_id changed. A version 1 queue.json is
-// migrated first.
+// byShard groups tasks by the shard file that holds them.
+func byShard(tasks []Task) map[string][]Task {
+	out := map[string][]Task{}
+	for _, task := range tasks {
+		rel := ShardFile(task.ID)
+		out[rel] = append(out[rel], task)
+	}
+	return out
+}
+
+// SaveQueue writes the whole queue. Hold the lock. It writes the shards whose
+// bytes changed (validating the tasks that changed), removes the shards no task of
+// q is in any more, and writes queue.json when the order or next_id changed. A
+// queue of version 1 or 2 is migrated first.
 func (t *Tree) SaveQueue(q *Queue) error {
 	shown := t.rel(QueueFile)
 	if err := q.check(shown); err != nil {
 		return err
+	}
+	for i := range q.Tasks {
+		if !validID(q.Tasks[i].ID) {
+			return &SchemaError{File: shown, Pointer: fmt.Sprintf("/tasks/%d/id", i), Rule: fmt.Sprintf("%q is not a task id like T-12", q.Tasks[i].ID)}
+		}
 	}
 	if err := t.ensureCurrent(); err != nil {
 		return err
@@ -478,32 +405,34 @@ func (t *Tree) SaveQueue(q *Queue) error {
 	if l != nil && !bytes.Equal(l.order, oldOrder) {
 		l = nil // another writer changed the queue since: compare with the files
 	}
-	ids := make([]string, len(q.Tasks))
-	for i := range q.Tasks {
-		task := &q.Tasks[i]
-		ids[i] = task.ID
+	present, err := t.shardFiles()
+	if err != nil {
+		return err
+	}
+	groups := byShard(q.Tasks)
+	for _, rel := range present {
+		if _, ok := groups[rel]; !ok {
+			groups[rel] = nil
+		}
+	}
+	for _, rel := range slices.Sorted(maps.Keys(groups)) {
 		var old []byte
 		if l != nil {
-			old = l.tasks[task.ID]
+			old = l.shards[rel]
 		} else {
-			old, _ = readOptional(t.Path(TaskFile(task.ID)))
+			old, _ = readOptional(t.Path(rel))
 		}
-		if _, err := t.writeTask(task, old); err != nil {
+		if _, _, err := t.writeShard(rel, groups[rel], old); err != nil {
 			return err
 		}
 	}
-	keep := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		keep[id] = true
+	ids := make([]string, len(q.Tasks))
+	for i := range q.Tasks {
+		ids[i] = q.Tasks[i].ID
 	}
 	was := make(map[string]bool, len(disk.Order))
 	for _, id := range disk.Order {
 		was[id] = true
-		if !keep[id] {
-			if err := os.Remove(t.Path(TaskFile(id))); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return fmt.Errorf("remove %s: %w", t.rel(TaskFile(id)), err)
-			}
-		}
 	}
 	var added []string
 	for _, id := range ids {
@@ -536,8 +465,8 @@ func (t *Tree) UpdateQueue(ctx context.Context, fn func(*Queue) error) error {
 	})
 }
 
-// UpdateTask changes one task under the lock: it reads the task's file, lets fn
-// change the task and writes the file when fn returns nil. Nothing else of the
+// UpdateTask changes one task under the lock: it reads the task's shard, lets fn
+// change the task and writes the shard when fn returns nil. Nothing else of the
 // queue is read or written.
 func (t *Tree) UpdateTask(ctx context.Context, id string, fn func(*Task) error) (Task, error) {
 	var out Task
@@ -549,8 +478,8 @@ func (t *Tree) UpdateTask(ctx context.Context, id string, fn func(*Task) error) 
 	return out, err
 }
 
-// UpdateTaskLocked is UpdateTask for a caller that holds the lock. A version 1
-// queue.json is migrated first.
+// UpdateTaskLocked is UpdateTask for a caller that holds the lock. A queue of
+// version 1 or 2 is migrated first.
 func (t *Tree) UpdateTaskLocked(id string, fn func(*Task) error) (Task, error) {
 	id = NormalizeID(id)
 	if err := t.ensureCurrent(); err != nil {
@@ -560,41 +489,41 @@ func (t *Tree) UpdateTaskLocked(id string, fn func(*Task) error) (Task, error) {
 		return Task{}, unknownTask(id)
 	}
 	ix, fresh := t.openFreshQueueIndex()
-	task, old, err := t.readTask(id)
+	if ix != nil {
+		defer ix.Close()
+	}
+	s, err := t.readShard(ShardFile(id))
 	if err != nil {
-		if ix != nil {
-			ix.Close()
-		}
 		return Task{}, err
 	}
+	i := s.find(id)
+	if i < 0 {
+		return Task{}, unknownTask(id)
+	}
+	task := s.tasks[i]
+	task.Needs = slices.Clone(task.Needs)
+	task.Questions = slices.Clone(task.Questions)
 	was := task.State
-	if err := fn(task); err != nil {
-		if ix != nil {
-			ix.Close()
-		}
-		return *task, err
+	if err := fn(&task); err != nil {
+		return task, err
 	}
 	if task.ID != id {
-		if ix != nil {
-			ix.Close()
-		}
-		return *task, fmt.Errorf("change task %s: a task's id does not change", id)
+		return task, fmt.Errorf("change task %s: a task's id does not change", id)
 	}
-	wrote, err := t.writeTask(task, old)
-	if ix != nil {
-		if fresh && err == nil && wrote {
+	wrote, err := t.putTask(s, task)
+	if ix != nil && err == nil && wrote {
+		if fresh {
 			t.indexTaskChanged(ix, id, was, task.State)
-		} else if err == nil && wrote {
+		} else {
 			t.dropQueueIndex()
 		}
-		ix.Close()
 	}
-	return *task, err
+	return task, err
 }
 
-// PutTaskLocked writes a whole task's file as given (the harness restoring a task
-// a session deleted or broke) and puts it in the order when it is not there. Hold
-// the lock.
+// PutTaskLocked writes a whole task into its shard as given (the harness restoring
+// a task a session deleted or broke) and puts it in the order when it is not
+// there. Hold the lock.
 func (t *Tree) PutTaskLocked(task Task) error {
 	if err := t.ensureCurrent(); err != nil {
 		return err
@@ -603,8 +532,11 @@ func (t *Tree) PutTaskLocked(task Task) error {
 	if err != nil {
 		return err
 	}
-	old, _ := readOptional(t.Path(TaskFile(task.ID)))
-	if _, err := t.writeTask(&task, old); err != nil {
+	s, err := t.readShard(ShardFile(task.ID))
+	if err != nil {
+		return err
+	}
+	if _, err := t.putTask(s, task); err != nil {
 		return err
 	}
 	if !slices.Contains(o.Order, task.ID) {
@@ -618,7 +550,7 @@ func (t *Tree) PutTaskLocked(task Task) error {
 }
 
 // AddTask adds a task at the end of the queue under the lock: build makes it for
-// the id it is given (never one used before). Only the new task's file and
+// the id it is given (never one used before). Only the new task's shard and
 // queue.json are written.
 func (t *Tree) AddTask(ctx context.Context, build func(id string) (Task, error)) (Task, error) {
 	var out Task
@@ -640,12 +572,19 @@ func (t *Tree) AddTaskLocked(build func(id string) (Task, error)) (Task, error) 
 		return Task{}, err
 	}
 	n := o.NextID
-	// A file left without its place in the order (a hand edit) keeps its id.
-	for {
-		if _, err := os.Lstat(t.Path(TaskFile("T-" + strconv.Itoa(n)))); errors.Is(err, os.ErrNotExist) {
-			break
-		}
+	// A task left in its shard without its place in the order (a hand edit) keeps
+	// its id.
+	s, err := t.readShard(shardOf(n))
+	if err != nil {
+		return Task{}, err
+	}
+	for s.find("T-"+strconv.Itoa(n)) >= 0 {
 		n++
+		if rel := shardOf(n); rel != s.rel {
+			if s, err = t.readShard(rel); err != nil {
+				return Task{}, err
+			}
+		}
 	}
 	id := "T-" + strconv.Itoa(n)
 	task, err := build(id)
@@ -659,13 +598,18 @@ func (t *Tree) AddTaskLocked(build func(id string) (Task, error)) (Task, error) 
 	if ix != nil {
 		defer ix.Close()
 	}
-	if _, err := t.writeTask(&task, nil); err != nil {
+	before := s.data
+	if _, err := t.putTask(s, task); err != nil {
 		return Task{}, err
 	}
 	o.Order = append(o.Order, id)
 	o.NextID = n + 1
 	if err := t.writeOrder(o, data, []string{id}); err != nil {
-		os.Remove(t.Path(TaskFile(id)))
+		if before == nil {
+			os.Remove(t.Path(s.rel))
+		} else {
+			_ = WriteAtomic(t.Path(s.rel), before, 0o644)
+		}
 		return Task{}, err
 	}
 	if fresh {
@@ -676,8 +620,8 @@ func (t *Tree) AddTaskLocked(build func(id string) (Task, error)) (Task, error) 
 	return task, nil
 }
 
-// FindTask returns one task of the queue, reading only its file. It takes no lock:
-// strom writes files whole (WriteAtomic).
+// FindTask returns one task of the queue, reading only its shard. It takes no
+// lock: strom writes files whole (WriteAtomic).
 func (t *Tree) FindTask(ctx context.Context, id string) (Task, error) {
 	return t.FindTaskLocked(id)
 }
@@ -692,20 +636,24 @@ func (t *Tree) FindTaskLocked(id string) (Task, error) {
 	if err != nil {
 		return Task{}, err
 	}
-	if v == 1 {
+	var task *Task
+	switch v {
+	case 1:
 		q, err := t.LoadQueue()
 		if err != nil {
 			return Task{}, err
 		}
-		task, err := q.Find(id)
-		if err != nil {
+		if task, err = q.Find(id); err != nil {
 			return Task{}, err
 		}
-		return *task, nil
-	}
-	task, _, err := t.readTask(id)
-	if err != nil {
-		return Task{}, err
+	case 2:
+		if task, err = t.readTask2(id); err != nil {
+			return Task{}, err
+		}
+	default:
+		if task, err = t.readTask(id); err != nil {
+			return Task{}, err
+		}
 	}
 	return *task, nil
 }
@@ -739,12 +687,17 @@ var (
 )
 
 // Validate checks bytes of a state file named like its place under .strom/ (for
-// example "queue.json", "tasks/T-3.json" or "gates/claude-usage/hold.json"). Files
-// strom does not own are not checked. What spans files (the order and the task
-// files) is checked by CheckFiles.
+// example "queue.json", "tasks/T-100-199.json" or "gates/claude-usage/hold.json").
+// Files strom does not own are not checked. What spans files (the order and the
+// shards) is checked by CheckFiles. A task's file of version 2 ("tasks/T-3.json")
+// is checked as that version wrote it: a history holds them.
 func Validate(rel string, data []byte) error {
 	shown := DirName + "/" + rel
 	if ok, err := validateProgressFile(rel, shown, data); ok {
+		return err
+	}
+	if _, _, ok := ShardOfFile(rel); ok {
+		_, err := ParseShard(shown, rel, data)
 		return err
 	}
 	if _, ok := TaskOfFile(rel); ok {
@@ -768,7 +721,7 @@ func Validate(rel string, data []byte) error {
 	case strings.HasPrefix(rel, GatesDir+"/") && strings.HasSuffix(rel, "/"+HoldFile):
 		return check(shown, schemas.Hold, data)
 	case strings.HasPrefix(rel, TasksDir+"/") && !strings.HasPrefix(path.Base(rel), ".tmp-"):
-		return &SchemaError{File: shown, Rule: "only task files named like T-12.json belong in " + DirName + "/" + TasksDir}
+		return &SchemaError{File: shown, Rule: notShard}
 	}
 	return nil
 }
@@ -777,12 +730,12 @@ func Validate(rel string, data []byte) error {
 // say none).
 func QueueVersionOf(data []byte) int { return queueVersion(data) }
 
-// writtenFile, under .strom/run/, lists the ids of the task files strom wrote since
+// writtenFile, under .strom/run/, lists the ids of the tasks strom wrote since
 // the harness last cleared it (at a session's commit), one a line: the tasks a new
 // session's snapshot keeps as they read, without asking git which files changed.
 const writtenFile = "tasks-written"
 
-// noteWritten adds id to the list of task files written; failing to is not an
+// noteWritten adds id to the list of tasks written; failing to is not an
 // error (a snapshot then keeps HEAD's version of that task).
 func (t *Tree) noteWritten(id string) {
 	path := t.Path(RunDir, writtenFile)
@@ -797,7 +750,7 @@ func (t *Tree) noteWritten(id string) {
 	_ = f.Close()
 }
 
-// WrittenTasks returns the ids of the task files strom wrote since ClearWrittenTasks,
+// WrittenTasks returns the ids of the tasks strom wrote since ClearWrittenTasks,
 // each once.
 func (t *Tree) WrittenTasks() []string {
 	data, _ := os.ReadFile(t.Path(RunDir, writtenFile))
@@ -812,5 +765,5 @@ func (t *Tree) WrittenTasks() []string {
 	return ids
 }
 
-// ClearWrittenTasks empties the list of task files written: they are committed.
+// ClearWrittenTasks empties the list of tasks written: they are committed.
 func (t *Tree) ClearWrittenTasks() { os.Remove(t.Path(RunDir, writtenFile)) }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -22,13 +23,13 @@ import (
 // of tasks in each state, and each task's state in queue order (order.bin) with its
 // place by id number (ids.bin). `strom status`, a page of `strom task list` and a
 // run looking for the next open task read the few bytes they need through it
-// instead of every task's file. It names the queue it was built from by the stamp
+// instead of every shard. It names the queue it was built from by the stamp
 // of queue.json (stamp.go) and of the tasks' folder: every write strom makes and
 // every checkout, merge or pull replaces files (a new entry in the folder changes
 // its time), so an index whose stamps differ is built again from the files, under
 // the lock. strom's own writes of a task keep it current in place.
 //
-// A task's file edited in place by hand (without replacing the file) does not
+// A shard edited in place by hand (without replacing the file) does not
 // change the folder's time: the commands that show a task read its file and see the
 // edit; the counts and the states of a page learn it at the next rebuild, and a
 // page whose task read differs from its entry rebuilds the index at once.
@@ -95,7 +96,8 @@ type QueueSummary struct {
 func queueSchemaSum() string {
 	a, _ := schemaSum(schemas.Queue)
 	b, _ := schemaSum(schemas.Task)
-	return hex.EncodeToString(a[:8]) + hex.EncodeToString(b[:8])
+	c, _ := schemaSum(schemas.Shard)
+	return hex.EncodeToString(a[:8]) + hex.EncodeToString(b[:8]) + hex.EncodeToString(c[:8])
 }
 
 func (t *Tree) queueIndexPath(elem ...string) string {
@@ -159,8 +161,8 @@ func (t *Tree) dropQueueIndex() {
 }
 
 // queueIndex returns a fresh index, building it under the lock when needed; the
-// caller closes it. For a version 1 queue.json it returns nil: the callers read
-// that file whole.
+// caller closes it. For a queue of version 1 or 2 it returns nil: the callers
+// read it whole.
 func (t *Tree) queueIndex(ctx context.Context) (*queueIndex, error) {
 	if ix, ok, err := t.noQueue(); ok || err != nil {
 		return ix, err
@@ -192,7 +194,7 @@ func (t *Tree) queueIndexLocked() (*queueIndex, error) {
 }
 
 // noQueue answers for a research without queue.json (an empty index) and for a
-// version 1 queue.json (nil, true).
+// queue of version 1 or 2 (nil, true): one not migrated yet is read whole.
 func (t *Tree) noQueue() (*queueIndex, bool, error) {
 	v, err := t.headVersion()
 	switch {
@@ -200,7 +202,7 @@ func (t *Tree) noQueue() (*queueIndex, bool, error) {
 		return nil, false, err
 	case v == 0:
 		return &queueIndex{st: queueState{NextID: 1, Counts: NewQueue().Count()}}, true, nil
-	case v == 1:
+	case v == 1, v == 2:
 		return nil, true, nil
 	}
 	return nil, false, nil
@@ -212,14 +214,14 @@ func (t *Tree) indexQueueLocked() error {
 	if err != nil {
 		return fmt.Errorf("index %s: %w", t.rel(QueueFile), err)
 	}
-	_, o, _, err := t.readOrder()
+	v, o, _, err := t.readOrder()
 	if err != nil {
 		return err
 	}
-	if o == nil {
-		return nil // version 1: read whole by its callers
+	if v == 1 || v == 2 {
+		return nil // read whole by its callers
 	}
-	q, _, err := t.loadTasks(o)
+	q, _, err := t.loadShards(o)
 	if err != nil {
 		return err
 	}
@@ -292,7 +294,7 @@ func (t *Tree) saveIndexState(st queueState) error {
 	return WriteTransient(t.queueIndexPath(queueIndexState), append(b, '\n'))
 }
 
-// indexTaskChanged keeps a fresh index current after strom wrote one task's file,
+// indexTaskChanged keeps a fresh index current after strom wrote one task,
 // whose state went from was to now. On any failure the index is dropped.
 func (t *Tree) indexTaskChanged(ix *queueIndex, id string, was, now State) {
 	st := ix.st
@@ -508,6 +510,7 @@ func (t *Tree) eachTaskOnce(ctx context.Context, want []State, skip int, fn func
 		return 0, fmt.Errorf("read the index of %s: %w", t.rel(QueueFile), err)
 	}
 	seen := 0
+	var cur *shard // the shard read last: a page's tasks are mostly in one
 	for i := 0; i < ix.st.Total; i++ {
 		e := entries[i*orderEntry:]
 		n, st := int(binary.LittleEndian.Uint32(e[0:])), stateOfCode(binary.LittleEndian.Uint32(e[4:]))
@@ -517,13 +520,16 @@ func (t *Tree) eachTaskOnce(ctx context.Context, want []State, skip int, fn func
 		if seen++; seen <= skip {
 			continue
 		}
-		task, _, err := t.readTask(fmt.Sprintf("T-%d", n))
-		if errors.Is(err, ErrUnknownTask) {
+		if rel := shardOf(n); cur == nil || cur.rel != rel {
+			if cur, err = t.readShard(rel); err != nil {
+				return 0, err
+			}
+		}
+		at := cur.find("T-" + strconv.Itoa(n))
+		if at < 0 {
 			return 0, errIndexBroken
 		}
-		if err != nil {
-			return 0, err
-		}
+		task := &cur.tasks[at]
 		if task.State != st {
 			return 0, errIndexBroken
 		}
@@ -535,7 +541,7 @@ func (t *Tree) eachTaskOnce(ctx context.Context, want []State, skip int, fn func
 }
 
 // DropQueueIndex makes the next reader of the queue build its index again: for a
-// caller that replaced a task's file itself.
+// caller that replaced a shard itself.
 func (t *Tree) DropQueueIndex() { t.dropQueueIndex() }
 
 // readQueueCache keeps, per tree, the last queue ReadQueue read and the stamps of
@@ -554,7 +560,7 @@ type readQueueEntry struct {
 // ReadQueue is LoadQueue for a reader that only looks, again and again (the app's
 // overview, every second): while queue.json and the tasks' folder keep their
 // stamps, the queue read last is given again without reading a file. The tasks
-// must not be changed (their slices are shared). A task's file edited in place is
+// must not be changed (their slices are shared). A shard edited in place is
 // seen at the next change of the folder, as the index sees it.
 func (t *Tree) ReadQueue() (*Queue, error) {
 	qs, ds, err := t.currentStamps()

@@ -1,7 +1,6 @@
 package statefiles
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -81,38 +80,65 @@ func TestQueueIndexAnswersAsTheQueue(t *testing.T) {
 	os.RemoveAll(tr.queueIndexPath())
 	check("rebuilt", "T-5:open T-1:open T-2:done T-3:open T-4:open", "T-2:done", "T-1:open T-2:done", 4)
 
-	// A person rewrites queue.json on one line without T-1 (and removes its file)
-	// and edits T-4's file in place: done.
+	// A person rewrites queue.json on one line without T-1 (and takes it out of
+	// its file) and edits T-4 in place: done.
 	q, err := tr.LoadQueue()
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.Remove(tr.Path(TaskFile("T-1")))
-	os.WriteFile(tr.Path(QueueFile), []byte(`{"version":2,"next_id":6,"order":["T-5","T-2","T-3","T-4"]}`), 0o644)
+	shard := tr.Path(ShardFile("T-1"))
+	os.WriteFile(tr.Path(QueueFile), []byte(`{"version":3,"next_id":6,"order":["T-5","T-2","T-3","T-4"]}`), 0o644)
 	four := q.Tasks[4]
 	four.State = Done
-	b, _ := json.Marshal(four)
-	f, _ := os.OpenFile(tr.Path(TaskFile("T-4")), os.O_WRONLY|os.O_TRUNC, 0)
-	f.Write(b)
+	f, _ := os.OpenFile(shard, os.O_WRONLY|os.O_TRUNC, 0)
+	f.Write(mustShard(t, q.Tasks[0], q.Tasks[2], q.Tasks[3], four))
 	f.Close()
 	check("after a hand edit", "T-5:open T-2:done T-3:open T-4:done", "T-2:done T-4:done", "T-2:done T-3:open", 2)
 
-	// A broken task file (replaced, as editors, checkouts and pulls do) is
+	// A broken file of tasks (replaced, as editors, checkouts and pulls do) is
 	// reported, not indexed.
-	WriteAtomic(tr.Path(TaskFile("T-3")), []byte(`{"id": "T-3"}`), 0o644)
+	WriteAtomic(shard, []byte(`{"tasks": [{"id": "T-3"}]}`), 0o644)
 	var se *SchemaError
-	if _, err := tr.FindTask(ctx, "T-3"); !errors.As(err, &se) {
-		t.Errorf("a broken task read as %v, want a SchemaError", err)
+	if _, err := tr.FindTask(ctx, "T-3"); !errors.As(err, &se) || se.Pointer != "/tasks/0" {
+		t.Errorf("a broken task read as %v, want a SchemaError at /tasks/0", err)
 	}
 	if _, err := tr.QueueSummary(ctx); !errors.As(err, &se) {
 		t.Errorf("a broken queue summed as %v, want a SchemaError", err)
 	}
-	// So is a task file the order does not name.
-	os.WriteFile(tr.Path(TaskFile("T-3")), mustMarshalTask(t, q.Tasks[3]), 0o644)
-	os.WriteFile(tr.Path(TaskFile("T-7")), mustMarshalTask(t, Task{ID: "T-7", Title: "stray", State: Open, Created: t0, Updated: t0}), 0o644)
+	// So is a task the order does not name.
+	WriteAtomic(shard, mustShard(t, q.Tasks[0], q.Tasks[2], q.Tasks[3], four, Task{ID: "T-7", Title: "stray", State: Open, Created: t0, Updated: t0}), 0o644)
 	if _, err := tr.QueueSummary(ctx); !errors.As(err, &se) || !strings.Contains(se.Rule, "T-7") {
-		t.Errorf("a stray task file summed as %v, want a SchemaError naming T-7", err)
+		t.Errorf("a stray task summed as %v, want a SchemaError naming T-7", err)
 	}
+	// And a task in the wrong file, or out of order.
+	WriteAtomic(shard, mustShard(t, q.Tasks[0], q.Tasks[2], q.Tasks[3], four), 0o644)
+	os.WriteFile(tr.Path(ShardFile("T-100")), []byte(`{"tasks": [`+string(mustMarshalTask(t, q.Tasks[3]))+`]}`), 0o644)
+	if _, err := tr.LoadQueue(); !errors.As(err, &se) || se.File != ".strom/tasks/T-100-199.json" || !strings.Contains(se.Rule, "move it to .strom/tasks/T-1-99.json") {
+		t.Errorf("a task in another's file read as %v", err)
+	}
+	os.Remove(tr.Path(ShardFile("T-100")))
+	raw := string(mustShard(t, q.Tasks[0], q.Tasks[2], q.Tasks[3], four))
+	swapped := strings.Replace(strings.Replace(raw, `"id": "T-3"`, `"id": "T-X"`, 1), `"id": "T-4"`, `"id": "T-3"`, 1)
+	swapped = strings.Replace(swapped, `"id": "T-X"`, `"id": "T-4"`, 1)
+	WriteAtomic(shard, []byte(swapped), 0o644)
+	if _, err := tr.LoadQueue(); !errors.As(err, &se) || !strings.Contains(se.Rule, "not sorted") {
+		t.Errorf("tasks out of order read as %v", err)
+	}
+	dup := strings.Replace(raw, `"id": "T-4"`, `"id": "T-3"`, 1)
+	WriteAtomic(shard, []byte(dup), 0o644)
+	if _, err := tr.LoadQueue(); !errors.As(err, &se) || !strings.Contains(se.Rule, "T-3 is in the file twice") {
+		t.Errorf("a task twice read as %v", err)
+	}
+}
+
+// mustShard is the bytes strom writes for a shard of tasks.
+func mustShard(t *testing.T, tasks ...Task) []byte {
+	t.Helper()
+	b, err := EncodeShard(tasks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func mustMarshalTask(t *testing.T, task Task) []byte {
@@ -137,19 +163,34 @@ func TestQueueIndexWithoutQueue(t *testing.T) {
 }
 
 // TestQueueWriteValidatesWhatChanged: a change to one task of a long queue
-// writes and validates that task's file, not the queue.
+// writes its shard and validates that task, not the shard's other tasks nor the
+// queue.
 func TestQueueWriteValidatesWhatChanged(t *testing.T) {
 	tr := newTree(t)
 	addTasks(t, tr, 300)
 	order, _ := os.Stat(tr.Path(QueueFile))
+	others, _ := os.Stat(tr.Path(ShardFile("T-150")))
 	before := validatedBytes.Load()
 	title := fmt.Sprint("reworded at ", time.Now().UnixNano()) // never seen by the memo
-	if _, err := tr.UpdateTask(t.Context(), "T-8", func(task *Task) error { task.State, task.Title = Done, title; return nil }); err != nil {
+	changed, err := tr.UpdateTask(t.Context(), "T-8", func(task *Task) error { task.State, task.Title = Done, title; return nil })
+	if err != nil {
 		t.Fatal(err)
 	}
-	one, _ := os.Stat(tr.Path(TaskFile("T-8")))
-	if n := validatedBytes.Load() - before; n <= 0 || n > 2*one.Size() {
-		t.Errorf("one changed task validated %d bytes (its file has %d)", n, one.Size())
+	one, _ := compactTask(&changed)
+	shard, _ := os.Stat(tr.Path(ShardFile("T-8")))
+	if n := validatedBytes.Load() - before; n <= 0 || n > 2*int64(len(one))+400 {
+		t.Errorf("one changed task validated %d bytes (the task has %d, its shard %d)", n, len(one), shard.Size())
+	}
+	if now, _ := os.Stat(tr.Path(ShardFile("T-150"))); !os.SameFile(others, now) {
+		t.Error("changing one task rewrote another shard")
+	}
+	// The next read of the shard validates nothing: the memo knows its bytes.
+	before = validatedBytes.Load()
+	if task, err := tr.FindTask(t.Context(), "T-9"); err != nil || task.Title != "Task 9" {
+		t.Fatalf("T-9 = %+v, %v", task, err)
+	}
+	if n := validatedBytes.Load() - before; n != 0 {
+		t.Errorf("reading the shard strom wrote validated %d bytes", n)
 	}
 	if after, _ := os.Stat(tr.Path(QueueFile)); !after.ModTime().Equal(order.ModTime()) {
 		t.Error("changing one task rewrote queue.json")
@@ -162,20 +203,24 @@ func TestQueueWriteValidatesWhatChanged(t *testing.T) {
 	if q.Tasks[7].State != Done || q.Tasks[7].Title != title {
 		t.Error("the change was not written")
 	}
-	nine, _ := os.Stat(tr.Path(TaskFile("T-9")))
+	nine, _ := os.Stat(tr.Path(ShardFile("T-150")))
 	q.Tasks[42].Title = fmt.Sprint("reworded again at ", time.Now().UnixNano())
+	before = validatedBytes.Load()
 	if err := tr.SaveQueue(q); err != nil {
 		t.Fatal(err)
 	}
-	if after, _ := os.Stat(tr.Path(TaskFile("T-9"))); !os.SameFile(nine, after) {
-		t.Error("SaveQueue rewrote a task that did not change")
+	if after, _ := os.Stat(tr.Path(ShardFile("T-150"))); !os.SameFile(nine, after) {
+		t.Error("SaveQueue rewrote a shard that did not change")
+	}
+	if n := validatedBytes.Load() - before; n <= 0 || n > 2*int64(len(one))+400 {
+		t.Errorf("SaveQueue of one changed task validated %d bytes", n)
 	}
 	// An invalid change is refused and named by its file.
 	q, _ = tr.LoadQueue()
 	q.Tasks[42].Title = " "
 	var se *SchemaError
-	if err := tr.SaveQueue(q); !errors.As(err, &se) || se.File != ".strom/tasks/T-43.json" || se.Pointer != "/title" {
-		t.Errorf("an empty title saved as %v, want a SchemaError at .strom/tasks/T-43.json /title", err)
+	if err := tr.SaveQueue(q); !errors.As(err, &se) || se.File != ".strom/tasks/T-1-99.json" || se.Pointer != "/tasks/42/title" {
+		t.Errorf("an empty title saved as %v, want a SchemaError at .strom/tasks/T-1-99.json /tasks/42/title", err)
 	}
 }
 
@@ -239,11 +284,11 @@ func TestReadQueueSeesChanges(t *testing.T) {
 	if err != nil || len(q.Tasks) != 3 {
 		t.Fatalf("first read: %v, %v", q, err)
 	}
-	// Kept: a task's file written over in place (the folder keeps its time) is not
-	// read again.
+	// Kept: a shard written over in place (the folder keeps its time) is not read
+	// again.
 	three := q.Tasks[2]
 	three.Title = "edited in place"
-	if err := os.WriteFile(tr.Path(TaskFile("T-3")), mustMarshalTask(t, three), 0o644); err != nil {
+	if err := os.WriteFile(tr.Path(ShardFile("T-3")), mustShard(t, q.Tasks[0], q.Tasks[1], three), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Chtimes(tr.Path(TasksDir), past, past); err != nil {

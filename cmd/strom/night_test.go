@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/internal/clock"
+	"github.com/strom-research/strom/statefiles"
 )
 
 var soak = flag.Bool("soak", false, "TestNight: the long night (make soak) instead of the short one")
@@ -451,8 +452,8 @@ func checkNight(t *testing.T, h *cliHarness, night string, added []string) {
 }
 
 // uncommitted is git status --porcelain without what a person's last strom task
-// add leaves until a session commits it: those tasks' new files and the order
-// that names them. Anything else, or those files with a session after them (then
+// add leaves until a session commits it: those tasks' files of a hundred (new or
+// changed) and the order that names them. Anything else, or those files with a session after them (then
 // the order would be committed too), stays.
 func uncommitted(status string, added []string) string {
 	var rest, adds []string
@@ -462,7 +463,7 @@ func uncommitted(status string, added []string) string {
 		case l == "":
 		case l == " M .strom/queue.json":
 			order = true
-		case strings.HasPrefix(l, "?? .strom/tasks/") && slices.Contains(added, strings.TrimSuffix(strings.TrimPrefix(l, "?? .strom/tasks/"), ".json")):
+		case (strings.HasPrefix(l, "?? ") || strings.HasPrefix(l, " M ")) && slices.ContainsFunc(added, func(id string) bool { return l[3:] == ".strom/"+statefiles.ShardFile(id) }):
 			adds = append(adds, l)
 		default:
 			rest = append(rest, l)
@@ -496,12 +497,12 @@ func TestUncommittedAfterTheNight(t *testing.T) {
 	added := []string{"T-41", "T-42"}
 	for _, tc := range []struct{ status, want string }{
 		{"", ""},
-		{" M .strom/queue.json\n?? .strom/tasks/T-41.json\n?? .strom/tasks/T-42.json\n", ""},
+		{" M .strom/queue.json\n M .strom/tasks/T-1-99.json\n", ""},
 		{" M .strom/queue.json\n", " M .strom/queue.json"},
-		{"?? .strom/tasks/T-41.json\n", "?? .strom/tasks/T-41.json"},
-		{" M .strom/queue.json\n?? .strom/tasks/T-40.json\n", "?? .strom/tasks/T-40.json\n M .strom/queue.json"},
-		{" M .strom/queue.json\n?? .strom/tasks/T-41.json\n?? out/x.txt\n", "?? out/x.txt"},
-		{" M .strom/tasks/T-3.json\n", " M .strom/tasks/T-3.json"},
+		{" M .strom/tasks/T-1-99.json\n", " M .strom/tasks/T-1-99.json"},
+		{" M .strom/queue.json\n?? .strom/tasks/T-100-199.json\n", "?? .strom/tasks/T-100-199.json\n M .strom/queue.json"},
+		{" M .strom/queue.json\n M .strom/tasks/T-1-99.json\n?? out/x.txt\n", "?? out/x.txt"},
+		{" M .strom/tasks/T-100-199.json\n", " M .strom/tasks/T-100-199.json"},
 	} {
 		if got := uncommitted(tc.status, added); got != tc.want {
 			t.Errorf("uncommitted(%q) = %q, want %q", tc.status, got, tc.want)

@@ -15,7 +15,7 @@ import (
 // .strom/.gitattributes.
 var drivers = []struct{ name, kind, title string }{
 	{"strom-queue", "queue", "strom: the queue, task by task"},
-	{"strom-task", "task", "strom: one task's file, field by field"},
+	{"strom-task", "task", "strom: a file of tasks, task by task and field by field"},
 	{"strom-progress", "progress", "strom: the records, all of both sides"},
 	{"strom-park", "park", "strom: the park counters, counter by counter"},
 }
@@ -54,20 +54,24 @@ func Install(ctx context.Context, g *gitrepo.Repo, tree *statefiles.Tree, strom 
 func Files(kind string, base, ours, theirs []byte) ([]byte, []string, error) {
 	switch kind {
 	case "queue":
-		v1 := statefiles.QueueVersionOf(ours) == 1
-		if v1 != (statefiles.QueueVersionOf(theirs) == 1) {
-			which := "their version"
-			if v1 {
-				which = "our version"
+		a, b := statefiles.QueueVersionOf(ours), statefiles.QueueVersionOf(theirs)
+		if a != b && (a < statefiles.QueueVersion || b < statefiles.QueueVersion) {
+			which, v := "their version", b
+			if a < b {
+				which, v = "our version", a
 			}
-			return nil, nil, fmt.Errorf("%w: %s of queue.json is of version 1 (written before the tasks had files of their own): let strom migrate that side first (any strom command that changes the queue does), then merge again", ErrConflict, which)
+			return nil, nil, fmt.Errorf("%w: %s of queue.json is of version %d (an older layout of the tasks): let strom migrate that side first (any strom command that changes the queue does), then merge again", ErrConflict, which, v)
 		}
-		if v1 {
+		if a == 1 {
 			return Queue(base, ours, theirs)
 		}
 		out, err := Order(base, ours, theirs)
 		return out, nil, err
 	case "task":
+		if isShard(ours) || isShard(theirs) {
+			out, err := Shard(base, ours, theirs)
+			return out, nil, err
+		}
 		out, err := Task(base, ours, theirs)
 		return out, nil, err
 	case "progress":

@@ -9,13 +9,15 @@ import (
 	"github.com/strom-research/strom/statefiles"
 )
 
-// The queue of version 2 is queue.json (the order and next_id) and a file per
-// task: Order merges the order as the union of both sides' tasks, Task merges one
-// task's file field by field as Queue merges a task both sides have. A task both
-// sides added under one id is two files of one name: a merge driver cannot give
-// one of them a new name, so it is a conflict for a person.
+// The queue of version 3 is queue.json (the order and next_id) and the tasks in
+// shard files of a hundred ids (version 2: a file per task): Order merges the
+// order as the union of both sides' tasks, Shard merges a shard task by task, and
+// Task one task's file of version 2, each task field by field as Queue merges a
+// task both sides have. A task both sides added under one id is two tasks of one
+// id: a merge driver cannot give one of them a new id (strom renumbers before it
+// merges the remote's branch, renumbering.go), so it is a conflict for a person.
 
-// Order merges three versions of queue.json of version 2. The order is ours, unless
+// Order merges three versions of queue.json of version 3 (or 2, both sides alike). The order is ours, unless
 // only theirs reordered the tasks both kept; the tasks only theirs added come
 // after, in their order. No task either side has is left out, and
 // next_id is past every id of either side.
@@ -107,43 +109,23 @@ func toFields(in map[string]bool) map[string]fields {
 	return m
 }
 
-// Task merges three versions of one task's file (.strom/tasks/T-N.json): base is
-// empty when both sides added the file. Both sides' changes are kept field by
-// field; two different tasks added under one id are a conflict.
+// Task merges three versions of one task's file of version 2
+// (.strom/tasks/T-N.json): base is empty when both sides added the file. Both
+// sides' changes are kept field by field; two different tasks added under one id
+// are a conflict.
 func Task(base, ours, theirs []byte) ([]byte, error) {
-	a, err := parseTask("our version", ours)
+	for _, side := range [][]byte{ours, theirs} {
+		var f fields
+		if json.Unmarshal(side, &f) == nil {
+			rel := statefiles.TaskFile(taskID(f))
+			if _, err := statefiles.ParseTask(statefiles.DirName+"/"+rel, rel, side); err != nil {
+				return nil, fmt.Errorf("%w: a version of the task is not valid (%v)", ErrConflict, err)
+			}
+		}
+	}
+	t, err := mergeOne(base, ours, theirs)
 	if err != nil {
 		return nil, err
-	}
-	b, err := parseTask("their version", theirs)
-	if err != nil {
-		return nil, err
-	}
-	var merged fields
-	switch {
-	case len(bytes.TrimSpace(base)) == 0 && equalTask(a, b):
-		merged = a
-	case len(bytes.TrimSpace(base)) == 0:
-		id := taskID(a)
-		return nil, fmt.Errorf("%w: %s was added on both sides as two tasks (%q here, %q there), and a merge cannot give one of them another id: keep one in .strom/%s, add the other again with strom task add, then git add the file",
-			ErrConflict, id, title(a), title(b), statefiles.TaskFile(id))
-	default:
-		o, err := parseTask("the common version", base)
-		if err != nil {
-			return nil, err
-		}
-		if taskID(o) != taskID(a) || taskID(a) != taskID(b) {
-			return nil, fmt.Errorf("%w: the three versions are not one task (%s, %s, %s)", ErrConflict, taskID(o), taskID(a), taskID(b))
-		}
-		merged = mergeTask(o, a, b)
-	}
-	raw, err := json.Marshal(merged)
-	if err != nil {
-		return nil, fmt.Errorf("encode the merged task: %w", err)
-	}
-	var t statefiles.Task
-	if err := json.Unmarshal(raw, &t); err != nil {
-		return nil, fmt.Errorf("%w: the merged task would not be valid (%v)", ErrConflict, err)
 	}
 	data, err := statefiles.EncodeTask(&t)
 	if err != nil {
@@ -152,14 +134,52 @@ func Task(base, ours, theirs []byte) ([]byte, error) {
 	return data, nil
 }
 
+// mergeOne merges three versions of one task's JSON object (base empty when both
+// sides added it), as a shard holds it or a task's file did.
+func mergeOne(base, ours, theirs []byte) (statefiles.Task, error) {
+	a, err := parseTask("our version", ours)
+	if err != nil {
+		return statefiles.Task{}, err
+	}
+	b, err := parseTask("their version", theirs)
+	if err != nil {
+		return statefiles.Task{}, err
+	}
+	var merged fields
+	switch {
+	case len(bytes.TrimSpace(base)) == 0 && equalTask(a, b):
+		merged = a
+	case len(bytes.TrimSpace(base)) == 0:
+		id := taskID(a)
+		return statefiles.Task{}, fmt.Errorf("%w: %s was added on both sides as two tasks (%q here, %q there), and a merge cannot give one of them another id: keep one in .strom/%s, add the other again with strom task add, then git add the file",
+			ErrConflict, id, title(a), title(b), statefiles.ShardFile(id))
+	default:
+		o, err := parseTask("the common version", base)
+		if err != nil {
+			return statefiles.Task{}, err
+		}
+		if taskID(o) != taskID(a) || taskID(a) != taskID(b) {
+			return statefiles.Task{}, fmt.Errorf("%w: the three versions are not one task (%s, %s, %s)", ErrConflict, taskID(o), taskID(a), taskID(b))
+		}
+		merged = mergeTask(o, a, b)
+	}
+	raw, err := json.Marshal(merged)
+	if err != nil {
+		return statefiles.Task{}, fmt.Errorf("encode the merged task: %w", err)
+	}
+	t, err := statefiles.ParseTaskObject("the merged task", raw)
+	if err != nil {
+		return statefiles.Task{}, fmt.Errorf("%w: the merged task would not be valid (%v)", ErrConflict, err)
+	}
+	return *t, nil
+}
+
 func parseTask(which string, data []byte) (fields, error) {
 	var f fields
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("%w: %s of the task is not valid JSON (%v)", ErrConflict, which, err)
 	}
-	id := taskID(f)
-	rel := statefiles.TaskFile(id)
-	if _, err := statefiles.ParseTask(statefiles.DirName+"/"+rel, rel, data); err != nil {
+	if _, err := statefiles.ParseTaskObject(which, data); err != nil {
 		return nil, fmt.Errorf("%w: %s of the task is not valid (%v)", ErrConflict, which, err)
 	}
 	return f, nil

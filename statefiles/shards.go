@@ -1,0 +1,424 @@
+package statefiles
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/strom-research/strom/schemas"
+)
+
+// The tasks of a version 3 queue live in shard files of a hundred ids each:
+// T-1…T-99 in .strom/tasks/T-1-99.json, T-100…T-199 in .strom/tasks/T-100-199.json.
+// A shard is {"tasks": [ … ]}, pretty-printed, its tasks sorted by id number, each
+// task as a task's file was in version 2; the shard schema governs the file, the
+// task schema each task, and code what the schemas cannot say: every id in the
+// file's range, sorted, none twice. A research of 20,000 tasks has 200 files
+// for git to look at, not 20,000, and a session's diff is its task's lines.
+//
+// A write validates the tasks it changes and no other: a shard's other tasks are
+// byte for byte (compacted) what was read, and what was read was valid; the
+// written shard's bytes go to the memo, so the next read validates nothing.
+
+// ShardSize is how many ids a shard file holds.
+const ShardSize = 100
+
+// shardRange is the range of ids of the shard that holds T-n.
+func shardRange(n int) (lo, hi int) {
+	lo = n / ShardSize * ShardSize
+	hi = lo + ShardSize - 1
+	if lo == 0 {
+		lo = 1
+	}
+	return lo, hi
+}
+
+// shardOf names the shard file of T-n relative to .strom/.
+func shardOf(n int) string {
+	lo, hi := shardRange(n)
+	return TasksDir + "/T-" + strconv.Itoa(lo) + "-" + strconv.Itoa(hi) + ".json"
+}
+
+// ShardFile names the shard file that holds task id, relative to .strom/ (e.g.
+// "tasks/T-1200-1299.json" for T-1234).
+func ShardFile(id string) string { return shardOf(idNumber(id)) }
+
+// ShardOfFile returns the range of ids a path relative to .strom/ holds when it is
+// a shard file ("tasks/T-100-199.json" → 100, 199).
+func ShardOfFile(rel string) (lo, hi int, ok bool) {
+	name, ok := strings.CutPrefix(rel, TasksDir+"/T-")
+	if !ok {
+		return 0, 0, false
+	}
+	name, ok = strings.CutSuffix(name, ".json")
+	if !ok {
+		return 0, 0, false
+	}
+	a, _, ok := strings.Cut(name, "-")
+	if !ok {
+		return 0, 0, false
+	}
+	n, err := strconv.Atoi(a)
+	if err != nil || n <= 0 || shardOf(n) != rel {
+		return 0, 0, false
+	}
+	lo, hi = shardRange(n)
+	return lo, hi, true
+}
+
+// shardDoc is a shard file's shape.
+type shardDoc struct {
+	Tasks []Task `json:"tasks"`
+}
+
+// shardSum names a shard's bytes valid under the shard schema and the task schema
+// together (a change of either validates every shard again).
+func shardSum(data []byte) sum {
+	a, ok1 := schemaSum(schemas.Shard)
+	b, ok2 := schemaSum(schemas.Task)
+	if !ok1 || !ok2 {
+		return sum{}
+	}
+	h := sha256.New()
+	h.Write([]byte("shard\x00"))
+	h.Write(a[:])
+	h.Write(b[:])
+	h.Write(data)
+	var s sum
+	h.Sum(s.k[:0])
+	s.ok = true
+	return s
+}
+
+// shardSetSum names a set of shards validated together (a queue read whole).
+func shardSetSum(names []string, data [][]byte) sum {
+	var one [][sha256.Size]byte
+	for _, d := range data {
+		one = append(one, sha256.Sum256(d))
+	}
+	a, ok1 := schemaSum(schemas.Shard)
+	b, ok2 := schemaSum(schemas.Task)
+	if !ok1 || !ok2 {
+		return sum{}
+	}
+	h := sha256.New()
+	h.Write([]byte("shards\x00"))
+	h.Write(a[:])
+	h.Write(b[:])
+	for i, name := range names {
+		h.Write([]byte(name))
+		h.Write([]byte{0})
+		h.Write(one[i][:])
+	}
+	var s sum
+	h.Sum(s.k[:0])
+	s.ok = true
+	return s
+}
+
+// knownSum reports whether the memo holds s.
+func (m *memo) knownSum(s sum) bool {
+	return s.ok && m.has(s.k)
+}
+
+// ParseShard validates the bytes of the shard file rel under .strom/ (on disk,
+// staged or committed), naming them shown in errors, and returns its tasks in id
+// order.
+func ParseShard(shown, rel string, data []byte) ([]Task, error) {
+	return parseShard(shown, rel, data, true)
+}
+
+// parseShard is ParseShard; memo says whether the memo of validated contents is
+// asked and told (a queue read whole asks it once for all its shards).
+func parseShard(shown, rel string, data []byte, memo bool) ([]Task, error) {
+	lo, hi, ok := ShardOfFile(rel)
+	if !ok {
+		return nil, &SchemaError{File: shown, Rule: notShard}
+	}
+	s := shardSum(data)
+	known := memo && validated.knownSum(s)
+	if !known {
+		if err := validate(shown, 0, schemas.Shard, data); err != nil {
+			return nil, err
+		}
+		var raw struct {
+			Tasks []json.RawMessage `json:"tasks"`
+		}
+		if err := json.Unmarshal(data, &raw); err != nil {
+			return nil, &SchemaError{File: shown, Rule: err.Error()}
+		}
+		for i, one := range raw.Tasks {
+			if err := validateTaskAt(shown, i, one); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var doc shardDoc
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, &SchemaError{File: shown, Rule: err.Error()}
+	}
+	if err := checkShard(shown, lo, hi, doc.Tasks); err != nil {
+		return nil, err
+	}
+	if memo && !known {
+		validated.remember(s)
+	}
+	return doc.Tasks, nil
+}
+
+// NotShard is the error for a file in .strom/tasks/ of a version 3 queue that is
+// not a shard (shown names it).
+func NotShard(shown string) error { return &SchemaError{File: shown, Rule: notShard} }
+
+const notShard = "only files of a hundred tasks named like T-100-199.json belong in " + DirName + "/" + TasksDir
+
+// validateTaskAt validates one task of a shard, the i-th, against the task schema.
+func validateTaskAt(shown string, i int, data []byte) error {
+	err := validate(shown, 0, schemas.Task, data)
+	var se *SchemaError
+	if errors.As(err, &se) {
+		se.Pointer = fmt.Sprintf("/tasks/%d", i) + se.Pointer
+	}
+	return err
+}
+
+// checkShard checks what the schemas cannot say of a shard: every id in the file's
+// range, sorted by number, none twice.
+func checkShard(shown string, lo, hi int, tasks []Task) error {
+	prev := 0
+	for i, task := range tasks {
+		n := idNumber(task.ID)
+		ptr := fmt.Sprintf("/tasks/%d/id", i)
+		switch {
+		case n < lo || n > hi:
+			return &SchemaError{File: shown, Pointer: ptr, Rule: fmt.Sprintf("task %s does not belong in this file of T-%d to T-%d: move it to %s/%s", task.ID, lo, hi, DirName, shardOf(n))}
+		case n == prev:
+			return &SchemaError{File: shown, Pointer: ptr, Rule: fmt.Sprintf("task %s is in the file twice: keep one of them", task.ID)}
+		case n < prev:
+			return &SchemaError{File: shown, Pointer: ptr, Rule: fmt.Sprintf("the tasks are not sorted by id: %s comes after T-%d", task.ID, prev)}
+		}
+		prev = n
+	}
+	return nil
+}
+
+// compactTask is a task's JSON as a shard holds it, without the indent.
+func compactTask(task *Task) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(task); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// rawTasks returns each task of a shard's bytes, compacted, by id. Bytes that do
+// not read as a shard give none.
+func rawTasks(data []byte) map[string][]byte {
+	var raw struct {
+		Tasks []json.RawMessage `json:"tasks"`
+	}
+	if data == nil || json.Unmarshal(data, &raw) != nil {
+		return nil
+	}
+	out := make(map[string][]byte, len(raw.Tasks))
+	for _, one := range raw.Tasks {
+		var id struct {
+			ID string `json:"id"`
+		}
+		if json.Unmarshal(one, &id) != nil {
+			continue
+		}
+		var b bytes.Buffer
+		if json.Compact(&b, one) == nil {
+			out[id.ID] = b.Bytes()
+		}
+	}
+	return out
+}
+
+// encodeShard returns the bytes of a shard of tasks (sorted by id here), named
+// shown in errors. old is the shard's bytes as read (nil: none): a task whose bytes
+// are old's is not validated again; every other is, and the shard's own rules are.
+// changed lists the ids whose bytes differ from old's.
+func encodeShard(shown, rel string, tasks []Task, old []byte) (data []byte, changed []string, err error) {
+	lo, hi, ok := ShardOfFile(rel)
+	if !ok {
+		return nil, nil, &SchemaError{File: shown, Rule: notShard}
+	}
+	tasks = slices.Clone(tasks)
+	slices.SortStableFunc(tasks, func(a, b Task) int { return idNumber(a.ID) - idNumber(b.ID) })
+	if err := checkShard(shown, lo, hi, tasks); err != nil {
+		return nil, nil, err
+	}
+	was := rawTasks(old)
+	var buf, skeleton bytes.Buffer
+	buf.WriteString(`{"tasks":[`)
+	skeleton.WriteString(`{"tasks":[`)
+	for i := range tasks {
+		one, err := compactTask(&tasks[i])
+		if err != nil {
+			return nil, nil, fmt.Errorf("encode %s: %w", shown, err)
+		}
+		if !bytes.Equal(was[tasks[i].ID], one) {
+			if err := validateTaskAt(shown, i, one); err != nil {
+				return nil, nil, err
+			}
+			changed = append(changed, tasks[i].ID)
+		}
+		if i > 0 {
+			buf.WriteByte(',')
+			skeleton.WriteByte(',')
+		}
+		buf.Write(one)
+		skeleton.WriteString("{}")
+	}
+	buf.WriteString("]}")
+	skeleton.WriteString("]}")
+	// The shard's own rules, on its shape: the tasks themselves are validated above
+	// or were when they were read, and a shard of the tasks read is as it was.
+	if old == nil || len(changed) > 0 || len(tasks) != len(was) {
+		if err := validate(shown, 0, schemas.Shard, skeleton.Bytes()); err != nil {
+			return nil, nil, err
+		}
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, buf.Bytes(), "", "  "); err != nil {
+		return nil, nil, fmt.Errorf("encode %s: %w", shown, err)
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), changed, nil
+}
+
+// EncodeShard returns the bytes strom writes for a shard of tasks, all validated;
+// the tasks name their shard, and must be at least one.
+func EncodeShard(tasks []Task) ([]byte, error) {
+	if len(tasks) == 0 {
+		return nil, errors.New("encode a shard: it has no task")
+	}
+	rel := ShardFile(tasks[0].ID)
+	data, _, err := encodeShard(DirName+"/"+rel, rel, tasks, nil)
+	return data, err
+}
+
+// shardFiles lists the shard files in .strom/tasks/, relative to .strom/, sorted by
+// their ranges.
+func (t *Tree) shardFiles() ([]string, error) {
+	ents, err := os.ReadDir(t.Path(TasksDir))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", t.rel(TasksDir), err)
+	}
+	var rels []string
+	for _, e := range ents {
+		rel := TasksDir + "/" + e.Name()
+		if _, _, ok := ShardOfFile(rel); ok && !e.IsDir() {
+			rels = append(rels, rel)
+		}
+	}
+	slices.SortFunc(rels, func(a, b string) int {
+		x, _, _ := ShardOfFile(a)
+		y, _, _ := ShardOfFile(b)
+		return x - y
+	})
+	return rels, nil
+}
+
+// shard is one shard file as read: its bytes (nil when it does not exist) and
+// its tasks.
+type shard struct {
+	rel   string
+	data  []byte
+	tasks []Task
+}
+
+func (s *shard) find(id string) int {
+	for i := range s.tasks {
+		if s.tasks[i].ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// readShard reads and validates a shard file; a missing one is empty.
+func (t *Tree) readShard(rel string) (*shard, error) {
+	data, err := readOptional(t.Path(rel))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", t.rel(rel), err)
+	}
+	s := &shard{rel: rel, data: data}
+	if data == nil {
+		return s, nil
+	}
+	if s.tasks, err = ParseShard(t.rel(rel), rel, data); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// writeShard writes the shard file rel holding tasks, when its bytes differ from
+// old (the file's bytes as read; nil: unknown or none), validating the tasks that
+// changed. With no tasks the file is removed. It returns the file's bytes now and
+// whether it wrote.
+func (t *Tree) writeShard(rel string, tasks []Task, old []byte) ([]byte, bool, error) {
+	return t.writeShardNoting(rel, tasks, old, true)
+}
+
+// writeShardNoting is writeShard; note says whether the tasks changed go to the
+// list of tasks written (WrittenTasks): a migration's, committed at once, do not.
+func (t *Tree) writeShardNoting(rel string, tasks []Task, old []byte, note bool) ([]byte, bool, error) {
+	shown := t.rel(rel)
+	if len(tasks) == 0 {
+		if err := os.Remove(t.Path(rel)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return old, false, fmt.Errorf("remove %s: %w", shown, err)
+		}
+		return nil, old != nil, nil
+	}
+	data, changed, err := encodeShard(shown, rel, tasks, old)
+	if err != nil {
+		return old, false, fmt.Errorf("refuse to write invalid data: %w", err)
+	}
+	if old != nil && bytes.Equal(old, data) {
+		return old, false, nil
+	}
+	if err := os.MkdirAll(t.Path(TasksDir), 0o755); err != nil {
+		return old, false, fmt.Errorf("write %s: %w", shown, err)
+	}
+	if err := WriteAtomic(t.Path(rel), data, 0o644); err != nil {
+		return old, false, err
+	}
+	validated.remember(shardSum(data))
+	for _, id := range changed {
+		if note {
+			t.noteWritten(id)
+		}
+	}
+	return data, true, nil
+}
+
+// putTask writes task into its shard s (as read), in the place of the task of its
+// id or added. It reports whether it wrote.
+func (t *Tree) putTask(s *shard, task Task) (bool, error) {
+	tasks := slices.Clone(s.tasks)
+	if i := s.find(task.ID); i >= 0 {
+		tasks[i] = task
+	} else {
+		tasks = append(tasks, task)
+	}
+	data, wrote, err := t.writeShard(s.rel, tasks, s.data)
+	if err == nil && wrote {
+		slices.SortStableFunc(tasks, func(a, b Task) int { return idNumber(a.ID) - idNumber(b.ID) })
+		s.tasks, s.data = tasks, data
+	}
+	return wrote, err
+}
