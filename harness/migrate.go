@@ -44,6 +44,28 @@ func (r *Research) commitMigration(from, to, tasks int) error {
 	return err
 }
 
+// headQueue is the tree's HeadQueue: the queue as HEAD has it, read from its files
+// of any version extracted from HEAD (nil when HEAD has no queue.json).
+func (r *Research) headQueue() (*statefiles.Queue, error) {
+	ctx := context.Background()
+	g, err := r.Git(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := g.ReadBlob(ctx, "HEAD:"+statefiles.DirName+"/"+statefiles.QueueFile); err != nil {
+		return nil, nil // no commit yet, or none with a queue
+	}
+	dir, err := os.MkdirTemp("", "strom-migrate-")
+	if err != nil {
+		return nil, fmt.Errorf("read HEAD's queue: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	if err := g.Extract(ctx, "HEAD", dir, queuePaths...); err != nil {
+		return nil, fmt.Errorf("read HEAD's queue: %w", err)
+	}
+	return statefiles.At(dir).LoadQueue()
+}
+
 // olderAttributes is .strom/.gitattributes as strom wrote it before the tasks had
 // files of their own (queue version 1).
 func olderAttributes() string {

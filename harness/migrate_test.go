@@ -288,15 +288,33 @@ func TestMigrateResearchOf5ce811e(t *testing.T) {
 	if left, _ := filepath.Glob(r.Tree.Path(statefiles.TasksDir, "T-?.json")); len(left) != 0 {
 		t.Errorf("task files of version 2 are left: %v", left)
 	}
-	// HEAD's queue is the old queue, task for task, field for field, in order.
-	committed := statefiles.At(t.TempDir())
-	gitOut(t, root, "worktree", "add", "-q", committed.Root, "HEAD")
-	after, err := committed.LoadQueue()
+	// HEAD's queue is the old HEAD's, task for task, field for field, in order:
+	// the migration commits the layout and no change of a task.
+	load := func(rev string) *statefiles.Queue {
+		t.Helper()
+		at := statefiles.At(t.TempDir())
+		gitOut(t, root, "worktree", "add", "-q", "--detach", at.Root, rev)
+		q, err := at.LoadQueue()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return q
+	}
+	was, after := load(head), load("HEAD")
+	if was.Version != 2 || after.Version != 3 || after.NextID != was.NextID || !reflect.DeepEqual(after.Tasks, was.Tasks) {
+		t.Errorf("migrated queue differs:\n got %+v\nwant %+v", after, was)
+	}
+	// The work tree's queue is the old work tree's, with the new task: T-2 left
+	// started by the killed run stays a change not committed yet.
+	now, err := r.Tree.LoadQueue()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if after.NextID != before.NextID || !reflect.DeepEqual(after.Tasks, before.Tasks) {
-		t.Errorf("migrated queue differs:\n got %+v\nwant %+v", after, before)
+	if now.NextID != 10 || len(now.Tasks) != 9 || !reflect.DeepEqual(now.Tasks[:8], before.Tasks) || now.Tasks[8].ID != "T-9" {
+		t.Errorf("the work tree's queue after the migration:\n got %+v\nwant %+v and T-9", now, before)
+	}
+	if diff := gitOut(t, root, "diff", "HEAD", "--", ".strom/tasks/T-1-99.json"); !strings.Contains(diff, `+      "state": "started",`) || !strings.Contains(diff, `+      "session": "20261201T151036Z-cb95"`) {
+		t.Errorf("T-2's change is not left uncommitted:\n%s", diff)
 	}
 	if now := segmentsText(t, r.Tree); now != string(keep[statefiles.ProgressFile]) {
 		t.Error("the records changed")
@@ -307,8 +325,8 @@ func TestMigrateResearchOf5ce811e(t *testing.T) {
 	if v, _ := r.Tree.QueueVersionOnDisk(); v != statefiles.QueueVersion {
 		t.Errorf("queue.json is version %d after the migration", v)
 	}
-	if now := gitOut(t, root, "status", "--porcelain"); now != " M .strom/progress.jsonl\n M .strom/queue.json\n M .strom/tasks/T-1-99.json\n" {
-		t.Errorf("after the migration and the change, git status is\n%s", now)
+	if st := gitOut(t, root, "status", "--porcelain", "--untracked-files=no"); st != " M .strom/queue.json\n M .strom/tasks/T-1-99.json\n" {
+		t.Errorf("after the migrations and the change, git status is\n%s", st)
 	}
 	// The run's rules work on the migrated queue: the task left started returns.
 	if err := r.recoverCrash(ctx, func(string) {}, ""); err != nil {

@@ -78,6 +78,7 @@ func Open(dir string, env Env) (*Research, error) {
 	}
 	r := &Research{Tree: tree, Clock: env.Clock, Getenv: env.Getenv}
 	tree.OnMigrate = r.commitMigration
+	tree.HeadQueue = r.headQueue
 	tree.OnMigrateProgress = r.commitProgressMigration
 	return r, nil
 }
@@ -186,6 +187,7 @@ func Init(ctx context.Context, dir string, opts InitOptions, env Env, installHoo
 	tree := statefiles.At(g.Root)
 	r := &Research{Tree: tree, Clock: env.Clock, Getenv: env.Getenv, git: g}
 	tree.OnMigrate = r.commitMigration
+	tree.HeadQueue = r.headQueue
 	tree.OnMigrateProgress = r.commitProgressMigration
 	if tree.Exists() {
 		return r, messages.Errorf(ErrAlreadyInitialised, "init.already", messages.Args{"Root": g.Root})

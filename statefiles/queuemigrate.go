@@ -12,8 +12,10 @@ import (
 // .strom/tasks/T-N.json) is migrated to version 3 at the first write of the queue:
 // every task into its shard, the older task files removed, queue.json of version 3
 // in its place, then the harness's commit of all of it (Tree.OnMigrate), before the
-// write that caused it. A migration cut short, or whose commit fails, leaves the
-// older layout in place, and the next write migrates again.
+// write that caused it. The commit holds the queue as the last commit had it
+// (Tree.HeadQueue), migrated; the work tree's changes not committed yet are written
+// after it, and stay uncommitted. A migration cut short, or whose commit fails,
+// leaves the older layout in place, and the next write migrates again.
 
 // MigrateQueue migrates a queue of an older version now, under the lock; it does
 // nothing to a current one.
@@ -66,9 +68,17 @@ func (t *Tree) migrateLocked(from int) error {
 		}
 		older[rel] = b
 	}
-	groups := byShard(q.Tasks)
+	// The commit holds the queue as HEAD has it, migrated; the work tree's
+	// changes not committed yet are written over it after the commit.
+	committed := q
+	if t.OnMigrate != nil && t.HeadQueue != nil {
+		if hq, err := t.HeadQueue(); err == nil && hq != nil {
+			committed = hq
+		}
+	}
+	written := map[string][]byte{}
 	undo := func() {
-		for rel := range groups {
+		for rel := range written {
 			os.Remove(t.Path(rel))
 		}
 		for rel, b := range older {
@@ -76,38 +86,61 @@ func (t *Tree) migrateLocked(from int) error {
 		}
 		os.Remove(t.Path(TasksDir)) // only when empty
 	}
-	for _, rel := range slices.Sorted(maps.Keys(groups)) {
-		if _, _, err := t.writeShardNoting(rel, groups[rel], nil, false); err != nil {
-			undo()
-			return fmt.Errorf("migrate %s: %w", shown, err)
+	// write writes q in the layout of version 3 over what the last write left
+	// (note: the tasks that differ from it go to the list of tasks written).
+	write := func(q *Queue, note bool) error {
+		groups := byShard(q.Tasks)
+		for _, rel := range slices.Sorted(maps.Keys(groups)) {
+			data, _, err := t.writeShardNoting(rel, groups[rel], written[rel], note)
+			if err != nil {
+				return err
+			}
+			written[rel] = data
 		}
-	}
-	for rel := range older {
-		if _, ok := groups[rel]; !ok {
-			if err := os.Remove(t.Path(rel)); err != nil && !errors.Is(err, os.ErrNotExist) {
-				undo()
-				return fmt.Errorf("migrate %s: %w", shown, err)
+		for _, rels := range []map[string][]byte{written, older} {
+			for rel := range rels {
+				if _, ok := groups[rel]; !ok {
+					if err := os.Remove(t.Path(rel)); err != nil && !errors.Is(err, os.ErrNotExist) {
+						return err
+					}
+					delete(written, rel)
+				}
 			}
 		}
+		ids := make([]string, len(q.Tasks))
+		for i := range q.Tasks {
+			ids[i] = q.Tasks[i].ID
+		}
+		return t.writeOrder(&Order{Version: QueueVersion, NextID: q.NextID, Order: ids}, nil, nil)
 	}
-	ids := make([]string, len(q.Tasks))
-	for i := range q.Tasks {
-		ids[i] = q.Tasks[i].ID
-	}
-	o := &Order{Version: QueueVersion, NextID: q.NextID, Order: ids}
-	if err := t.writeOrder(o, nil, nil); err != nil {
+	if err := write(committed, false); err != nil {
 		undo()
+		if werr := WriteAtomic(t.Path(QueueFile), data, 0o644); werr != nil {
+			return errors.Join(err, werr)
+		}
 		return fmt.Errorf("migrate %s: %w", shown, err)
 	}
 	t.dropQueueIndex()
 	if t.OnMigrate != nil {
-		if err := t.OnMigrate(from, QueueVersion, len(ids)); err != nil {
+		if err := t.OnMigrate(from, QueueVersion, len(committed.Tasks)); err != nil {
 			if werr := WriteAtomic(t.Path(QueueFile), data, 0o644); werr != nil {
 				return errors.Join(err, werr)
 			}
 			undo()
 			return fmt.Errorf("migrate %s: %w", shown, err)
 		}
+	}
+	if committed != q {
+		if err := write(q, true); err != nil {
+			// Nothing is lost: the older files of the work tree stay beside.
+			for rel, b := range older {
+				if _, _, isShard := ShardOfFile(rel); !isShard {
+					_ = WriteAtomic(t.Path(rel), b, 0o644)
+				}
+			}
+			return fmt.Errorf("migrate %s: the changes not committed yet were not written in the new layout (the older task files are kept in %s): %w", shown, t.rel(TasksDir), err)
+		}
+		t.dropQueueIndex()
 	}
 	return nil
 }

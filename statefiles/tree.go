@@ -61,6 +61,11 @@ type Tree struct {
 	// tasks): the harness commits the migration. When it fails, the conversion is
 	// undone.
 	OnMigrate func(from, to, tasks int) error
+	// HeadQueue, when set, returns the queue as the last commit has it (nil when
+	// it has none): a migration of the queue commits that, migrated, and then
+	// writes the work tree's queue over it, so that a change not committed yet
+	// stays a change not committed yet.
+	HeadQueue func() (*Queue, error)
 	// OnMigrateProgress, when set, is called under the lock after the records of an
 	// older progress.jsonl were moved into segments (records of them): the harness
 	// commits the migration. When it fails, the move is undone.
