@@ -151,34 +151,28 @@ printf 'strom log at 50,000 commits: %sx git log -20\n' "$(div "${med[log-big]}"
 
 [ "${ONLY:-}" = commands ] && exit 0
 
-# One session, an agent that marks its task done at once: wall time of strom run,
-# small and big alternating, and the peak memory of strom run on the big research.
-S=${S:-5}
-declare -A sess
-for _ in $(seq 1 "$S"); do
-	for s in small big; do
-		cd "$work/$s"
-		t0=$(date +%s%N)
-		"$strom" run --agent command -- sh -c 'strom done' >/dev/null
-		sess[$s]+=" $(awk -v s="$t0" -v e="$(date +%s%N)" 'BEGIN { printf "%.3f", (e - s) / 1000000 }')"
+# One session, an agent that marks its task done at once, then one that writes a
+# record first (the session's commit then holds the records too): wall time of
+# strom run, small and big alternating S times, the median of each side.
+S=${S:-11}
+sessions() { # sessions LABEL SCRIPT: prints LABEL's line for agent sh -c SCRIPT
+	local label=$1 script=$2 s t0 small big
+	local -A took
+	for _ in $(seq 1 "$S"); do
+		for s in small big; do
+			cd "$work/$s"
+			t0=$(date +%s%N)
+			"$strom" run --agent command -- sh -c "$script" >/dev/null
+			took[$s]+=" $(awk -v s="$t0" -v e="$(date +%s%N)" 'BEGIN { printf "%.3f", (e - s) / 1000000 }')"
+		done
 	done
-done
-small_s=$(echo "${sess[small]}" | median)
-big_s=$(echo "${sess[big]}" | median)
-printf 'one session (strom run, agent: strom done): small %s ms, big %s ms, big/small %sx\n' "$small_s" "$big_s" "$(div "$big_s" "$small_s")"
-# The same with a record written: the session's commit then holds the records too.
-declare -A rsess
-for _ in $(seq 1 "$S"); do
-	for s in small big; do
-		cd "$work/$s"
-		t0=$(date +%s%N)
-		"$strom" run --agent command -- sh -c 'strom record "Register 12 checked: no baptism of Anna Novak" && strom done' >/dev/null
-		rsess[$s]+=" $(awk -v s="$t0" -v e="$(date +%s%N)" 'BEGIN { printf "%.3f", (e - s) / 1000000 }')"
-	done
-done
-small_r=$(echo "${rsess[small]}" | median)
-big_r=$(echo "${rsess[big]}" | median)
-printf 'one session with a record (agent: strom record …, strom done): small %s ms, big %s ms, big/small %sx\n' "$small_r" "$big_r" "$(div "$big_r" "$small_r")"
+	small=$(echo "${took[small]}" | median)
+	big=$(echo "${took[big]}" | median)
+	printf '%s: small %s ms, big %s ms, big/small %sx\n' "$label" "$small" "$big" "$(div "$big" "$small")"
+}
+sessions 'one session (strom run, agent: strom done)' 'strom done'
+sessions 'one session with a record (agent: strom record …, strom done)' 'strom record "Register 12 checked: no baptism of Anna Novak" && strom done'
+# The peak memory of strom run on the big research.
 cd "$work/big"
 peak=$( { /usr/bin/time -f '%M' "$strom" run --agent command -- sh -c 'strom done' >/dev/null; } 2>&1 | tail -1)
 printf 'peak memory of strom run on the big research: %d KiB (%.1f MiB)\n' "$peak" "$(awk -v k="$peak" 'BEGIN { print k / 1024 }')"
