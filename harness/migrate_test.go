@@ -60,6 +60,22 @@ func unpack(t *testing.T, archive, dir string) {
 	}
 }
 
+// openFixture unpacks testdata/NAME.tar.gz, a research another strom wrote, and
+// opens it with the clock at HOUR:00 on 1 December 2026; it returns the research
+// and its folder.
+func openFixture(t *testing.T, name string, hour int) (*Research, string) {
+	t.Helper()
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	dir := t.TempDir()
+	unpack(t, filepath.Join("testdata", name+".tar.gz"), dir)
+	root := filepath.Join(dir, "research")
+	r, err := Open(root, Env{Clock: clock.NewFake(time.Date(2026, 12, 1, hour, 0, 0, 0, time.UTC))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, root
+}
+
 func gitOut(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.CommandContext(t.Context(), "git", args...)
@@ -79,15 +95,8 @@ func gitOut(t *testing.T, dir string, args ...string) string {
 // the first change migrates it with a commit of its own, keeping every task, field,
 // the order and every record.
 func TestMigrateResearchOfMain(t *testing.T) {
-	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
-	dir := t.TempDir()
-	unpack(t, filepath.Join("testdata", "research-b0236fb.tar.gz"), dir)
-	root := filepath.Join(dir, "research")
+	r, root := openFixture(t, "research-b0236fb", 9)
 	ctx := context.Background()
-	r, err := Open(root, Env{Clock: clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))})
-	if err != nil {
-		t.Fatal(err)
-	}
 	oldQueue, err := os.ReadFile(r.Tree.Path(statefiles.QueueFile))
 	if err != nil {
 		t.Fatal(err)
@@ -220,15 +229,8 @@ func checkMigration(t *testing.T, root, head string, after int, versions string,
 // removes the task files, keeping every task, field, the order, every record and
 // park counter; the run's rules then work on the migrated queue.
 func TestMigrateResearchOf5ce811e(t *testing.T) {
-	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
-	dir := t.TempDir()
-	unpack(t, filepath.Join("testdata", "research-5ce811e.tar.gz"), dir)
-	root := filepath.Join(dir, "research")
+	r, root := openFixture(t, "research-5ce811e", 16)
 	ctx := context.Background()
-	r, err := Open(root, Env{Clock: clock.NewFake(time.Date(2026, 12, 1, 16, 0, 0, 0, time.UTC))})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if v, _ := r.Tree.QueueVersionOnDisk(); v != 2 {
 		t.Fatalf("the fixture's queue is version %d, want 2", v)
 	}

@@ -3,12 +3,9 @@ package harness
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -36,15 +33,8 @@ func segmentsText(t *testing.T, tr *statefiles.Tree) string {
 // and change nothing; the first write moves the records into segments, byte for
 // byte and in order, in a commit of its own before the write's change.
 func TestMigrateRecordsOfMain(t *testing.T) {
-	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
-	dir := t.TempDir()
-	unpack(t, filepath.Join("testdata", "research-5ce811e.tar.gz"), dir)
-	root := filepath.Join(dir, "research")
+	r, root := openFixture(t, "research-5ce811e", 16)
 	ctx := context.Background()
-	r, err := Open(root, Env{Clock: clock.NewFake(time.Date(2026, 12, 1, 16, 0, 0, 0, time.UTC))})
-	if err != nil {
-		t.Fatal(err)
-	}
 	legacy := r.Tree.Path(statefiles.ProgressFile)
 	records, err := os.ReadFile(legacy)
 	if err != nil {
@@ -142,15 +132,8 @@ func TestMigrateRecordsOfMain(t *testing.T) {
 // the next write moves in its records the segments do not hold, in a commit of the
 // same kind.
 func TestProgressAgainBesideSegments(t *testing.T) {
-	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
-	dir := t.TempDir()
-	unpack(t, filepath.Join("testdata", "research-5ce811e.tar.gz"), dir)
-	root := filepath.Join(dir, "research")
+	r, root := openFixture(t, "research-5ce811e", 16)
 	ctx := context.Background()
-	r, err := Open(root, Env{Clock: clock.NewFake(time.Date(2026, 12, 1, 16, 0, 0, 0, time.UTC))})
-	if err != nil {
-		t.Fatal(err)
-	}
 	records, _ := os.ReadFile(r.Tree.Path(statefiles.ProgressFile))
 	// The records and the queue in today's layout (the queue's migration is
 	// migrate_test.go's).
