@@ -90,20 +90,15 @@ func EncodeTask(task *Task) ([]byte, error) {
 
 // taskFiles2 lists the ids of the version 2 task files in .strom/tasks/.
 func (t *Tree) taskFiles2() ([]string, error) {
-	ents, err := os.ReadDir(t.Path(TasksDir))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+	files, err := t.filesIn(TasksDir, func(name string) (int, bool) {
+		id, ok := TaskOfFile(TasksDir + "/" + name)
+		return idNumber(id), ok
+	})
+	ids := make([]string, len(files))
+	for i, f := range files {
+		ids[i] = strings.TrimSuffix(f.name, ".json")
 	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", t.rel(TasksDir), err)
-	}
-	ids := make([]string, 0, len(ents))
-	for _, e := range ents {
-		if id, ok := TaskOfFile(TasksDir + "/" + e.Name()); ok && !e.IsDir() {
-			ids = append(ids, id)
-		}
-	}
-	return ids, nil
+	return ids, err
 }
 
 // readTask2 reads and validates one task's file of version 2; a missing file is

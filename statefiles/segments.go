@@ -81,21 +81,12 @@ func segmentName(name string) (int, bool) {
 // segments lists the numbers of the segments in .strom/progress/, in order. Other
 // files there (a write's temporary file) are not segments.
 func (t *Tree) segments() ([]int, error) {
-	entries, err := os.ReadDir(t.Path(ProgressDir))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+	files, err := t.filesIn(ProgressDir, segmentName)
+	out := make([]int, len(files))
+	for i, f := range files {
+		out[i] = f.n
 	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", t.rel(ProgressDir), err)
-	}
-	var out []int
-	for _, e := range entries {
-		if n, ok := segmentName(e.Name()); ok && e.Type().IsRegular() {
-			out = append(out, n)
-		}
-	}
-	slices.Sort(out)
-	return out, nil
+	return out, err
 }
 
 // Segments returns the paths under .strom/ of the record segments, in order.

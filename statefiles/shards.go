@@ -311,26 +311,15 @@ func EncodeShard(tasks []Task) ([]byte, error) {
 // shardFiles lists the shard files in .strom/tasks/, relative to .strom/, sorted by
 // their ranges.
 func (t *Tree) shardFiles() ([]string, error) {
-	ents, err := os.ReadDir(t.Path(TasksDir))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", t.rel(TasksDir), err)
-	}
-	var rels []string
-	for _, e := range ents {
-		rel := TasksDir + "/" + e.Name()
-		if _, _, ok := ShardOfFile(rel); ok && !e.IsDir() {
-			rels = append(rels, rel)
-		}
-	}
-	slices.SortFunc(rels, func(a, b string) int {
-		x, _, _ := ShardOfFile(a)
-		y, _, _ := ShardOfFile(b)
-		return x - y
+	files, err := t.filesIn(TasksDir, func(name string) (int, bool) {
+		lo, _, ok := ShardOfFile(TasksDir + "/" + name)
+		return lo, ok
 	})
-	return rels, nil
+	rels := make([]string, len(files))
+	for i, f := range files {
+		rels[i] = TasksDir + "/" + f.name
+	}
+	return rels, err
 }
 
 // shard is one shard file as read: its bytes (nil when it does not exist) and

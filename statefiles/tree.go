@@ -9,10 +9,12 @@
 package statefiles
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // Folder names and files inside a research repo.
@@ -124,4 +126,32 @@ func readOptional(path string) ([]byte, error) {
 		return nil, nil
 	}
 	return data, err
+}
+
+// named is a file of a folder of strom's (segments, shards, task files) as listed
+// by filesIn: its name and the number it is ordered by.
+type named struct {
+	name string
+	n    int
+}
+
+// filesIn lists the regular files of the folder rel whose names number gives a
+// number, ordered by it; a missing folder has none. Other files there (a write's
+// temporary file) are left out.
+func (t *Tree) filesIn(rel string, number func(name string) (int, bool)) ([]named, error) {
+	ents, err := os.ReadDir(t.Path(rel))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", t.rel(rel), err)
+	}
+	var out []named
+	for _, e := range ents {
+		if n, ok := number(e.Name()); ok && e.Type().IsRegular() {
+			out = append(out, named{name: e.Name(), n: n})
+		}
+	}
+	slices.SortFunc(out, func(a, b named) int { return cmp.Compare(a.n, b.n) })
+	return out, nil
 }
