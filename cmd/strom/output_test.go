@@ -4,8 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -92,5 +97,43 @@ func TestBufferedOutputOrder(t *testing.T) {
 	io.WriteString(flushFirst{out: out, w: &both}, "then the error\n")
 	if both.String() != "printed first\nthen the error\n" {
 		t.Errorf("stdout and stderr in the order %q", both.String())
+	}
+}
+
+// TestReadingCommandsTakeNoSignal: a reading command blocked on its output ends
+// at SIGTERM, killed by the signal as git log would be, rather than wait with the
+// signal taken for a context no write looks at.
+func TestReadingCommandsTakeNoSignal(t *testing.T) {
+	t.Parallel()
+	h := newCLIHarness(t)
+	h.git(t, "init", "-q", "-b", "main")
+	h.must(t, "init", "--agent", "demo")
+	body := filepath.Join(h.dir, "body.txt")
+	if err := os.WriteFile(body, bytes.Repeat([]byte("Register 12, page 40: nothing.\n"), 8<<10), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.must(t, "task", "add", "A long task", "--body-file", body)
+	cmd := exec.Command(h.strom, "task", "show", "T-1")
+	cmd.Dir, cmd.Env = h.repo, h.env
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The first byte: the command writes its 250 KB, more than a pipe holds, and
+	// waits for them to be read.
+	if _, err := out.Read(make([]byte, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, out)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGTERM {
+		t.Fatalf("strom task show at SIGTERM: %v, want killed by the signal", err)
 	}
 }
