@@ -16,6 +16,16 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 strom="${STROM:-$top/bin/strom}"
 work=$(mktemp -d "${TMPDIR:-/tmp}/strom-bench-age.XXXXXX")
 if [ "${KEEP:-}" = 1 ]; then echo "kept in $work"; else trap 'rm -rf "$work"' EXIT; fi
+# The floor under every strom command: a Go program that only imports the
+# jsonschema release strom depends on, whose init compiles five drafts'
+# metaschemas in every process (BENCHMARKS.md, "A research's age").
+floor="$work/floor"
+mkdir -p "$floor"
+printf 'package main\n\nimport (\n\t"os"\n\n\t_ "github.com/santhosh-tekuri/jsonschema/v5"\n)\n\nfunc main() { os.Stdout.WriteString("floor\\n") }\n' >"$floor/main.go"
+printf 'module floor\n\ngo 1.26\n\nrequire github.com/santhosh-tekuri/jsonschema/v5 %s\n' \
+	"$(cd "$top" && go list -m -f '{{.Version}}' github.com/santhosh-tekuri/jsonschema/v5)" >"$floor/go.mod"
+cp "$top/go.sum" "$floor/go.sum"
+(cd "$floor" && CGO_ENABLED=0 GOFLAGS=-mod=mod go build -o floor .)
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 HOME="$work" XDG_CONFIG_HOME="$work/.config" XDG_CACHE_HOME="$work/.cache"
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
 R=${R:-5}
@@ -118,13 +128,14 @@ time_cmd() { # prints mean milliseconds of N runs of "$@"
 	end=$(date +%s%N)
 	awk -v s="$start" -v e="$end" -v n="$N" 'BEGIN { printf "%.3f", (e - s) / 1000000 / n }'
 }
-names=(ref gitlog)
+names=(ref gitlog floor)
 for s in small big; do names+=("task-$s" "record-$s" "status-$s" "list-$s" "log-$s"); done
 declare -A runs
 for _ in $(seq 1 "$R"); do
 	cd "$work/big"
 	runs[ref]+=" $(time_cmd git rev-parse HEAD)"
 	runs[gitlog]+=" $(time_cmd git log -20)"
+	runs[floor]+=" $(time_cmd "$floor/floor")"
 	for s in small big; do
 		cd "$work/$s"
 		runs[task-$s]+=" $(time_cmd in_session task)"
@@ -142,6 +153,7 @@ echo "median of $R rounds of $N runs each"
 printf '%-28s %8s %8s %10s %10s\n' command small big big/small big/rev-parse
 printf '%-28s %8s %8.2f\n' "git rev-parse HEAD" "" "${med[ref]}"
 printf '%-28s %8s %8.2f\n' "git log -20" "" "${med[gitlog]}"
+printf '%-28s %8s %8.2f %10s %9sx\n' "Go + jsonschema (the floor)" "" "${med[floor]}" "" "$(div "${med[floor]}" "${med[ref]}")"
 for c in task record status list log; do
 	label=$c
 	case $c in task) label="strom task (in a session)" ;; record) label="strom record" ;; status) label="strom status" ;; list) label="strom task list" ;; log) label="strom log" ;; esac
