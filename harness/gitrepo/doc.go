@@ -4,8 +4,9 @@
 // git CLI, so a concurrent git run by the agent or the person sees git's own locking
 // (index.lock, ref locks), every commit gets its reflog entry, and nothing gitrepo does
 // can leave the repository in a state git itself would not produce. Reads of history go
-// through go-git, and the bounded ones (the newest N commits) through gitrepo's own
-// reader of loose objects and pack files, each falling back to the git CLI whenever it
+// through go-git's storage, and the bounded ones (the newest N commits) through gitrepo's own
+// reader of loose objects and pack files; either way gitrepo parses the commits itself
+// (parseCommit, in the layout git writes), each falling back to the git CLI whenever it
 // cannot read the repository (extensions.worktreeConfig, other extensions, SHA-256,
 // alternates, a shallow clone); every path returns identical results. gitrepo never
 // edits the user's git configuration to make a reader happy.
