@@ -16,7 +16,8 @@ import (
 // fakeGo is the go command fuzz.sh calls: it notes when each target starts and
 // ends and at what niceness, and answers as go test -fuzz does. FuzzA and FuzzB
 // wait for each other, so they pass only when they run at the same time; FuzzC
-// fails.
+// fails; FuzzD ends as Go's coordinator ends a target at its deadline, FuzzE so
+// and with a panic.
 const fakeGo = `#!/bin/sh
 name=$(echo "$5" | tr -d '^$')
 echo "start $name $(nice)" >>"$CALLS"
@@ -33,6 +34,22 @@ FuzzA|FuzzB)
 	echo "fuzz: elapsed: 1s, execs: 42 (42/sec), new interesting: 0 (total: 1)"
 	echo PASS
 	echo "end $name" >>"$CALLS"
+	;;
+FuzzD)
+	echo "fuzz: elapsed: 1s, execs: 7 (7/sec), new interesting: 0 (total: 1)"
+	echo "--- FAIL: $name (1.00s)"
+	echo "    context deadline exceeded"
+	echo FAIL
+	echo "exit status 1"
+	echo "end $name" >>"$CALLS"
+	exit 1
+	;;
+FuzzE)
+	echo "--- FAIL: $name (1.00s)"
+	echo "    context deadline exceeded"
+	echo "    panic: index out of range"
+	echo "end $name" >>"$CALLS"
+	exit 1
 	;;
 *)
 	echo "--- FAIL: $name"
@@ -65,6 +82,7 @@ func runFuzz(t *testing.T, env []string, args ...string) fuzzRun {
 		"a/a_test.go":        "package a\n\nfunc FuzzA(f *testing.F) {}\n\nfunc FuzzB(f *testing.F) {}\n",
 		"b/b_test.go":        "package b\n\nfunc FuzzC(f *testing.F) {}\n",
 		".cache/c/c_test.go": "package c\n\nfunc FuzzCached(f *testing.F) {}\n",
+		"d/d_test.go":        "package d\n\nfunc FuzzD(f *testing.F) {}\n\nfunc FuzzE(f *testing.F) {}\n",
 	}
 	for name, text := range files {
 		path := filepath.Join(root, name)
@@ -116,7 +134,7 @@ func (r fuzzRun) atOnce() int {
 // the script fails.
 func TestFuzzJobs(t *testing.T) {
 	t.Parallel()
-	r := runFuzz(t, []string{"JOBS=2"})
+	r := runFuzz(t, []string{"JOBS=2"}, "FuzzA", "FuzzB", "FuzzC")
 	if r.code != 1 {
 		t.Errorf("exit status %d with FuzzC failing, want 1:\n%s", r.code, r.out)
 	}
@@ -213,5 +231,20 @@ func TestFuzzJobsRefused(t *testing.T) {
 		if r.code != 2 || r.out != want || len(r.calls) != 0 {
 			t.Errorf("JOBS=%s: exit status %d, calls %v:\n%s", jobs, r.code, r.calls, r.out)
 		}
+	}
+}
+
+// TestFuzzCoordinatorDeadline: a target whose one failure is Go's coordinator's
+// "context deadline exceeded", with no failing input, passes and the summary says
+// why; the same line beside a panic fails.
+func TestFuzzCoordinatorDeadline(t *testing.T) {
+	t.Parallel()
+	r := runFuzz(t, nil, "FuzzD")
+	if r.code != 0 || !strings.Contains(r.out, "ok   ./d FuzzD  ") || !strings.Contains(r.out, "s  elapsed: 1s, execs: 7, new interesting: 0 (total: 1)  (ended by the coordinator's deadline, golang/go#75804: no failing input)") {
+		t.Errorf("FuzzD: exit status %d:\n%s", r.code, r.out)
+	}
+	r = runFuzz(t, nil, "FuzzD", "FuzzE")
+	if r.code != 1 || !strings.Contains(r.out, "failed: ./d FuzzE\n") || strings.Contains(r.out, "failed: ./d FuzzD") {
+		t.Errorf("FuzzD and FuzzE: exit status %d:\n%s", r.code, r.out)
 	}
 }
