@@ -61,12 +61,16 @@ func TestModeSwitchesBothWays(t *testing.T) {
 	h.must(t, "run", "--task", "T-2,T-3")
 	h.must(t, "task", "park", "T-4", "--why", "needs the archive in Tábor")
 	// A task left started by a session that is gone (a crash, say).
-	qf := filepath.Join(h.repo, ".strom", "tasks", "T-5.json")
+	qf := filepath.Join(h.repo, ".strom", filepath.FromSlash(statefiles.ShardFile("T-5")))
 	data, _ := os.ReadFile(qf)
-	edited := strings.Replace(string(data), `"state": "open"`, `"state": "started",
-  "session": "20261130T080000Z-dead"`, 1)
+	at := strings.Index(string(data), `"id": "T-5"`)
+	if at < 0 {
+		t.Fatalf("T-5 is not in its file:\n%s", data)
+	}
+	edited := string(data[:at]) + strings.Replace(string(data[at:]), `"state": "open"`, `"state": "started",
+      "session": "20261130T080000Z-dead"`, 1)
 	if edited == string(data) {
-		t.Fatalf("T-5's file has no open state to change:\n%s", data)
+		t.Fatalf("T-5 has no open state to change:\n%s", data)
 	}
 	if err := os.WriteFile(qf, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
