@@ -324,7 +324,8 @@ func checkIndexShards(ctx context.Context, g *gitrepo.Repo, order, head *statefi
 // deletes.
 func checkIndexTasks2(ctx context.Context, g *gitrepo.Repo, order *statefiles.Order, deleted2 []string) error {
 	queue := statefiles.DirName + "/" + statefiles.QueueFile
-	for _, p := range deleted2 {
+	if len(deleted2) > 0 { // the first deleted task file is the one named
+		p := deleted2[0]
 		rel := strings.TrimPrefix(p, statefiles.DirName+"/")
 		id, _ := statefiles.TaskOfFile(rel)
 		title := ""

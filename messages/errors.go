@@ -41,9 +41,9 @@ type Sayer interface {
 	Sentence() *Error
 }
 
-// sentenceIn finds the first Error or Sayer in err's chain: the error that holds
-// it (for its English text) and the Error to say.
-func sentenceIn(err error) (holder error, e *Error) {
+// sentenceIn finds the first Error or Sayer in err's chain: the Error to say and
+// the error that holds it (for its English text).
+func sentenceIn(err error) (e *Error, holder error) {
 	for cur := err; cur != nil; cur = errors.Unwrap(cur) {
 		switch x := cur.(type) {
 		case *said: // said in the person's language already (Wrap)
@@ -54,7 +54,7 @@ func sentenceIn(err error) (holder error, e *Error) {
 			}
 			return x, x
 		case Sayer:
-			return x, x.Sentence()
+			return x.Sentence(), x
 		}
 	}
 	var found *Error
@@ -73,7 +73,7 @@ func (p *Printer) Text(err error) string {
 	if err == nil {
 		return ""
 	}
-	holder, e := sentenceIn(err)
+	e, holder := sentenceIn(err)
 	if e == nil {
 		return err.Error()
 	}

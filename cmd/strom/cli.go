@@ -125,8 +125,6 @@ func (e usageError) Error() string {
 
 func (e usageError) Unwrap() error { return e.err }
 
-func usagef(format string, a ...any) error { return usageError{msg: fmt.Sprintf(format, a...)} }
-
 // exitError carries an exit status other than 1 with its message.
 type exitErr struct {
 	code int
