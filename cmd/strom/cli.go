@@ -209,12 +209,9 @@ func (s *sys) missingCommand(c *ffcli.Command) string {
 	return s.msg().Say("usage.group.needs", args)
 }
 
-// bufferedOutput reports the commands that read, print and end, which the agent
-// runs many times a session: the agent's strom task, strom task list and show,
-// strom status and strom log. Their standard output is written in one piece at
-// their end, not in a system call for each line (a task's records, a page of
-// tasks); anything on standard error comes after what was printed before it.
-func bufferedOutput(args []string) bool {
+// commandWords returns the first two words of args that are not flags: the
+// command and its subcommand, as far as the output's kind needs them.
+func commandWords(args []string) []string {
 	var words []string
 	for _, a := range args {
 		if !strings.HasPrefix(a, "-") {
@@ -224,6 +221,16 @@ func bufferedOutput(args []string) bool {
 			break
 		}
 	}
+	return words
+}
+
+// bufferedOutput reports the commands that read, print and end, which the agent
+// runs many times a session: the agent's strom task, strom task list and show,
+// strom status and strom log. Their standard output is written in one piece at
+// their end, not in a system call for each line (a task's records, a page of
+// tasks); anything on standard error comes after what was printed before it.
+func bufferedOutput(args []string) bool {
+	words := commandWords(args)
 	switch {
 	case len(words) == 0:
 		return false
@@ -251,15 +258,7 @@ func (f flushFirst) Write(p []byte) (int, error) {
 // the demo agent's own screen, a transcript (strom session log), the answers to
 // Claude Code's hooks and statusLine.
 func rawOutput(args []string) bool {
-	var words []string
-	for _, a := range args {
-		if !strings.HasPrefix(a, "-") {
-			words = append(words, a)
-		}
-		if len(words) == 2 {
-			break
-		}
-	}
+	words := commandWords(args)
 	cmd := strings.Join(words, " ")
 	return cmd == "demo-agent" || strings.HasPrefix(cmd, "hooks ") || cmd == "session log" || cmd == "usage report"
 }
