@@ -29,7 +29,9 @@ func TestGrokSessionRecordsAndCloses(t *testing.T) {
 
 // TestGrokFinishRequest: a person's finish request reaches Grok CLI in the note of
 // its next strom command (the server sees it in the tool output); the model
-// records and closes.
+// records and closes. The finish is asked as soon as the server has the first
+// strom task's output, so that it lands during the model's sleep 3 and not in a
+// race with the session's own close.
 func TestGrokFinishRequest(t *testing.T) {
 	t.Parallel()
 	c := newClientRepo(t, clientSetup{agent: "grok", turns: []fakemodel.Turn{{
@@ -38,7 +40,7 @@ func TestGrokFinishRequest(t *testing.T) {
 	}}})
 	c.must(t, "task", "add", "Find the baptism of Anna Novak")
 	c.must(t, "task", "add", "Find the marriage of Anna Novak")
-	code, screen := c.finishWhen(t, 120*time.Second, "sleep 3", "run", "--loop")
+	code, screen := c.finishWhen(t, 120*time.Second, "state: started (session", "run", "--loop")
 	if code != 0 {
 		t.Fatalf("exit %d, want 0:\n%s\n%s", code, screen, c.transcripts(t))
 	}
