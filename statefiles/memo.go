@@ -93,13 +93,25 @@ func schemaSum(schemaName string) ([sha256.Size]byte, bool) {
 
 // sumOf is the sum of one content under one schema.
 func sumOf(schemaName string, data []byte) sum {
-	ss, ok := schemaSum(schemaName)
-	if !ok {
-		return sum{}
-	}
+	return schemasSum("", []string{schemaName}, data)
+}
+
+// schemasSum is the memo's name of parts valid under the schemas named together:
+// the SHA-256 of label, the schemas' sums and the parts. A schema strom does not
+// have gives no name.
+func schemasSum(label string, schemaNames []string, parts ...[]byte) sum {
 	h := sha256.New()
-	h.Write(ss[:])
-	h.Write(data)
+	h.Write([]byte(label))
+	for _, name := range schemaNames {
+		ss, ok := schemaSum(name)
+		if !ok {
+			return sum{}
+		}
+		h.Write(ss[:])
+	}
+	for _, p := range parts {
+		h.Write(p)
+	}
 	var s sum
 	h.Sum(s.k[:0])
 	s.ok = true

@@ -80,46 +80,17 @@ type shardDoc struct {
 // shardSum names a shard's bytes valid under the shard schema and the task schema
 // together (a change of either validates every shard again).
 func shardSum(data []byte) sum {
-	a, ok1 := schemaSum(schemas.Shard)
-	b, ok2 := schemaSum(schemas.Task)
-	if !ok1 || !ok2 {
-		return sum{}
-	}
-	h := sha256.New()
-	h.Write([]byte("shard\x00"))
-	h.Write(a[:])
-	h.Write(b[:])
-	h.Write(data)
-	var s sum
-	h.Sum(s.k[:0])
-	s.ok = true
-	return s
+	return schemasSum("shard\x00", []string{schemas.Shard, schemas.Task}, data)
 }
 
 // shardSetSum names a set of shards validated together (a queue read whole).
 func shardSetSum(names []string, data [][]byte) sum {
-	var one [][sha256.Size]byte
-	for _, d := range data {
-		one = append(one, sha256.Sum256(d))
-	}
-	a, ok1 := schemaSum(schemas.Shard)
-	b, ok2 := schemaSum(schemas.Task)
-	if !ok1 || !ok2 {
-		return sum{}
-	}
-	h := sha256.New()
-	h.Write([]byte("shards\x00"))
-	h.Write(a[:])
-	h.Write(b[:])
+	parts := make([][]byte, 0, 3*len(names))
 	for i, name := range names {
-		h.Write([]byte(name))
-		h.Write([]byte{0})
-		h.Write(one[i][:])
+		one := sha256.Sum256(data[i])
+		parts = append(parts, []byte(name), []byte{0}, one[:])
 	}
-	var s sum
-	h.Sum(s.k[:0])
-	s.ok = true
-	return s
+	return schemasSum("shards\x00", []string{schemas.Shard, schemas.Task}, parts...)
 }
 
 // knownSum reports whether the memo holds s.
