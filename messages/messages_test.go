@@ -347,6 +347,17 @@ func TestPrintersAtOnce(t *testing.T) {
 	}
 }
 
+// wholeCatalog is a go-i18n localizer over the whole catalog of part in language
+// l, English beneath it: what the printer's own saying is measured against.
+func wholeCatalog(part, l string) *i18n.Localizer {
+	whole := i18n.NewBundle(language.English)
+	_ = whole.AddMessages(language.English, catalogOf(part, English)...)
+	if l != English {
+		_ = whole.AddMessages(language.Make(l), catalogOf(part, l)...)
+	}
+	return i18n.NewLocalizer(whole, l)
+}
+
 // TestLazyCatalog: a printer whose bundle holds only the messages said so far says
 // every message of every language, in every plural form, as a bundle that holds
 // the whole catalog says it — the fallback to English included — and a sentence
@@ -356,12 +367,7 @@ func TestLazyCatalog(t *testing.T) {
 	en := forms(t, English)
 	for _, part := range []string{"", cliPart} {
 		for _, l := range Languages {
-			whole := i18n.NewBundle(language.English)
-			_ = whole.AddMessages(language.English, catalogOf(part, English)...)
-			if l != English {
-				_ = whole.AddMessages(language.Make(l), catalogOf(part, l)...)
-			}
-			wholeLoc := i18n.NewLocalizer(whole, l)
+			wholeLoc := wholeCatalog(part, l)
 			lazy := newBundle(part, l)
 			lazyLoc := i18n.NewLocalizer(lazy.b, l)
 			ids := []string{"no.such.id"}
@@ -424,12 +430,7 @@ func TestSayDirect(t *testing.T) {
 		int8(3), int16(1), int32(22), int64(5), uint8(1), uint16(2), uint32(7), 1.5, 2.0, "3"}
 	for _, part := range []string{"", cliPart} {
 		for _, l := range Languages {
-			whole := i18n.NewBundle(language.English)
-			_ = whole.AddMessages(language.English, catalogOf(part, English)...)
-			if l != English {
-				_ = whole.AddMessages(language.Make(l), catalogOf(part, l)...)
-			}
-			loc := i18n.NewLocalizer(whole, l)
+			loc := wholeCatalog(part, l)
 			want := func(id string, args Args) string {
 				cfg := &i18n.LocalizeConfig{MessageID: id, TemplateData: map[string]any(args)}
 				if n, ok := args["Count"]; ok {
