@@ -265,9 +265,7 @@ func Has(id string) bool {
 	if cliID(id) {
 		part = cliPart
 	}
-	b := bundleFor(part, English)
-	_, err := b.localize(i18n.NewLocalizer(b.b, English), &i18n.LocalizeConfig{MessageID: id, PluralCount: 2})
-	return err == nil
+	return find(catalogOf(part, English), id) != nil
 }
 
 // Resolve turns a messages.language setting into a language: en, de or cs as they

@@ -475,3 +475,13 @@ func TestSayDirect(t *testing.T) {
 		}
 	}
 }
+
+// TestHas: Has knows the ids of the English catalog, of both parts, and no other.
+func TestHas(t *testing.T) {
+	t.Parallel()
+	for id, want := range map[string]bool{"stop.done": true, "help.allow.exits": true, "no.such.id": false, "stop": false, "": false} {
+		if got := Has(id); got != want {
+			t.Errorf("Has(%q) = %v, want %v", id, got, want)
+		}
+	}
+}
