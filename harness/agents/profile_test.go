@@ -41,6 +41,10 @@ func TestShippedProfiles(t *testing.T) {
 				p.StreamJSON != w.streamJSON || p.Binary != w.binary || p.Prompt != w.prompt {
 				t.Errorf("Lookup(%q) = %+v, want %+v", name, p, w)
 			}
+			// Lookup compiles only a profile's own patterns; the set it uses must too.
+			if err := p.Patterns().Validate(); err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
 			if p.ExtraTime && (p.WrapUp == "" || p.Nudge == "" || p.Finish == "") {
 				t.Errorf("%s takes extra time but lacks a nudge, wrap-up or finish text", name)
 			}
