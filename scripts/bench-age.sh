@@ -8,9 +8,10 @@
 # under "A research's age".
 #
 # STROM names another build to measure (default bin/strom); ONLY=commands stops
-# after the commands' table. R rounds (default 5); in each, N runs (default 20) of every command on both
+# after the commands' table. R rounds (default 11); in each, N runs (default 10) of every command on both
 # researches, one command after the other, so that a change of the machine's load
-# falls on all alike. A figure is the median of its round means.
+# falls on all alike. A time is the median of its round means; a ratio is the
+# median of the rounds' ratios, each of two times taken in the same round.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 strom="${STROM:-$top/bin/strom}"
@@ -28,8 +29,8 @@ cp "$top/go.sum" "$floor/go.sum"
 (cd "$floor" && CGO_ENABLED=0 GOFLAGS=-mod=mod go build -o floor .)
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 HOME="$work" XDG_CONFIG_HOME="$work/.config" XDG_CACHE_HOME="$work/.cache"
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
-R=${R:-5}
-N=${N:-20}
+R=${R:-11}
+N=${N:-10}
 
 # research DIR RECORDS TASKS COMMITS [OPEN]: a research repo whose last OPEN tasks
 # (default a quarter) are open and the others done.
@@ -149,17 +150,23 @@ median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { printf "%.
 declare -A med
 for n in "${names[@]}"; do med[$n]=$(echo "${runs[$n]}" | median); done
 div() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+# ratio A B: the median of the rounds' ratios of A to B, both measured in the same
+# round, so that a change of the machine's load between rounds falls on neither.
+ratio() {
+	paste -d/ <(echo "${runs[$1]}" | tr ' ' '\n' | grep .) <(echo "${runs[$2]}" | tr ' ' '\n' | grep .) |
+		awk -F/ '{ printf "%.4f\n", $1 / $2 }' | median
+}
 echo "median of $R rounds of $N runs each"
 printf '%-28s %8s %8s %10s %10s\n' command small big big/small big/rev-parse
 printf '%-28s %8s %8.2f\n' "git rev-parse HEAD" "" "${med[ref]}"
 printf '%-28s %8s %8.2f\n' "git log -20" "" "${med[gitlog]}"
-printf '%-28s %8s %8.2f %10s %9sx\n' "Go + jsonschema (the floor)" "" "${med[floor]}" "" "$(div "${med[floor]}" "${med[ref]}")"
+printf '%-28s %8s %8.2f %10s %9sx\n' "Go + jsonschema (the floor)" "" "${med[floor]}" "" "$(ratio floor ref)"
 for c in task record status list log; do
 	label=$c
 	case $c in task) label="strom task (in a session)" ;; record) label="strom record" ;; status) label="strom status" ;; list) label="strom task list" ;; log) label="strom log" ;; esac
-	printf '%-28s %8.2f %8.2f %9sx %9sx\n' "$label" "${med[$c-small]}" "${med[$c-big]}" "$(div "${med[$c-big]}" "${med[$c-small]}")" "$(div "${med[$c-big]}" "${med[ref]}")"
+	printf '%-28s %8.2f %8.2f %9sx %9sx\n' "$label" "${med[$c-small]}" "${med[$c-big]}" "$(ratio "$c-big" "$c-small")" "$(ratio "$c-big" ref)"
 done
-printf 'strom log at 50,000 commits: %sx git log -20\n' "$(div "${med[log-big]}" "${med[gitlog]}")"
+printf 'strom log at 50,000 commits: %sx git log -20\n' "$(ratio log-big gitlog)"
 
 [ "${ONLY:-}" = commands ] && exit 0
 
