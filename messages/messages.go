@@ -7,9 +7,9 @@
 // generate ./messages), so that no command parses TOML at its start; plurals
 // follow CLDR (Czech: one, few, many, other). A printer says a message from that
 // data with go-i18n's template parser and CLDR's rule for a whole-number count,
-// and builds a go-i18n bundle (holding only the messages it says) just for a count
-// of another kind, so that the agent's commands do not pay for go-i18n's plural
-// rules of some 200 languages; both say the same sentences. A Printer never fails: a message
+// and builds a go-i18n bundle of the whole catalog just for a count of another
+// kind, so that the agent's commands do not pay for go-i18n's plural rules of some
+// 200 languages; both say the same sentences. A Printer never fails: a message
 // missing in its language falls back to
 // English, and an id missing everywhere is returned as itself, so a mistake shows
 // instead of silence (TestCatalogs keeps both from happening). Machine words —
@@ -54,84 +54,23 @@ const System = "system"
 // "Count" also chooses the plural form.
 type Args map[string]any
 
-var (
-	bundles sync.Map // part+language → *bundle
-	loadMu  sync.Mutex
-)
+// localizers hold, by part and language, a go-i18n localizer over that part's whole
+// catalog with English beneath it, made the first time a Count that is not a whole
+// number is said in them (sayDirect says every other sentence without one).
+var localizers sync.Map // part+language → func() *i18n.Localizer
 
-// bundle is the go-i18n bundle of one language and part with English under it as
-// the fallback, holding only the messages said so far: a command adds the few it
-// says, not the whole catalog (about 800 messages a language), which every strom
-// command an agent runs would otherwise pay for at its first sentence. A message
-// once added is never changed; mu keeps a Localize from reading the bundle's maps
-// while another goroutine adds to them.
-type bundle struct {
-	part, lang string
-	b          *i18n.Bundle
-
-	mu    sync.RWMutex
-	added map[string]bool // ids whose messages are in b
-}
-
-// bundleFor returns the bundle of one language and part ("" for what commands
-// say, cliPart for the command line's words), made the first time it is asked for:
-// an agent's strom command pays for its own language only, and only a command that
-// prints help or a usage error adds the command line's words. Printers of any
-// languages can say messages from many goroutines at once.
-func bundleFor(part, lang string) *bundle {
-	key := part + lang
-	if b, ok := bundles.Load(key); ok {
-		return b.(*bundle)
-	}
-	loadMu.Lock()
-	defer loadMu.Unlock()
-	if b, ok := bundles.Load(key); ok {
-		return b.(*bundle)
-	}
-	b := newBundle(part, lang)
-	bundles.Store(key, b)
-	return b
-}
-
-// newBundle makes the bundle of one part and language, with no message in it yet.
-func newBundle(part, lang string) *bundle {
-	b := &bundle{part: part, lang: lang, b: i18n.NewBundle(language.English), added: map[string]bool{}}
-	// Both languages are known to the bundle from the start: which of them a
-	// localizer matches does not depend on the messages added.
-	_ = b.b.AddMessages(language.English)
-	if lang != English {
-		_ = b.b.AddMessages(language.Make(lang))
-	}
-	return b
-}
-
-// localize says cfg's message through loc, a localizer of b, after adding the
-// message's English text and its own language's to the bundle if they are not
-// there yet.
-func (b *bundle) localize(loc *i18n.Localizer, cfg *i18n.LocalizeConfig) (string, error) {
-	id := cfg.MessageID
-	b.mu.RLock()
-	if b.added[id] {
-		defer b.mu.RUnlock()
-		return loc.Localize(cfg)
-	}
-	b.mu.RUnlock()
-	b.mu.Lock()
-	if !b.added[id] {
-		if m := find(catalogOf(b.part, English), id); m != nil {
-			_ = b.b.AddMessages(language.English, m)
+// localizerFor returns the localizer of one part ("" for what commands say,
+// cliPart for the command line's words) and language.
+func localizerFor(part, lang string) *i18n.Localizer {
+	f, _ := localizers.LoadOrStore(part+lang, sync.OnceValue(func() *i18n.Localizer {
+		b := i18n.NewBundle(language.English)
+		_ = b.AddMessages(language.English, catalogOf(part, English)...)
+		if lang != English {
+			_ = b.AddMessages(language.Make(lang), catalogOf(part, lang)...)
 		}
-		if b.lang != English {
-			if m := find(catalogOf(b.part, b.lang), id); m != nil {
-				_ = b.b.AddMessages(language.Make(b.lang), m)
-			}
-		}
-		b.added[id] = true
-	}
-	b.mu.Unlock()
-	b.mu.RLock()
-	defer b.mu.RUnlock()
-	return loc.Localize(cfg)
+		return i18n.NewLocalizer(b, lang)
+	}))
+	return f.(func() *i18n.Localizer)()
 }
 
 // find returns the message id of a catalog (sorted by id), nil when it lacks it.
@@ -165,13 +104,6 @@ func catalogOf(part, lang string) []*i18n.Message {
 // Printer says messages in one language.
 type Printer struct {
 	lang string
-	loc  *i18n.Localizer
-
-	main     *bundle
-	mainOnce sync.Once
-	cliOnce  sync.Once
-	cliB     *bundle
-	cli      *i18n.Localizer // the command line's words, read at their first use
 }
 
 // For returns the printer of a language: en, de or cs; anything else is English.
@@ -180,23 +112,6 @@ func For(lang string) *Printer {
 		lang = English
 	}
 	return &Printer{lang: lang}
-}
-
-// localizer is the printer's localizer for id: the command line's words come from
-// catalog/cli/, everything else from the main catalog; each is read at its first use.
-func (p *Printer) localizer(id string) (*bundle, *i18n.Localizer) {
-	if cliID(id) {
-		p.cliOnce.Do(func() {
-			p.cliB = bundleFor(cliPart, p.lang)
-			p.cli = i18n.NewLocalizer(p.cliB.b, p.lang)
-		})
-		return p.cliB, p.cli
-	}
-	p.mainOnce.Do(func() {
-		p.main = bundleFor("", p.lang)
-		p.loc = i18n.NewLocalizer(p.main.b, p.lang)
-	})
-	return p.main, p.loc
 }
 
 func known(lang string) bool {
@@ -233,8 +148,11 @@ func (p *Printer) Say(id string, args ...Args) string {
 	if n, ok := data["Count"]; ok {
 		cfg.PluralCount = n
 	}
-	b, loc := p.localizer(id)
-	s, err := b.localize(loc, cfg)
+	part := ""
+	if cliID(id) {
+		part = cliPart
+	}
+	s, err := localizerFor(part, p.lang).Localize(cfg)
 	if s == "" && err != nil {
 		return id
 	}
@@ -317,8 +235,8 @@ func (s *said) Unwrap() error { return s.err }
 // German: one for 1; Czech: one for 1, few for 2 to 4), else other; a form the
 // message lacks falls back to other; the template is go-i18n's text parser's. A
 // go-i18n bundle costs every command about a million instructions before its
-// first sentence (its plural rules of some 200 languages), so the bundle is made
-// only for a Count that is not a whole number (ok false). TestSayDirect holds the
+// first sentence (its plural rules of some 200 languages), so one is made only for
+// a Count that is not a whole number (ok false). TestSayDirect holds the
 // two to the same sentences.
 func (p *Printer) sayDirect(id string, data Args) (string, bool) {
 	var n int64

@@ -358,66 +358,6 @@ func wholeCatalog(part, l string) *i18n.Localizer {
 	return i18n.NewLocalizer(whole, l)
 }
 
-// TestLazyCatalog: a printer whose bundle holds only the messages said so far says
-// every message of every language, in every plural form, as a bundle that holds
-// the whole catalog says it — the fallback to English included — and a sentence
-// said adds its own message and no other.
-func TestLazyCatalog(t *testing.T) {
-	t.Parallel()
-	en := forms(t, English)
-	for _, part := range []string{"", cliPart} {
-		for _, l := range Languages {
-			wholeLoc := wholeCatalog(part, l)
-			lazy := newBundle(part, l)
-			lazyLoc := i18n.NewLocalizer(lazy.b, l)
-			ids := []string{"no.such.id"}
-			for id := range en {
-				if cliID(id) == (part == cliPart) {
-					ids = append(ids, id)
-				}
-			}
-			sort.Strings(ids)
-			for _, id := range ids {
-				args := map[string]any{}
-				for _, n := range strings.Split(placeholders(en[id]), ",") {
-					if n != "" {
-						args[n] = "X"
-					}
-				}
-				counts := []any{nil}
-				if _, ok := args["Count"]; ok {
-					counts = []any{0, 1, 2, 5, 1.5}
-				}
-				for _, n := range counts {
-					cfg := func() *i18n.LocalizeConfig {
-						c := &i18n.LocalizeConfig{MessageID: id, TemplateData: args}
-						if n != nil {
-							args["Count"] = n
-							c.PluralCount = n
-						}
-						return c
-					}
-					want, wantErr := wholeLoc.Localize(cfg())
-					got, gotErr := lazy.localize(lazyLoc, cfg())
-					if got != want || (wantErr == nil) != (gotErr == nil) {
-						t.Errorf("%s%s %s (Count %v): the lazy bundle says %q (%v), the whole catalog %q (%v)", part, l, id, n, got, gotErr, want, wantErr)
-					}
-				}
-			}
-			if len(lazy.added) != len(ids) {
-				t.Errorf("%s%s: %d messages added for %d said", part, l, len(lazy.added), len(ids))
-			}
-		}
-	}
-	b := newBundle("", German)
-	if _, err := b.localize(i18n.NewLocalizer(b.b, German), &i18n.LocalizeConfig{MessageID: "stop.done"}); err != nil {
-		t.Fatal(err)
-	}
-	if len(b.added) != 1 || !b.added["stop.done"] {
-		t.Errorf("saying stop.done added %v, want that message alone", b.added)
-	}
-}
-
 // TestSayDirect: a printer says every message of every language and part, with
 // and without its placeholders, for whole-number counts of every plural form
 // (and negative ones, and every integer type), exactly as a go-i18n localizer over
