@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -24,12 +23,14 @@ import (
 // is an older progress.jsonl), a file per segment under segments/ listing the
 // records it holds ("task offset length"), and a state file saying which version
 // of each segment the index covers (its stamp, stamp.go) and how many lines that
-// is. With it, a session's prompt and the agent's `strom task` read one task's
-// records and a `strom record` validates only its own line, whatever the number of
-// segments.
+// is (progressstate.go). With it, a session's prompt and the agent's `strom task`
+// read one task's records and a `strom record` validates only its own line,
+// whatever the number of segments.
 //
 // The index is built from the committed files and checked against them on every
-// use: the folder's list of segments and every segment's stamp.
+// use: the folder's list of segments (not listed again while the folder's own
+// stamp is the one recorded: no file was created, removed or renamed there) and
+// every segment's stamp.
 //   - a segment's stamp is the one covered: it is used as it is;
 //   - a segment grew and the bytes the index covered end as they did (an append by
 //     a strom that stopped before it updated the index, a pull, `>>` by hand), or
@@ -50,9 +51,9 @@ import (
 
 const (
 	progressIndexDir     = "progress"
-	progressIndexState   = "state.json"
+	progressIndexState   = "state" // progressstate.go
 	progressIndexSegs    = "segments"
-	progressIndexVersion = 2
+	progressIndexVersion = 3
 )
 
 // isTaskID reports whether s is a task id as the schemas have it (T-1, T-12, …):
@@ -68,40 +69,6 @@ func isTaskID(s string) bool {
 		}
 	}
 	return true
-}
-
-// source is one file of records as the index covers it.
-type source struct {
-	Seg   int   `json:"seg"` // the segment's number; 0: progress.jsonl
-	Stamp stamp `json:"stamp"`
-	Lines int   `json:"lines"` // lines in the covered bytes, for error messages
-}
-
-type progressState struct {
-	Version int    `json:"version"`
-	Schema  string `json:"schema"` // the progress schema's sum: another strom rebuilds
-	// Sources are the segments in order, then progress.jsonl when there is one.
-	Sources []source `json:"sources"`
-}
-
-// lastSegment is the index in Sources of the highest-numbered segment; -1 when
-// there is none.
-func (st progressState) lastSegment() int {
-	for i := len(st.Sources) - 1; i >= 0; i-- {
-		if st.Sources[i].Seg > 0 {
-			return i
-		}
-	}
-	return -1
-}
-
-func (st progressState) covered(seg int) (int64, bool) {
-	for _, s := range st.Sources {
-		if s.Seg == seg {
-			return s.Stamp.Size, true
-		}
-	}
-	return 0, false
 }
 
 // entry is where one record is: its segment, offset and length (no newline).
@@ -139,58 +106,6 @@ func progressSchemaSum() string {
 	return hex.EncodeToString(s[:])
 }
 
-// readProgressState returns the index's state; ok is false when there is none this
-// strom can use.
-func (t *Tree) readProgressState() (progressState, bool) {
-	b, err := os.ReadFile(t.progressIndexPath(progressIndexState))
-	if err != nil {
-		return progressState{}, false
-	}
-	var st progressState
-	if json.Unmarshal(b, &st) != nil || st.Version != progressIndexVersion || st.Schema != progressSchemaSum() {
-		return progressState{}, false
-	}
-	return st, true
-}
-
-// currentSources lists the files of records as they stand, with their stamps (no
-// line counts).
-func (t *Tree) currentSources() ([]source, error) {
-	nums, err := t.segments()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]source, 0, len(nums)+1)
-	for _, n := range nums {
-		s, err := statStamp(t.Path(SegmentFile(n)))
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", t.rel(SegmentFile(n)), err)
-		}
-		out = append(out, source{Seg: n, Stamp: s})
-	}
-	if _, err := os.Lstat(t.Path(ProgressFile)); err == nil {
-		s, err := statStamp(t.Path(ProgressFile))
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", t.rel(ProgressFile), err)
-		}
-		out = append(out, source{Seg: 0, Stamp: s})
-	}
-	return out, nil
-}
-
-// sameSources reports whether the index covers the files as they stand.
-func sameSources(covered, cur []source) bool {
-	if len(covered) != len(cur) {
-		return false
-	}
-	for i := range cur {
-		if covered[i].Seg != cur[i].Seg || !covered[i].Stamp.same(cur[i].Stamp) {
-			return false
-		}
-	}
-	return true
-}
-
 // besides reports whether progress.jsonl is there beside segments.
 func besides(srcs []source) bool {
 	return len(srcs) > 1 && srcs[len(srcs)-1].Seg == 0
@@ -203,7 +118,7 @@ func (t *Tree) freshProgressIndex() (progressState, bool) {
 	if !ok {
 		return st, false
 	}
-	cur, err := t.currentSources()
+	cur, _, err := t.currentSources(st)
 	if err != nil || !sameSources(st.Sources, cur) {
 		return st, false
 	}
@@ -229,11 +144,14 @@ func (t *Tree) progressIndex(ctx context.Context) (progressState, error) {
 // what it had not covered; an invalid file is a *SchemaError. Hold the lock.
 func (t *Tree) progressIndexLocked() (progressState, error) {
 	st, ok := t.readProgressState()
-	cur, err := t.currentSources()
+	cur, folder, err := t.currentSources(st)
 	if err != nil {
 		return st, err
 	}
 	if ok && sameSources(st.Sources, cur) {
+		if !sameFolder(folder, st.Folder) {
+			st.Folder, st.rewrite = folder, true
+		}
 		return st, nil
 	}
 	if !ok || besides(cur) || besides(st.Sources) {
@@ -243,7 +161,7 @@ func (t *Tree) progressIndexLocked() (progressState, error) {
 	for _, s := range st.Sources {
 		old[s.Seg] = s
 	}
-	next := progressState{Version: progressIndexVersion, Schema: progressSchemaSum()}
+	next := progressState{Folder: folder}
 	var grown []source // covered versions of the files that grew
 	var redo []int     // files to index again
 	for _, c := range cur {
@@ -443,15 +361,4 @@ func appendTo(path string, b []byte) error {
 		return fmt.Errorf("index progress: %w", err)
 	}
 	return f.Close()
-}
-
-func (t *Tree) writeProgressState(path string, st progressState) error {
-	b, err := json.Marshal(st)
-	if err != nil {
-		return fmt.Errorf("index progress: %w", err)
-	}
-	if err := WriteTransient(path, append(b, '\n')); err != nil {
-		return fmt.Errorf("index progress: %w", err)
-	}
-	return nil
 }

@@ -97,14 +97,15 @@ func (t *Tree) reindexSegments(redo, gone []int) ([]source, error) {
 // rebuildProgressIndex validates every file of records and writes a new index in
 // place of the old one.
 func (t *Tree) rebuildProgressIndex() (progressState, error) {
-	nums, err := t.segments()
+	cur, folder, err := t.currentSources(progressState{})
 	if err != nil {
 		return progressState{}, err
 	}
-	if _, err := os.Lstat(t.Path(ProgressFile)); err == nil {
-		nums = append(nums, 0)
+	nums := make([]int, len(cur))
+	for i, c := range cur {
+		nums[i] = c.Seg
 	}
-	st := progressState{Version: progressIndexVersion, Schema: progressSchemaSum()}
+	st := progressState{Folder: folder}
 	entries := map[string][]entry{}
 	lists := map[int][]byte{}
 	var held []readSource

@@ -312,12 +312,16 @@ func (t *Tree) AppendProgressLocked(r Record) error {
 		return nil
 	}
 	next := source{Seg: seg, Stamp: cur, Lines: was.Lines + 1}
+	made := was.Stamp.Size == 0 // a new segment: the folder changed
 	if at < len(st.Sources) && st.Sources[at].Seg == seg {
 		st.Sources[at] = next
 	} else {
 		st.Sources = slices.Insert(st.Sources, at, next)
 	}
-	_ = t.writeProgressState(t.progressIndexPath(progressIndexState), st)
+	if made {
+		st.Folder = stamp{}
+	}
+	_ = t.noteAppend(st, next, made)
 	return nil
 }
 

@@ -103,13 +103,6 @@ func openPlain(path string) (*os.File, error) {
 	return os.NewFile(uintptr(fd), path), nil
 }
 
-func inode(fi os.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Ino)
-	}
-	return 0
-}
-
 // tailAt hashes the stampTail bytes of f that end at size.
 func tailAt(f io.ReaderAt, size int64) (string, error) {
 	from := max(0, size-stampTail)

@@ -14,3 +14,11 @@ func changeTime(fi os.FileInfo) int64 {
 	}
 	return 0
 }
+
+// inode is fi's inode number; 0 when unknown.
+func inode(fi os.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Ino)
+	}
+	return 0
+}

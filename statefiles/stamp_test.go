@@ -23,6 +23,9 @@ func TestStampSeesAnEditThatKeepsSizeAndTime(t *testing.T) {
 	if cur, err := statStamp(path); err != nil || !was.same(cur) {
 		t.Fatalf("the unchanged file's stat stamp %+v is not %+v (%v)", cur, was, err)
 	}
+	if cur, err := folderStat(t, path); err != nil || !was.same(cur) {
+		t.Fatalf("the unchanged file's stamp in its folder %+v is not %+v (%v)", cur, was, err)
+	}
 	fi, _ := os.Stat(path)
 	f, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
@@ -41,6 +44,21 @@ func TestStampSeesAnEditThatKeepsSizeAndTime(t *testing.T) {
 	if was.same(cur) {
 		t.Errorf("an edit that kept size and time was not seen: %+v", cur)
 	}
+	if cur, err := folderStat(t, path); err != nil || was.same(cur) || cur.MTime != was.MTime {
+		t.Errorf("an edit that kept size and time was not seen by its stamp in its folder: %+v (%v)", cur, err)
+	}
+}
+
+// folderStat is the stamp of path as currentSources reads it: by its name in its
+// open folder.
+func folderStat(t *testing.T, path string) (stamp, error) {
+	t.Helper()
+	d, err := openSegmentDir(filepath.Dir(path))
+	if err != nil {
+		return stamp{}, err
+	}
+	defer d.close()
+	return d.stat(filepath.Base(path))
 }
 
 // TestStampWholeSeconds: where the times are whole seconds the tails decide, and

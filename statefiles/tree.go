@@ -146,6 +146,12 @@ func (t *Tree) filesIn(rel string, number func(name string) (int, bool)) ([]name
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", t.rel(rel), err)
 	}
+	return numbered(ents, number), nil
+}
+
+// numbered keeps the regular files of a folder's listing whose names number gives
+// a number, ordered by it.
+func numbered(ents []os.DirEntry, number func(name string) (int, bool)) []named {
 	var out []named
 	for _, e := range ents {
 		if n, ok := number(e.Name()); ok && e.Type().IsRegular() {
@@ -153,5 +159,5 @@ func (t *Tree) filesIn(rel string, number func(name string) (int, bool)) ([]name
 		}
 	}
 	slices.SortFunc(out, func(a, b named) int { return cmp.Compare(a.n, b.n) })
-	return out, nil
+	return out
 }
