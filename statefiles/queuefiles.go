@@ -184,18 +184,22 @@ func (t *Tree) readOrder() (version int, o *Order, data []byte, err error) {
 	return o.Version, o, data, nil
 }
 
-// readTask reads one task of a version 3 queue from its shard; a task its shard
-// does not hold is ErrUnknownTask.
+// readTask reads one task of a version 3 queue from its shard, decoding only its
+// bytes where the index knows them (taskspans.go); a task its shard does not hold
+// is ErrUnknownTask.
 func (t *Tree) readTask(id string) (*Task, error) {
-	s, err := t.readShard(ShardFile(id))
+	s, err := t.readShardFor(ShardFile(id))
 	if err != nil {
 		return nil, err
 	}
-	i := s.find(id)
-	if i < 0 {
+	task, ok, err := s.task(id)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
 		return nil, unknownTask(id)
 	}
-	return &s.tasks[i], nil
+	return &task, nil
 }
 
 // writeOrder writes queue.json for o when its bytes differ from old. added names

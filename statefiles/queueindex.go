@@ -27,7 +27,9 @@ import (
 // of queue.json (stamp.go) and of the tasks' folder: every write strom makes and
 // every checkout, merge or pull replaces files (a new entry in the folder changes
 // its time), so an index whose stamps differ is built again from the files, under
-// the lock. strom's own writes of a task keep it current in place.
+// the lock. strom's own writes of a task keep it current in place. Beside it,
+// spans.bin tells where each task lies in its shard, for the bytes it was computed
+// from (taskspans.go).
 //
 // A shard edited in place by hand (without replacing the file) does not
 // change the folder's time: the commands that show a task read its file and see the
@@ -39,7 +41,7 @@ const (
 	queueIndexState   = "state.json"
 	queueIndexOrder   = "order.bin"
 	queueIndexIDs     = "ids.bin"
-	queueIndexVersion = 2
+	queueIndexVersion = 3
 	orderEntry        = 8 // id number u32, state u32
 )
 
@@ -267,6 +269,13 @@ func (t *Tree) writeQueueIndex(q *Queue, qs stamp, ds dirStamp) error {
 	defer os.RemoveAll(tmp)
 	for name, b := range map[string][]byte{queueIndexOrder: order, queueIndexIDs: ids, queueIndexState: append(stb, '\n')} {
 		if err := os.WriteFile(filepath.Join(tmp, name), b, 0o644); err != nil {
+			return fmt.Errorf("index %s: %w", t.rel(QueueFile), err)
+		}
+	}
+	// The spans of the tasks name the bytes they were computed from: they stay
+	// (taskspans.go).
+	if os.Rename(t.queueIndexPath(queueIndexSpans), filepath.Join(tmp, queueIndexSpans)) != nil {
+		if err := os.WriteFile(filepath.Join(tmp, queueIndexSpans), nil, 0o644); err != nil {
 			return fmt.Errorf("index %s: %w", t.rel(QueueFile), err)
 		}
 	}
@@ -510,7 +519,9 @@ func (t *Tree) eachTaskOnce(ctx context.Context, want []State, skip int, fn func
 		return 0, fmt.Errorf("read the index of %s: %w", t.rel(QueueFile), err)
 	}
 	seen := 0
-	var cur *shard // the shard read last: a page's tasks are mostly in one
+	// The shard read last, for the tasks wanted of it (taskspans.go): a page's
+	// tasks are mostly in one.
+	var cur *shardRead
 	for i := 0; i < ix.st.Total; i++ {
 		e := entries[i*orderEntry:]
 		n, st := int(binary.LittleEndian.Uint32(e[0:])), stateOfCode(binary.LittleEndian.Uint32(e[4:]))
@@ -521,19 +532,18 @@ func (t *Tree) eachTaskOnce(ctx context.Context, want []State, skip int, fn func
 			continue
 		}
 		if rel := shardOf(n); cur == nil || cur.rel != rel {
-			if cur, err = t.readShard(rel); err != nil {
+			if cur, err = t.readShardFor(rel); err != nil {
 				return 0, err
 			}
 		}
-		at := cur.find("T-" + strconv.Itoa(n))
-		if at < 0 {
+		task, ok, err := cur.task("T-" + strconv.Itoa(n))
+		if err != nil {
+			return 0, err
+		}
+		if !ok || task.State != st {
 			return 0, errIndexBroken
 		}
-		task := &cur.tasks[at]
-		if task.State != st {
-			return 0, errIndexBroken
-		}
-		if !fn(*task) {
+		if !fn(task) {
 			break
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/strom-research/strom/schemas"
 )
@@ -108,11 +109,19 @@ func ParseShard(shown, rel string, data []byte) ([]Task, error) {
 // parseShard is ParseShard; memo says whether the memo of validated contents is
 // asked and told (a queue read whole asks it once for all its shards).
 func parseShard(shown, rel string, data []byte, memo bool) ([]Task, error) {
+	return parseShardSum(shown, rel, data, shardSum(data), memo)
+}
+
+// wholeShards counts the shards decoded whole by parseShardSum, for the tests that
+// show a read of one task decodes that task's bytes alone.
+var wholeShards atomic.Int64
+
+// parseShardSum is parseShard for bytes whose sum s (shardSum) is at hand.
+func parseShardSum(shown, rel string, data []byte, s sum, memo bool) ([]Task, error) {
 	lo, hi, ok := ShardOfFile(rel)
 	if !ok {
 		return nil, &SchemaError{File: shown, Rule: notShard}
 	}
-	s := shardSum(data)
 	known := memo && validated.knownSum(s)
 	if !known {
 		if err := validate(shown, 0, schemas.Shard, data); err != nil {
@@ -130,6 +139,7 @@ func parseShard(shown, rel string, data []byte, memo bool) ([]Task, error) {
 			}
 		}
 	}
+	wholeShards.Add(1)
 	var doc shardDoc
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return nil, &SchemaError{File: shown, Rule: err.Error()}
@@ -357,7 +367,11 @@ func (t *Tree) writeShardNoting(rel string, tasks []Task, old []byte, note bool)
 	if err := WriteAtomic(t.Path(rel), data, 0o644); err != nil {
 		return old, false, err
 	}
-	validated.remember(shardSum(data))
+	s := shardSum(data)
+	validated.remember(s)
+	sorted := slices.Clone(tasks)
+	slices.SortStableFunc(sorted, func(a, b Task) int { return idNumber(a.ID) - idNumber(b.ID) })
+	t.noteSpans(rel, data, s, sorted, nil)
 	for _, id := range changed {
 		if note {
 			t.noteWritten(id)
