@@ -47,11 +47,18 @@ const (
 
 var stateCodes = map[State]uint32{Open: 1, Started: 2, Waiting: 3, Done: 4, Parked: 5}
 
-func stateOfCode(c uint32) State {
+// codeStates is stateCodes the other way round: a page reads an entry's state for
+// every task it passes, thousands of them.
+var codeStates = func() (out [6]State) {
 	for s, n := range stateCodes {
-		if n == c {
-			return s
-		}
+		out[n] = s
+	}
+	return out
+}()
+
+func stateOfCode(c uint32) State {
+	if c < uint32(len(codeStates)) {
+		return codeStates[c]
 	}
 	return ""
 }
