@@ -346,19 +346,15 @@ func parseEntries(list []byte) []entry {
 }
 
 func appendTo(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	err := appendPlain(path, b, true, false)
 	if errors.Is(err, os.ErrNotExist) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return fmt.Errorf("index progress: %w", err)
 		}
-		f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		err = appendPlain(path, b, true, false)
 	}
 	if err != nil {
 		return fmt.Errorf("index progress: %w", err)
 	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return fmt.Errorf("index progress: %w", err)
-	}
-	return f.Close()
+	return nil
 }

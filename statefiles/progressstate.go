@@ -35,7 +35,6 @@ import (
 	"math"
 	"os"
 	"strconv"
-	"syscall"
 	"time"
 )
 
@@ -340,21 +339,9 @@ func (t *Tree) noteAppend(st progressState, s source, whole bool) error {
 	if whole || st.rewrite || st.appended >= stateAppendMax {
 		return t.writeProgressState(path, st)
 	}
-	// No O_CREATE: a state gone since it was read is built again by the next use.
-	fd, err := syscall.Open(path, syscall.O_WRONLY|syscall.O_APPEND|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return fmt.Errorf("index progress: %w", &os.PathError{Op: "open", Path: path, Err: err})
-	}
-	line := appendSource(nil, s)
-	n, err := syscall.Write(fd, line)
-	if cerr := syscall.Close(fd); err == nil {
-		err = cerr
-	}
-	if err == nil && n < len(line) {
-		err = errors.New("short write")
-	}
-	if err != nil {
-		return fmt.Errorf("index progress: %w", &os.PathError{Op: "write", Path: path, Err: err})
+	// Not created: a state gone since it was read is built again by the next use.
+	if err := appendPlain(path, appendSource(nil, s), false, false); err != nil {
+		return fmt.Errorf("index progress: %w", err)
 	}
 	return nil
 }

@@ -328,25 +328,14 @@ func (t *Tree) AppendProgressLocked(r Record) error {
 // appendLine appends b to the file at path with one write and syncs it, creating
 // the file (and its folder) when missing.
 func appendLine(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	err := appendPlain(path, b, true, true)
 	if errors.Is(err, os.ErrNotExist) {
 		if err := os.MkdirAll(pathDir(path), 0o755); err != nil {
 			return err
 		}
-		f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		err = appendPlain(path, b, true, true)
 	}
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return err
 }
 
 func pathDir(p string) string {

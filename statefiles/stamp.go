@@ -103,6 +103,37 @@ func openPlain(path string) (*os.File, error) {
 	return os.NewFile(uintptr(fd), path), nil
 }
 
+// appendPlain appends b to the file at path with one write, past the runtime's
+// poller as openPlain: creating the file (0644) when create is set, syncing it
+// when sync is.
+func appendPlain(path string, b []byte, create, sync bool) error {
+	mode := syscall.O_WRONLY | syscall.O_APPEND | syscall.O_CLOEXEC
+	if create {
+		mode |= syscall.O_CREAT
+	}
+	fd, err := syscall.Open(path, mode, 0o644)
+	if err != nil {
+		return &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	n, err := syscall.Write(fd, b)
+	for errors.Is(err, syscall.EINTR) {
+		n, err = syscall.Write(fd, b)
+	}
+	if err == nil && n < len(b) {
+		err = io.ErrShortWrite
+	}
+	if err == nil && sync {
+		err = syscall.Fsync(fd)
+	}
+	if cerr := syscall.Close(fd); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return &os.PathError{Op: "write", Path: path, Err: err}
+	}
+	return nil
+}
+
 // tailAt hashes the stampTail bytes of f that end at size.
 func tailAt(f io.ReaderAt, size int64) (string, error) {
 	from := max(0, size-stampTail)
