@@ -35,6 +35,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -102,33 +103,34 @@ func stateHeader() string {
 	return "strom progress index " + strconv.Itoa(progressIndexVersion) + " " + progressSchemaSum()
 }
 
-// parseProgressState reads a state file (the layout above).
-func parseProgressState(b []byte) (st progressState, ok bool) {
-	next := func() ([]byte, bool) {
-		for i, c := range b {
-			if c == '\n' {
-				l := b[:i]
-				b = b[i+1:]
-				return l, true
-			}
+// parseProgressState reads a state file (the layout above). Its text is one
+// string: the tails are parts of it.
+func parseProgressState(data []byte) (st progressState, ok bool) {
+	b := string(data)
+	next := func() (string, bool) {
+		i := strings.IndexByte(b, '\n')
+		if i < 0 {
+			return "", false
 		}
-		return nil, false
+		l := b[:i]
+		b = b[i+1:]
+		return l, true
 	}
 	l, ok := next()
-	if !ok || string(l) != stateHeader() {
+	if !ok || l != stateHeader() {
 		return st, false
 	}
 	if l, ok = next(); !ok {
 		return st, false
 	}
-	var f [7][]byte
-	if !splitFields(l, f[:5]) || string(f[0]) != "folder" {
+	var f [7]string
+	if !splitFields(l, f[:5]) || f[0] != "folder" {
 		return st, false
 	}
-	if st.Folder, ok = parseStamp(f[1:5], nil); !ok {
+	if st.Folder, ok = parseStamp(f[1:5], "", false); !ok {
 		return st, false
 	}
-	if l, ok = next(); !ok || !splitFields(l, f[:2]) || string(f[0]) != "sources" {
+	if l, ok = next(); !ok || !splitFields(l, f[:2]) || f[0] != "sources" {
 		return st, false
 	}
 	n, ok := parseUint(f[1])
@@ -183,7 +185,7 @@ func inOrder(srcs []source, seg int) bool {
 }
 
 // splitFields cuts l at single spaces into exactly len(f) fields, none empty.
-func splitFields(l []byte, f [][]byte) bool {
+func splitFields(l string, f []string) bool {
 	n := 0
 	start := 0
 	for i := 0; i <= len(l); i++ {
@@ -200,13 +202,13 @@ func splitFields(l []byte, f [][]byte) bool {
 	return n == len(f)
 }
 
-func parseSource(l []byte, f [][]byte) (source, bool) {
+func parseSource(l string, f []string) (source, bool) {
 	if !splitFields(l, f[:7]) {
 		return source{}, false
 	}
 	seg, ok1 := parseUint(f[0])
 	lines, ok2 := parseUint(f[5])
-	s, ok3 := parseStamp(f[1:5], f[6])
+	s, ok3 := parseStamp(f[1:5], f[6], true)
 	if !ok1 || !ok2 || !ok3 || seg > math.MaxInt32 || lines > math.MaxInt32 {
 		return source{}, false
 	}
@@ -215,7 +217,7 @@ func parseSource(l []byte, f [][]byte) (source, bool) {
 
 // parseStamp reads inode, size, mtime and ctime, and the tail when there is one:
 // 64 hex digits, or "-" for a tail that matches none.
-func parseStamp(f [][]byte, tail []byte) (stamp, bool) {
+func parseStamp(f []string, tail string, hasTail bool) (stamp, bool) {
 	ino, ok1 := parseUint(f[0])
 	size, ok2 := parseUint(f[1])
 	mtime, ok3 := parseInt(f[2])
@@ -225,18 +227,16 @@ func parseStamp(f [][]byte, tail []byte) (stamp, bool) {
 	}
 	s := stamp{Ino: ino, Size: int64(size), MTime: mtime, CTime: ctime}
 	switch {
-	case tail == nil:
-	case string(tail) == "-":
-		s.Tail = "-"
-	case isSum(tail):
-		s.Tail = string(tail)
+	case !hasTail:
+	case tail == "-" || isSum(tail):
+		s.Tail = tail
 	default:
 		return stamp{}, false
 	}
 	return s, true
 }
 
-func isSum(b []byte) bool {
+func isSum(b string) bool {
 	if len(b) != 64 {
 		return false
 	}
@@ -249,7 +249,7 @@ func isSum(b []byte) bool {
 }
 
 // parseUint reads a number as strconv writes it: digits, no leading zero.
-func parseUint(b []byte) (uint64, bool) {
+func parseUint(b string) (uint64, bool) {
 	if len(b) == 0 || len(b) > 20 || (b[0] == '0' && len(b) > 1) {
 		return 0, false
 	}
@@ -268,7 +268,7 @@ func parseUint(b []byte) (uint64, bool) {
 }
 
 // parseInt reads a whole number as strconv writes it.
-func parseInt(b []byte) (int64, bool) {
+func parseInt(b string) (int64, bool) {
 	if len(b) > 0 && b[0] == '-' {
 		u, ok := parseUint(b[1:])
 		if !ok || u == 0 || u > 1<<63 {
@@ -306,7 +306,7 @@ func appendSource(b []byte, s source) []byte {
 	b = append(b, ' ')
 	b = strconv.AppendInt(b, int64(s.Lines), 10)
 	b = append(b, ' ')
-	if isSum([]byte(s.Stamp.Tail)) {
+	if isSum(s.Stamp.Tail) {
 		b = append(b, s.Stamp.Tail...)
 	} else {
 		b = append(b, '-')
