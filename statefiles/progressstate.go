@@ -391,7 +391,7 @@ func (t *Tree) currentSources(st progressState) ([]source, stamp, error) {
 				return nil, folder, fmt.Errorf("read %s: %w", t.rel(SegmentFile(out[i].Seg)), err)
 			}
 			if s.Ino == 0 && !listed {
-				// Gone, the folder's times kept (set back by hand): list it.
+				// Removed since the folder's stamp was read: list it.
 				return t.currentSources(progressState{})
 			}
 			out[i].Stamp = s
