@@ -100,6 +100,22 @@ func TestSegmentsRoll(t *testing.T) {
 // older one, a segment rewritten or removed: each is noticed and indexed.
 func TestIndexNoticesEverySegment(t *testing.T) {
 	t.Parallel()
+	noticesEverySegment(t)
+}
+
+// TestIndexNoticesEverySegmentSettled is TestIndexNoticesEverySegment with the
+// folder's stamps recorded (folderClock moved past folderSettled): each change is
+// noticed without a listing of the folder the stamp does not ask for. Not
+// parallel.
+func TestIndexNoticesEverySegmentSettled(t *testing.T) {
+	settled(t)
+	tr := noticesEverySegment(t)
+	if st, ok := tr.readProgressState(); !ok || st.Folder.Ino == 0 {
+		t.Errorf("no folder stamp recorded: %+v", st.Folder)
+	}
+}
+
+func noticesEverySegment(t *testing.T) *Tree {
 	tr := newTree(t)
 	line := func(task, text string) string {
 		return `{"version":1,"time":"2026-11-30T10:00:00Z","task":"` + task + `","text":"` + text + `"}` + "\n"
@@ -140,6 +156,7 @@ func TestIndexNoticesEverySegment(t *testing.T) {
 	if err := tr.CheckProgress(t.Context()); !errors.As(err, &se) || se.File != ".strom/progress/000002.jsonl" || se.Line != 2 {
 		t.Errorf("a broken line in segment 2 = %v", err)
 	}
+	return tr
 }
 
 // TestReindexReadsOnlyTheChangedSegment: when one segment changes otherwise than by
