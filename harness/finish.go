@@ -3,12 +3,9 @@ package harness
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/strom-research/strom/messages"
 	"os"
-	"strings"
-	"time"
 
-	"github.com/strom-research/strom/statefiles"
+	"github.com/strom-research/strom/messages"
 )
 
 // Who asked a run to finish (R7.3, R7.4.2).
@@ -122,43 +119,4 @@ func (r *Research) PendingFinish(ri *RunInfo) (FinishRequest, bool) {
 // stopped, the session committed, its task back in the queue, and the run ends.
 func (r *Research) RequestStop(session, why string) error {
 	return r.writeRequest("stop", session, why)
-}
-
-// activityFile holds the moment of the last strom command the session's agent ran.
-func (r *Research) activityFile(session string) string {
-	return r.requestFile("active", session)
-}
-
-// NoteActivity records that the session's agent ran a strom command now (R7.2): an
-// agent that only calls strom commands is at work, not idle.
-func (r *Research) NoteActivity(session string) {
-	if session == "" || strings.ContainsAny(session, `/\`) {
-		return
-	}
-	_ = statefiles.WriteTransient(r.activityFile(session), []byte(r.Now().UTC().Format(time.RFC3339Nano)))
-}
-
-// lastActivity is when the session's agent last ran a strom command; zero when it
-// did not.
-func (r *Research) lastActivity(session string) time.Time {
-	data, err := os.ReadFile(r.activityFile(session))
-	if err != nil {
-		return time.Time{}
-	}
-	t, _ := time.Parse(time.RFC3339Nano, strings.TrimSpace(string(data)))
-	return t
-}
-
-// LastActivity is the latest of the agent's last output (the transcript's change,
-// on the real clock) and its last strom command, for a session another process
-// runs: what strom session list reads to tell that the agent waits for input.
-func (r *Research) LastActivity(session string) time.Time {
-	var last time.Time
-	if fi, err := os.Stat(r.Tree.Path(statefiles.SessionsDir, session+".log")); err == nil {
-		last = fi.ModTime()
-	}
-	if fi, err := os.Stat(r.activityFile(session)); err == nil && fi.ModTime().After(last) {
-		last = fi.ModTime()
-	}
-	return last
 }
