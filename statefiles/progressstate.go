@@ -36,20 +36,11 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // stateAppendMax is how many appends' lines a state file takes before the next
 // append writes it whole.
 const stateAppendMax = 32
-
-// folderSettled is how long the segments' folder must have been unchanged for
-// its stamp to stand for its listing.
-const folderSettled = time.Second
-
-// folderClock is the clock the folder's change time is compared with: the
-// system's, whose coarse reading the file system's times are. Tests move it.
-var folderClock = time.Now
 
 // source is one file of records as the index covers it.
 type source struct {
@@ -353,7 +344,7 @@ func (t *Tree) currentSources(st progressState) ([]source, stamp, error) {
 	before := folderClock().UnixNano()
 	var out []source
 	var folder stamp
-	d, err := openSegmentDir(t.Path(ProgressDir))
+	d, err := openStampDir(t.Path(ProgressDir))
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
@@ -373,7 +364,7 @@ func (t *Tree) currentSources(st progressState) ([]source, stamp, error) {
 			for _, f := range numbered(ents, segmentName) {
 				out = append(out, source{Seg: f.n})
 			}
-			if own.fine() && before-own.CTime > int64(folderSettled) && before-own.MTime > int64(folderSettled) {
+			if own.fine() && own.settledAt(before) {
 				folder = own
 			}
 		} else {

@@ -193,7 +193,7 @@ func TestFolderNotListedWhileUnchanged(t *testing.T) {
 
 func folderStamp(t *testing.T, tr *Tree) (stamp, bool) {
 	t.Helper()
-	d, err := openSegmentDir(tr.Path(ProgressDir))
+	d, err := openStampDir(tr.Path(ProgressDir))
 	if err != nil {
 		return stamp{}, false
 	}

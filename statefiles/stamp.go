@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"syscall"
+	"time"
 )
 
 // A stamp tells cheaply whether a committed file is still the one an index under
@@ -27,6 +28,23 @@ type stamp struct {
 	MTime int64  `json:"mtime"` // nanoseconds since the epoch
 	CTime int64  `json:"ctime"` // the inode's change time, nanoseconds since the epoch
 	Tail  string `json:"tail"`  // hex SHA-256 of the bytes [Size-stampTail, Size)
+}
+
+// folderSettled is how long a folder (or a file) must have been unchanged for its
+// stamp to stand for its listing (or its bytes): the file system's times are
+// read from a coarse clock, and two changes within one of its ticks (or one
+// second, where times are whole seconds) keep the times of the first.
+const folderSettled = time.Second
+
+// folderClock is the clock the times are compared with: the system's, whose
+// coarse reading the file system's times are. Tests move it.
+var folderClock = time.Now
+
+// settledAt reports whether the stamp, read at the time at (folderClock's, in
+// nanoseconds, taken before the stat), last changed more than folderSettled
+// before: a later change cannot keep its times.
+func (s stamp) settledAt(at int64) bool {
+	return s.CTime != 0 && at-s.CTime > int64(folderSettled) && at-s.MTime > int64(folderSettled)
 }
 
 // stampTail is how many of a file's last bytes a stamp hashes.

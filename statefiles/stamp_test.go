@@ -53,7 +53,7 @@ func TestStampSeesAnEditThatKeepsSizeAndTime(t *testing.T) {
 // open folder.
 func folderStat(t *testing.T, path string) (stamp, error) {
 	t.Helper()
-	d, err := openSegmentDir(filepath.Dir(path))
+	d, err := openStampDir(filepath.Dir(path))
 	if err != nil {
 		return stamp{}, err
 	}

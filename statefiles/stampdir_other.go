@@ -3,29 +3,31 @@
 package statefiles
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 )
 
-// segmentDir is the segments' folder: its own stamp and each segment's are a stat
-// of the path (stampdir_linux.go stats by name relative to the open folder).
-type segmentDir struct {
+// stampDir is a folder of stamped files (the records' segments, the queue's
+// shards): its own stamp and each file's are a stat of the path
+// (stampdir_linux.go stats by name relative to the open folder).
+type stampDir struct {
 	path string
 }
 
-// openSegmentDir checks the folder at path is there; a missing one is
+// openStampDir checks the folder at path is there; a missing one is
 // os.ErrNotExist.
-func openSegmentDir(path string) (*segmentDir, error) {
+func openStampDir(path string) (*stampDir, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, err
 	}
-	return &segmentDir{path: path}, nil
+	return &stampDir{path: path}, nil
 }
 
-func (d *segmentDir) close() {}
+func (d *stampDir) close() {}
 
 // own is the folder's own stamp: inode, size and times, no tail.
-func (d *segmentDir) own() (stamp, error) {
+func (d *stampDir) own() (stamp, error) {
 	fi, err := os.Stat(d.path)
 	if err != nil {
 		return stamp{}, err
@@ -34,11 +36,24 @@ func (d *segmentDir) own() (stamp, error) {
 }
 
 // stat is statStamp of the file name in the folder.
-func (d *segmentDir) stat(name string) (stamp, error) {
+func (d *stampDir) stat(name string) (stamp, error) {
 	return statStamp(filepath.Join(d.path, name))
 }
 
+// statOnly is the stamp of the file name in the folder without its tail: inode,
+// size and times (a missing file has the stamp of an empty one).
+func (d *stampDir) statOnly(name string) (stamp, error) {
+	fi, err := os.Stat(filepath.Join(d.path, name))
+	if errors.Is(err, os.ErrNotExist) {
+		return stamp{Tail: tailSum(nil)}, nil
+	}
+	if err != nil {
+		return stamp{}, err
+	}
+	return stampOfInfo(fi, fi.Size()), nil
+}
+
 // entries lists the folder.
-func (d *segmentDir) entries() ([]os.DirEntry, error) {
+func (d *stampDir) entries() ([]os.DirEntry, error) {
 	return os.ReadDir(d.path)
 }
