@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"testing"
+	"time"
 )
 
 // bigQueue writes a queue of n tasks byte for byte as strom writes it (queue.json
@@ -105,5 +106,58 @@ func BenchmarkQueuePage(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkQueueFresh is what `strom status` and every page of `strom task list`
+// pay to know the queue's index covers the files, at 20,000 tasks (201 shards):
+// the index's state read, queue.json, the tasks' folder and every shard stamped
+// ("check"); with the folder listed, as in the second after a write changed it
+// ("check, listed"); and what a check adds for a shard written within
+// folderSettled, whose bytes it hashes ("a shard's sum").
+func BenchmarkQueueFresh(b *testing.B) {
+	settled(b)
+	tr := bigQueue(b, 20000)
+	fresh := func(b *testing.B) {
+		for b.Loop() {
+			ix, ok := tr.openFreshQueueIndex()
+			if !ok {
+				b.Fatal("the index is not fresh")
+			}
+			ix.Close()
+		}
+	}
+	if ix, ok := tr.openFreshQueueIndex(); !ok {
+		b.Fatal("the index is not fresh")
+	} else {
+		ix.Close()
+	}
+	b.Run("check", fresh)
+	st, ok := tr.readQueueState()
+	if !ok {
+		b.Fatal("no state")
+	}
+	keep := func(b *testing.B, st queueState) {
+		if err := tr.writeQueueState(st); err != nil {
+			b.Fatal(err)
+		}
+		folderClock = func() time.Time { return time.Unix(0, st.At) } // no promotion
+		b.Cleanup(func() { folderClock = func() time.Time { return time.Now().Add(time.Hour) } })
+	}
+	b.Run("check, listed", func(b *testing.B) {
+		listed := st
+		listed.Folder = stamp{}
+		keep(b, listed)
+		fresh(b)
+	})
+	b.Run("a shard's sum", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := fileSum(tr.Path(shardOf(12345))); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	if err := tr.writeQueueState(st); err != nil {
+		b.Fatal(err)
 	}
 }

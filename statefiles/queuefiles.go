@@ -419,6 +419,7 @@ func (t *Tree) SaveQueue(q *Queue) error {
 			groups[rel] = nil
 		}
 	}
+	written := make(map[string][]byte, len(groups))
 	for _, rel := range slices.Sorted(maps.Keys(groups)) {
 		var old []byte
 		if l != nil {
@@ -426,9 +427,11 @@ func (t *Tree) SaveQueue(q *Queue) error {
 		} else {
 			old, _ = readOptional(t.Path(rel))
 		}
-		if _, _, err := t.writeShard(rel, groups[rel], old); err != nil {
+		now, _, err := t.writeShard(rel, groups[rel], old)
+		if err != nil {
 			return err
 		}
+		written[rel] = now
 	}
 	ids := make([]string, len(q.Tasks))
 	for i := range q.Tasks {
@@ -450,7 +453,7 @@ func (t *Tree) SaveQueue(q *Queue) error {
 	}
 	q.Version, q.NextID = QueueVersion, o.NextID
 	t.forgetQueue()
-	t.indexWholeQueue(q)
+	t.indexWholeQueue(q, written)
 	return nil
 }
 
@@ -517,7 +520,7 @@ func (t *Tree) UpdateTaskLocked(id string, fn func(*Task) error) (Task, error) {
 	wrote, err := t.putTask(s, task)
 	if ix != nil && err == nil && wrote {
 		if fresh {
-			t.indexTaskChanged(ix, id, was, task.State)
+			t.indexTaskChanged(ix, id, was, task.State, s.data)
 		} else {
 			t.dropQueueIndex()
 		}
@@ -617,7 +620,7 @@ func (t *Tree) AddTaskLocked(build func(id string) (Task, error)) (Task, error) 
 		return Task{}, err
 	}
 	if fresh {
-		t.indexTaskAdded(ix, n, task.State, o.NextID)
+		t.indexTaskAdded(ix, n, task.State, o.NextID, s.data)
 	} else {
 		t.dropQueueIndex()
 	}

@@ -4,17 +4,12 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
-	"sync"
-	"syscall"
-	"time"
 
 	"github.com/strom-research/strom/schemas"
 )
@@ -23,25 +18,23 @@ import (
 // of tasks in each state, and each task's state in queue order (order.bin) with its
 // place by id number (ids.bin). `strom status`, a page of `strom task list` and a
 // run looking for the next open task read the few bytes they need through it
-// instead of every shard. It names the queue it was built from by the stamp
-// of queue.json (stamp.go) and of the tasks' folder: every write strom makes and
-// every checkout, merge or pull replaces files (a new entry in the folder changes
-// its time), so an index whose stamps differ is built again from the files, under
-// the lock. strom's own writes of a task keep it current in place. Beside it,
-// spans.bin tells where each task lies in its shard, for the bytes it was computed
-// from (taskspans.go).
-//
-// A shard edited in place by hand (without replacing the file) does not
-// change the folder's time: the commands that show a task read its file and see the
-// edit; the counts and the states of a page learn it at the next rebuild, and a
-// page whose task read differs from its entry rebuilds the index at once.
+// instead of every shard. Its state (queuestate.go) names the files it was built
+// from by their stamps: queue.json's, the tasks' folder's and every shard's, and
+// every use checks them (queuefresh.go). A shard changed in any way (replaced by
+// an editor, a checkout, a merge or a pull, or edited in place, its size and
+// time kept) has its tasks' entries brought up to date, under the lock; a
+// queue.json changed builds the index again from the files. strom's own writes
+// of a task keep it current in place. Beside it, spans.bin tells where each task
+// lies in its shard, for the bytes it was computed from (taskspans.go). A page
+// whose task read differs from its entry (a shard changed between the check and
+// the read) builds the index again at once.
 
 const (
 	queueIndexDir     = "queue"
-	queueIndexState   = "state.json"
+	queueIndexState   = "state" // queuestate.go
 	queueIndexOrder   = "order.bin"
 	queueIndexIDs     = "ids.bin"
-	queueIndexVersion = 3
+	queueIndexVersion = 4
 	orderEntry        = 8 // id number u32, state u32
 )
 
@@ -61,38 +54,6 @@ func stateOfCode(c uint32) State {
 		return codeStates[c]
 	}
 	return ""
-}
-
-// dirStamp tells whether the tasks' folder has had entries added, removed or
-// replaced since: its inode and modification time.
-type dirStamp struct {
-	Ino   uint64 `json:"ino"`
-	MTime int64  `json:"mtime"`
-}
-
-func dirStampOf(path string) (dirStamp, error) {
-	fi, err := os.Stat(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return dirStamp{}, nil
-	}
-	if err != nil {
-		return dirStamp{}, err
-	}
-	var ino uint64
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		ino = uint64(st.Ino)
-	}
-	return dirStamp{Ino: ino, MTime: fi.ModTime().UnixNano()}, nil
-}
-
-type queueState struct {
-	Version int           `json:"version"`
-	Schema  string        `json:"schema"`
-	Stamp   stamp         `json:"stamp"`
-	Tasks   dirStamp      `json:"tasks"`
-	NextID  int           `json:"next_id"`
-	Total   int           `json:"total"`
-	Counts  map[State]int `json:"counts"`
 }
 
 // QueueSummary is what the index knows of the whole queue.
@@ -115,9 +76,10 @@ func (t *Tree) queueIndexPath(elem ...string) string {
 
 // queueIndex is an open, fresh index.
 type queueIndex struct {
-	st    queueState
-	order *os.File
-	ids   *os.File
+	st      queueState
+	checked int64 // folderClock's reading when the check found it fresh
+	order   *os.File
+	ids     *os.File
 }
 
 func (ix *queueIndex) Close() {
@@ -128,31 +90,42 @@ func (ix *queueIndex) Close() {
 	}
 }
 
-// currentStamps reads the stamps of queue.json and the tasks' folder as they are.
-func (t *Tree) currentStamps() (stamp, dirStamp, error) {
-	qs, err := statStamp(t.Path(QueueFile))
-	if err != nil {
-		return stamp{}, dirStamp{}, err
-	}
-	ds, err := dirStampOf(t.Path(TasksDir))
-	return qs, ds, err
-}
-
-// openFreshQueueIndex opens the index when it covers the queue as it stands; nil
-// and false otherwise.
-func (t *Tree) openFreshQueueIndex() (*queueIndex, bool) {
+// readQueueState returns the index's state; ok is false when there is none this
+// strom can use.
+func (t *Tree) readQueueState() (queueState, bool) {
 	b, err := os.ReadFile(t.queueIndexPath(queueIndexState))
 	if err != nil {
+		return queueState{}, false
+	}
+	return parseQueueState(b)
+}
+
+func (t *Tree) writeQueueState(st queueState) error {
+	if err := WriteTransient(t.queueIndexPath(queueIndexState), st.encode()); err != nil {
+		return fmt.Errorf("index %s: %w", t.rel(QueueFile), err)
+	}
+	return nil
+}
+
+// openFreshQueueIndex opens the index when it covers the queue as it stands
+// (queuefresh.go); nil and false otherwise.
+func (t *Tree) openFreshQueueIndex() (*queueIndex, bool) {
+	st, ok := t.readQueueState()
+	if !ok {
 		return nil, false
 	}
-	ix := &queueIndex{}
-	if json.Unmarshal(b, &ix.st) != nil || ix.st.Version != queueIndexVersion || ix.st.Schema != queueSchemaSum() {
+	cur, err := t.checkQueueFiles(st, false)
+	if err != nil || !cur.fresh() {
 		return nil, false
 	}
-	qs, ds, err := t.currentStamps()
-	if err != nil || !ix.st.Stamp.same(qs) || ds != ix.st.Tasks {
-		return nil, false
+	if cur.settles(st) {
+		// Stamps the next checks can trust by a stat: recorded for them. A writer's
+		// state this replaces is older in no stamp it has, so the next check
+		// brings the index up to its files again.
+		st.At, st.Folder = cur.at, cur.folder
+		_ = t.writeQueueState(st)
 	}
+	ix := &queueIndex{st: st, checked: cur.at}
 	if ix.order, err = os.Open(t.queueIndexPath(queueIndexOrder)); err != nil {
 		ix.Close()
 		return nil, false
@@ -179,7 +152,7 @@ func (t *Tree) queueIndex(ctx context.Context) (*queueIndex, error) {
 	if ix, ok := t.openFreshQueueIndex(); ok {
 		return ix, nil
 	}
-	if err := t.Locked(ctx, t.indexQueueLocked); err != nil {
+	if err := t.Locked(ctx, t.updateQueueIndexLocked); err != nil {
 		return nil, err
 	}
 	return t.queueIndexLocked()
@@ -193,7 +166,7 @@ func (t *Tree) queueIndexLocked() (*queueIndex, error) {
 	if ix, ok := t.openFreshQueueIndex(); ok {
 		return ix, nil
 	}
-	if err := t.indexQueueLocked(); err != nil {
+	if err := t.updateQueueIndexLocked(); err != nil {
 		return nil, err
 	}
 	if ix, ok := t.openFreshQueueIndex(); ok {
@@ -215,167 +188,6 @@ func (t *Tree) noQueue() (*queueIndex, bool, error) {
 		return nil, true, nil
 	}
 	return nil, false, nil
-}
-
-// indexQueueLocked reads and validates the whole queue and builds its index.
-func (t *Tree) indexQueueLocked() error {
-	qs, ds, err := t.currentStamps()
-	if err != nil {
-		return fmt.Errorf("index %s: %w", t.rel(QueueFile), err)
-	}
-	v, o, _, err := t.readOrder()
-	if err != nil {
-		return err
-	}
-	if v == 1 || v == 2 {
-		return nil // read whole by its callers
-	}
-	q, _, err := t.loadShards(o)
-	if err != nil {
-		return err
-	}
-	return t.writeQueueIndex(q, qs, ds)
-}
-
-// indexWholeQueue builds the index of the queue strom just wrote whole.
-func (t *Tree) indexWholeQueue(q *Queue) {
-	qs, ds, err := t.currentStamps()
-	if err != nil {
-		return
-	}
-	_ = t.writeQueueIndex(q, qs, ds)
-}
-
-func (t *Tree) writeQueueIndex(q *Queue, qs stamp, ds dirStamp) error {
-	st := queueState{Version: queueIndexVersion, Schema: queueSchemaSum(), Stamp: qs, Tasks: ds, NextID: q.NextID, Total: len(q.Tasks), Counts: q.Count()}
-	order := make([]byte, orderEntry*len(q.Tasks))
-	maxID := 0
-	for _, task := range q.Tasks {
-		maxID = max(maxID, idNumber(task.ID))
-	}
-	ids := make([]byte, 4*(maxID+1))
-	for i, task := range q.Tasks {
-		e := order[i*orderEntry:]
-		n := idNumber(task.ID)
-		binary.LittleEndian.PutUint32(e[0:], uint32(n))
-		binary.LittleEndian.PutUint32(e[4:], stateCodes[task.State])
-		binary.LittleEndian.PutUint32(ids[4*n:], uint32(i+1))
-	}
-	stb, err := json.Marshal(st)
-	if err != nil {
-		return fmt.Errorf("index %s: %w", t.rel(QueueFile), err)
-	}
-	run := t.Path(RunDir)
-	if err := os.MkdirAll(run, 0o755); err != nil {
-		return fmt.Errorf("index %s: %w", t.rel(QueueFile), err)
-	}
-	tmp, err := os.MkdirTemp(run, ".tmp-"+queueIndexDir+"-*")
-	if err != nil {
-		return fmt.Errorf("index %s: %w", t.rel(QueueFile), err)
-	}
-	defer os.RemoveAll(tmp)
-	for name, b := range map[string][]byte{queueIndexOrder: order, queueIndexIDs: ids, queueIndexState: append(stb, '\n')} {
-		if err := os.WriteFile(filepath.Join(tmp, name), b, 0o644); err != nil {
-			return fmt.Errorf("index %s: %w", t.rel(QueueFile), err)
-		}
-	}
-	// The spans of the tasks name the bytes they were computed from: they stay
-	// (taskspans.go).
-	if os.Rename(t.queueIndexPath(queueIndexSpans), filepath.Join(tmp, queueIndexSpans)) != nil {
-		if err := os.WriteFile(filepath.Join(tmp, queueIndexSpans), nil, 0o644); err != nil {
-			return fmt.Errorf("index %s: %w", t.rel(QueueFile), err)
-		}
-	}
-	dir := t.queueIndexPath()
-	if err := os.RemoveAll(dir); err != nil {
-		return fmt.Errorf("index %s: %w", t.rel(QueueFile), err)
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		return fmt.Errorf("index %s: %w", t.rel(QueueFile), err)
-	}
-	return nil
-}
-
-// saveState writes the index's state.json with the stamps as they are now.
-func (t *Tree) saveIndexState(st queueState) error {
-	qs, ds, err := t.currentStamps()
-	if err != nil {
-		return err
-	}
-	st.Stamp, st.Tasks = qs, ds
-	b, err := json.Marshal(st)
-	if err != nil {
-		return err
-	}
-	return WriteTransient(t.queueIndexPath(queueIndexState), append(b, '\n'))
-}
-
-// indexTaskChanged keeps a fresh index current after strom wrote one task,
-// whose state went from was to now. On any failure the index is dropped.
-func (t *Tree) indexTaskChanged(ix *queueIndex, id string, was, now State) {
-	st := ix.st
-	if was != now {
-		pos, ok := ix.pos(idNumber(id))
-		if !ok || writeAt(t.queueIndexPath(queueIndexOrder), int64(pos)*orderEntry+4, stateCodes[now]) != nil {
-			t.dropQueueIndex()
-			return
-		}
-		st.Counts = copyCounts(st.Counts)
-		st.Counts[was]--
-		st.Counts[now]++
-	}
-	if t.saveIndexState(st) != nil {
-		t.dropQueueIndex()
-	}
-}
-
-// indexTaskAdded keeps a fresh index current after strom added task T-n.
-func (t *Tree) indexTaskAdded(ix *queueIndex, n int, state State, nextID int) {
-	st := ix.st
-	pos := st.Total
-	var e [orderEntry]byte
-	binary.LittleEndian.PutUint32(e[0:], uint32(n))
-	binary.LittleEndian.PutUint32(e[4:], stateCodes[state])
-	ok := writeBytesAt(t.queueIndexPath(queueIndexOrder), int64(pos)*orderEntry, e[:]) == nil &&
-		writeAt(t.queueIndexPath(queueIndexIDs), int64(4*n), uint32(pos+1)) == nil
-	if !ok {
-		t.dropQueueIndex()
-		return
-	}
-	st.Total++
-	st.NextID = nextID
-	st.Counts = copyCounts(st.Counts)
-	st.Counts[state]++
-	if t.saveIndexState(st) != nil {
-		t.dropQueueIndex()
-	}
-}
-
-func copyCounts(c map[State]int) map[State]int {
-	out := make(map[State]int, len(States))
-	for _, s := range States {
-		out[s] = c[s]
-	}
-	return out
-}
-
-func writeAt(path string, off int64, v uint32) error {
-	var b [4]byte
-	binary.LittleEndian.PutUint32(b[:], v)
-	return writeBytesAt(path, off, b[:])
-}
-
-// writeBytesAt writes b at off of path, extending it with zeros when it is shorter.
-func writeBytesAt(path string, off int64, b []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		return err
-	}
-	if _, err := f.WriteAt(b, off); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // pos returns the place in queue order of task T-n.
@@ -560,52 +372,3 @@ func (t *Tree) eachTaskOnce(ctx context.Context, want []State, skip int, fn func
 // DropQueueIndex makes the next reader of the queue build its index again: for a
 // caller that replaced a shard itself.
 func (t *Tree) DropQueueIndex() { t.dropQueueIndex() }
-
-// readQueueCache keeps, per tree, the last queue ReadQueue read and the stamps of
-// queue.json and the tasks' folder it was read at.
-var (
-	readQueueMu    sync.Mutex
-	readQueueCache = map[string]readQueueEntry{}
-)
-
-type readQueueEntry struct {
-	q     *Queue
-	stamp stamp
-	tasks dirStamp
-}
-
-// ReadQueue is LoadQueue for a reader that only looks, again and again (the app's
-// overview, every second): while queue.json and the tasks' folder keep their
-// stamps, the queue read last is given again without reading a file. The tasks
-// must not be changed (their slices are shared). A shard edited in place is
-// seen at the next change of the folder, as the index sees it.
-func (t *Tree) ReadQueue() (*Queue, error) {
-	qs, ds, err := t.currentStamps()
-	if err != nil {
-		return t.LoadQueue()
-	}
-	readQueueMu.Lock()
-	e, ok := readQueueCache[t.Dir]
-	readQueueMu.Unlock()
-	if ok && e.stamp.same(qs) && e.tasks == ds {
-		c := *e.q
-		c.Tasks = append([]Task(nil), e.q.Tasks...)
-		return &c, nil
-	}
-	q, err := t.LoadQueue()
-	if err != nil {
-		return nil, err
-	}
-	t.forgetQueue() // not kept for a save: this queue is only looked at
-	// A folder changed in the last second is not kept: a file system's times are
-	// coarse, and a change in the same tick would keep the folder's time.
-	if time.Since(time.Unix(0, max(ds.MTime, qs.MTime))) < time.Second {
-		return q, nil
-	}
-	c := *q
-	c.Tasks = append([]Task(nil), q.Tasks...)
-	readQueueMu.Lock()
-	readQueueCache[t.Dir] = readQueueEntry{q: &c, stamp: qs, tasks: ds}
-	readQueueMu.Unlock()
-	return q, nil
-}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -69,8 +70,9 @@ func TestScripts(t *testing.T) {
 			return os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"terminal": terminalCmd,
-			"speaks":   speaksCmd,
+			"terminal":    terminalCmd,
+			"speaks":      speaksCmd,
+			"editinplace": editInPlaceCmd,
 			"sleepms": func(ts *testscript.TestScript, neg bool, args []string) {
 				d, err := time.ParseDuration(args[0] + "ms")
 				ts.Check(err)
@@ -151,3 +153,40 @@ func TestScripts(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// editInPlaceCmd: editinplace [-keeptime] FILE N OLD NEW writes NEW over the N-th
+// OLD in FILE where it lies, as an editor that saves in place or os.pwrite does:
+// the same file, the same size (OLD and NEW are of one length); -keeptime sets
+// the modification time back as it was, so only the change time tells.
+func editInPlaceCmd(ts *testscript.TestScript, neg bool, args []string) {
+	keep := len(args) > 0 && args[0] == "-keeptime"
+	if keep {
+		args = args[1:]
+	}
+	if neg || len(args) != 4 || len(args[2]) != len(args[3]) {
+		ts.Fatalf("usage: editinplace [-keeptime] FILE N OLD NEW (OLD and NEW of one length)")
+	}
+	path := ts.MkAbs(args[0])
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	fi, err := os.Stat(path)
+	ts.Check(err)
+	data, err := os.ReadFile(path)
+	ts.Check(err)
+	at := -1
+	for i, from := 0, 0; i < n; i++ {
+		j := bytes.Index(data[from:], []byte(args[2]))
+		if j < 0 {
+			ts.Fatalf("%s has fewer than %d of %q", args[0], n, args[2])
+		}
+		at, from = from+j, from+j+len(args[2])
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	ts.Check(err)
+	_, err = f.WriteAt([]byte(args[3]), int64(at))
+	ts.Check(err)
+	ts.Check(f.Close())
+	if keep {
+		ts.Check(os.Chtimes(path, fi.ModTime(), fi.ModTime()))
+	}
+}

@@ -1,0 +1,177 @@
+package statefiles
+
+// The queue index's state file (queueindex.go), read without reflection:
+//
+//	strom queue index 4 <the queue's schemas' sum>
+//	at <ns>
+//	queue <inode> <size> <mtime> <ctime> <tail>
+//	folder <inode> <size> <mtime> <ctime>
+//	tasks <next id> <total> <open> <started> <waiting> <done> <parked>
+//	shards <n>
+//	<first id> <inode> <size> <mtime> <ctime> <sum>    (n of them, by first id)
+//
+// "at" is folderClock's reading before the stamps were taken (queuefresh.go
+// compares the times with it); queue is queue.json's stamp; folder the stamp of
+// .strom/tasks/ when its shards were listed, zeros where it had changed within
+// folderSettled of the listing (or its times are whole seconds); each shard line
+// is a shard's stamp (no tail) and the SHA-256 of its bytes as indexed. The
+// order's entries and the ids' places are in order.bin and ids.bin. Anything
+// else (another version, a garbled line, a file cut short) is no state, and the
+// index is built again.
+
+import (
+	"strconv"
+	"strings"
+)
+
+// shardStamp is one shard as the index covers it.
+type shardStamp struct {
+	Lo    int    // the shard's first id: 1, 100, 200, …
+	Stamp stamp  // no tail
+	Sum   string // hex SHA-256 of the bytes indexed
+}
+
+type queueState struct {
+	At     int64 // folderClock's reading before the stamps were taken
+	Queue  stamp // queue.json's
+	Folder stamp // the tasks' folder's when it was listed; zero: the next check lists it
+	NextID int
+	Total  int
+	Counts map[State]int
+	Shards []shardStamp // by Lo
+}
+
+func queueStateHeader() string {
+	return "strom queue index " + strconv.Itoa(queueIndexVersion) + " " + queueSchemaSum()
+}
+
+// encode is the whole state file.
+func (st queueState) encode() []byte {
+	b := make([]byte, 0, 300+110*len(st.Shards))
+	b = append(b, queueStateHeader()...)
+	b = append(b, "\nat "...)
+	b = strconv.AppendInt(b, st.At, 10)
+	b = append(b, "\nqueue "...)
+	b = appendStamp(b, st.Queue)
+	b = append(b, ' ')
+	b = appendSum(b, st.Queue.Tail)
+	b = append(b, "\nfolder "...)
+	b = appendStamp(b, st.Folder)
+	b = append(b, "\ntasks "...)
+	b = strconv.AppendInt(b, int64(st.NextID), 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(st.Total), 10)
+	for _, s := range States {
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, int64(st.Counts[s]), 10)
+	}
+	b = append(b, "\nshards "...)
+	b = strconv.AppendInt(b, int64(len(st.Shards)), 10)
+	b = append(b, '\n')
+	for _, s := range st.Shards {
+		b = strconv.AppendInt(b, int64(s.Lo), 10)
+		b = append(b, ' ')
+		b = appendStamp(b, s.Stamp)
+		b = append(b, ' ')
+		b = appendSum(b, s.Sum)
+		b = append(b, '\n')
+	}
+	return b
+}
+
+// appendSum adds a sum, or "-" for one that matches none.
+func appendSum(b []byte, sum string) []byte {
+	if isSum(sum) {
+		return append(b, sum...)
+	}
+	return append(b, '-')
+}
+
+// parseQueueState reads a state file (the layout above).
+func parseQueueState(data []byte) (st queueState, ok bool) {
+	b := string(data)
+	next := func() (string, bool) {
+		i := strings.IndexByte(b, '\n')
+		if i < 0 {
+			return "", false
+		}
+		l := b[:i]
+		b = b[i+1:]
+		return l, true
+	}
+	var f [8]string
+	line := func(key string, n int) bool {
+		l, ok := next()
+		return ok && splitFields(l, f[:n]) && f[0] == key
+	}
+	if l, ok := next(); !ok || l != queueStateHeader() {
+		return st, false
+	}
+	if !line("at", 2) {
+		return st, false
+	}
+	if st.At, ok = parseInt(f[1]); !ok {
+		return st, false
+	}
+	if !line("queue", 6) {
+		return st, false
+	}
+	if st.Queue, ok = parseStamp(f[1:5], f[5], true); !ok {
+		return st, false
+	}
+	if !line("folder", 5) {
+		return st, false
+	}
+	if st.Folder, ok = parseStamp(f[1:5], "", false); !ok {
+		return st, false
+	}
+	if !line("tasks", 8) {
+		return st, false
+	}
+	var nums [7]int
+	for i := range nums {
+		n, ok := parseUint(f[i+1])
+		if !ok || n > 1<<31 {
+			return st, false
+		}
+		nums[i] = int(n)
+	}
+	st.NextID, st.Total = nums[0], nums[1]
+	st.Counts = make(map[State]int, len(States))
+	for i, s := range States {
+		st.Counts[s] = nums[2+i]
+	}
+	if !line("shards", 2) {
+		return st, false
+	}
+	n, ok := parseUint(f[1])
+	if !ok || n > uint64(len(b)/14) { // no shard line is shorter: "1 0 0 0 0 -\n"
+		return st, false
+	}
+	st.Shards = make([]shardStamp, 0, n)
+	for range n {
+		l, ok := next()
+		if !ok || !splitFields(l, f[:6]) {
+			return st, false
+		}
+		lo, ok1 := parseUint(f[0])
+		s, ok2 := parseStamp(f[1:5], f[5], true)
+		if !ok1 || !ok2 || lo == 0 || lo > 1<<31 || shardFirst(int(lo)) != int(lo) ||
+			(len(st.Shards) > 0 && int(lo) <= st.Shards[len(st.Shards)-1].Lo) {
+			return st, false
+		}
+		sum := s.Tail
+		s.Tail = ""
+		st.Shards = append(st.Shards, shardStamp{Lo: int(lo), Stamp: s, Sum: sum})
+	}
+	if len(b) > 0 {
+		return st, false
+	}
+	return st, true
+}
+
+// shardFirst is the first id of the shard that holds T-n.
+func shardFirst(n int) int {
+	lo, _ := shardRange(n)
+	return lo
+}
