@@ -25,7 +25,6 @@ package statefiles
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -39,7 +38,8 @@ type queueFiles struct {
 	at      int64 // folderClock's reading before the first stat
 	queue   stamp
 	folder  stamp        // settled, or zero
-	shards  []shardStamp // as they stand, by Lo; a Sum only where one was read
+	shards  []shardStamp // as they stand, by Lo; a Sum only where hashed is set
+	hashed  bool         // a shard's bytes were hashed: its stamp alone did not tell
 	same    bool         // queue.json is the state's
 	changed []int        // the Lo of each shard that is not the state's (new, gone, changed)
 }
@@ -134,10 +134,11 @@ func (cur *queueFiles) diff(st queueState, d *stampDir, all bool) error {
 			cur.changed = append(cur.changed, st.Shards[j].Lo) // gone
 			j++
 		default:
-			same, err := st.Shards[j].holds(&cur.shards[i], st.At, d)
+			same, hashed, err := st.Shards[j].holds(&cur.shards[i], st.At, d)
 			if err != nil {
 				return err
 			}
+			cur.hashed = cur.hashed || hashed
 			if !same {
 				cur.changed = append(cur.changed, cur.shards[i].Lo)
 			}
@@ -152,40 +153,40 @@ func (cur *queueFiles) diff(st queueState, d *stampDir, all bool) error {
 }
 
 // holds reports whether the shard as it stands (cur, stamped in d) is the one s
-// recorded at the time at; its sum is read into cur when the stamp alone does
-// not tell.
-func (s shardStamp) holds(cur *shardStamp, at int64, d *stampDir) (bool, error) {
+// recorded at the time at; its sum is read into cur (hashed) when the stamp
+// alone does not tell.
+func (s shardStamp) holds(cur *shardStamp, at int64, d *stampDir) (same, hashed bool, err error) {
 	r, c := s.Stamp, cur.Stamp
 	if r.Ino != c.Ino || r.Size != c.Size || r.MTime != c.MTime || r.CTime != c.CTime {
-		return false, nil
+		return false, false, nil
 	}
 	if r.settledAt(at) {
-		return true, nil
+		return true, false, nil
 	}
-	sum, err := fileSum(d.path + "/" + shardBase(cur.Lo))
-	if err != nil {
-		return false, err
+	if cur.Sum, err = fileSum(d.path + "/" + shardBase(cur.Lo)); err != nil {
+		return false, true, err
 	}
-	cur.Sum = sum
-	return sum == s.Sum, nil
+	return cur.Sum == s.Sum, true, nil
 }
 
-// fileSum is the hex SHA-256 of the file at path; a missing file's is that of
-// no bytes.
-func fileSum(path string) (string, error) {
+// fileSum is the SHA-256 of the file at path; a missing file's is that of no
+// bytes.
+func fileSum(path string) ([sha256.Size]byte, error) {
+	var out [sha256.Size]byte
 	f, err := openPlain(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return tailSum(nil), nil
+		return sha256.Sum256(nil), nil
 	}
 	if err != nil {
-		return "", err
+		return out, err
 	}
 	defer f.Close()
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
-		return "", err
+		return out, err
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	h.Sum(out[:0])
+	return out, nil
 }
 
 // settles reports whether the check of the fresh files cur found stamps that
@@ -195,8 +196,11 @@ func (cur queueFiles) settles(st queueState) bool {
 	if cur.folder.Ino != 0 && !sameFolder(cur.folder, st.Folder) {
 		return true
 	}
+	if !cur.hashed {
+		return false
+	}
 	for _, s := range cur.shards {
-		if s.Sum != "" && s.Stamp.settledAt(cur.at) {
+		if s.Sum != ([sha256.Size]byte{}) && s.Stamp.settledAt(cur.at) {
 			return true
 		}
 	}
@@ -219,7 +223,7 @@ func (cur queueFiles) stamped(data map[string][]byte) []shardStamp {
 		if !ok || b == nil {
 			continue
 		}
-		out = append(out, shardStamp{Lo: lo, Stamp: at[lo], Sum: tailSum(b)})
+		out = append(out, shardStamp{Lo: lo, Stamp: at[lo], Sum: sha256.Sum256(b)})
 	}
 	slices.SortFunc(out, func(a, b shardStamp) int { return a.Lo - b.Lo })
 	return out

@@ -2,6 +2,7 @@ package statefiles
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"os"
 	"path/filepath"
@@ -258,23 +259,23 @@ func TestShardStampInItsTick(t *testing.T) {
 	data, _ := os.ReadFile(path)
 	for name, c := range map[string]struct {
 		rec  stamp
-		sum  string
+		sum  [sha256.Size]byte
 		at   int64
 		want bool
 	}{
-		"in its tick, the same bytes":    {cur, tailSum(data), cur.CTime + 1e6, true},
-		"in its tick, other bytes":       {cur, tailSum([]byte("x")), cur.CTime + 1e6, false},
-		"settled, other bytes":           {cur, tailSum([]byte("x")), cur.CTime + 2e9, true},
-		"another change time":            {withCTime(cur, cur.CTime+1), tailSum(data), cur.CTime + 2e9, false},
-		"whole seconds, in the second":   {wholeSeconds(cur), tailSum([]byte("x")), wholeSeconds(cur).CTime + 5e8, false},
-		"whole seconds, the same bytes":  {wholeSeconds(cur), tailSum(data), wholeSeconds(cur).CTime + 5e8, true},
-		"whole seconds, past the second": {wholeSeconds(cur), tailSum([]byte("x")), wholeSeconds(cur).CTime + 2e9, true},
+		"in its tick, the same bytes":    {cur, sha256.Sum256(data), cur.CTime + 1e6, true},
+		"in its tick, other bytes":       {cur, sha256.Sum256([]byte("x")), cur.CTime + 1e6, false},
+		"settled, other bytes":           {cur, sha256.Sum256([]byte("x")), cur.CTime + 2e9, true},
+		"another change time":            {withCTime(cur, cur.CTime+1), sha256.Sum256(data), cur.CTime + 2e9, false},
+		"whole seconds, in the second":   {wholeSeconds(cur), sha256.Sum256([]byte("x")), wholeSeconds(cur).CTime + 5e8, false},
+		"whole seconds, the same bytes":  {wholeSeconds(cur), sha256.Sum256(data), wholeSeconds(cur).CTime + 5e8, true},
+		"whole seconds, past the second": {wholeSeconds(cur), sha256.Sum256([]byte("x")), wholeSeconds(cur).CTime + 2e9, true},
 	} {
 		now := shardStamp{Lo: 1, Stamp: cur}
 		if wholeSeconds(c.rec) == c.rec {
 			now.Stamp = c.rec // as the file system would have it
 		}
-		got, err := shardStamp{Lo: 1, Stamp: c.rec, Sum: c.sum}.holds(&now, c.at, d)
+		got, _, err := shardStamp{Lo: 1, Stamp: c.rec, Sum: c.sum}.holds(&now, c.at, d)
 		if err != nil || got != c.want {
 			t.Errorf("%s: %v, %v; want %v", name, got, err, c.want)
 		}
@@ -293,16 +294,16 @@ func wholeSeconds(s stamp) stamp {
 // very bytes (the layout has one way to write each state), its shards in order
 // and each named by its first id.
 func FuzzQueueState(f *testing.F) {
-	sum := strings.Repeat("ab", 32)
+	sum := sha256.Sum256([]byte("the shard"))
 	st := queueState{
 		At:     1764000000123456789,
-		Queue:  stamp{Ino: 9, Size: 120, MTime: 1764000000000000001, CTime: 1764000000000000002, Tail: sum},
+		Queue:  stamp{Ino: 9, Size: 120, MTime: 1764000000000000001, CTime: 1764000000000000002, Tail: strings.Repeat("ab", 32)},
 		Folder: stamp{Ino: 7, Size: 4096, MTime: 1764000000123456789, CTime: 1764000000123456789},
 		NextID: 151, Total: 150,
 		Counts: map[State]int{Open: 147, Done: 3},
 		Shards: []shardStamp{
 			{Lo: 1, Stamp: stamp{Ino: 12, Size: 26200, MTime: 5e9, CTime: 6e9}, Sum: sum},
-			{Lo: 100, Stamp: stamp{Ino: 13, Size: 13100, MTime: -1, CTime: 1764000000000000002}, Sum: "-"},
+			{Lo: 100, Stamp: stamp{Ino: 13, Size: 13100, MTime: -1, CTime: 1764000000000000002}},
 		},
 	}
 	f.Add(st.encode())

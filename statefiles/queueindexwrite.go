@@ -4,6 +4,7 @@ package statefiles
 // strom's own writes.
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -114,7 +115,7 @@ func (t *Tree) saveIndexState(ix *queueIndex, st queueState, rel string, data []
 	if err != nil {
 		return err
 	}
-	one := shardStamp{Lo: lo, Stamp: s, Sum: tailSum(data)}
+	one := shardStamp{Lo: lo, Stamp: s, Sum: sha256.Sum256(data)}
 	shards := make([]shardStamp, 0, len(st.Shards)+1)
 	for _, o := range st.Shards {
 		if o.Lo < lo {
