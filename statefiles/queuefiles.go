@@ -262,6 +262,7 @@ func (t *Tree) QueueVersionOnDisk() (int, error) {
 // missing queue is empty; a queue of version 1 or 2 is read as it is, not migrated
 // (the first write migrates it).
 func (t *Tree) LoadQueue() (*Queue, error) {
+	at := folderClock().UnixNano()
 	v, o, data, err := t.readOrder()
 	if err != nil {
 		return nil, err
@@ -276,7 +277,7 @@ func (t *Tree) LoadQueue() (*Queue, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.rememberQueue(q, data, shards)
+	t.rememberQueue(&loadedQueue{q: q, order: data, shards: shards, at: at})
 	return q, nil
 }
 
@@ -333,10 +334,10 @@ type loadedQueue struct {
 	q      *Queue
 	order  []byte
 	shards map[string][]byte
+	at     int64 // folderClock's reading before they were read
 }
 
-func (t *Tree) rememberQueue(q *Queue, order []byte, shards map[string][]byte) {
-	l := &loadedQueue{q: q, order: order, shards: shards}
+func (t *Tree) rememberQueue(l *loadedQueue) {
 	loadedMu.Lock()
 	loaded[t.Dir] = l
 	loadedMu.Unlock()
@@ -401,6 +402,7 @@ func (t *Tree) SaveQueue(q *Queue) error {
 	if err := t.ensureCurrent(); err != nil {
 		return err
 	}
+	at := folderClock().UnixNano()
 	_, disk, oldOrder, err := t.readOrder()
 	if err != nil {
 		return err
@@ -408,6 +410,9 @@ func (t *Tree) SaveQueue(q *Queue) error {
 	l := t.loadedOf(q)
 	if l != nil && !bytes.Equal(l.order, oldOrder) {
 		l = nil // another writer changed the queue since: compare with the files
+	}
+	if l != nil {
+		at = l.at // the shards not written are as they were read then
 	}
 	present, err := t.shardFiles()
 	if err != nil {
@@ -453,7 +458,7 @@ func (t *Tree) SaveQueue(q *Queue) error {
 	}
 	q.Version, q.NextID = QueueVersion, o.NextID
 	t.forgetQueue()
-	t.indexWholeQueue(q, written)
+	t.indexWholeQueue(q, written, at)
 	return nil
 }
 

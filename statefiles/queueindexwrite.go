@@ -38,13 +38,17 @@ func (cur queueFiles) state(data map[string][]byte) queueState {
 }
 
 // indexWholeQueue builds the index of the queue strom just wrote whole, its
-// shards' bytes now by name.
-func (t *Tree) indexWholeQueue(q *Queue, shards map[string][]byte) {
+// shards' bytes now by name, those it did not write as they were read at the
+// time at (folderClock's): a stamp is trusted by a stat alone only when it had
+// not changed for folderSettled then.
+func (t *Tree) indexWholeQueue(q *Queue, shards map[string][]byte, at int64) {
 	cur, err := t.checkQueueFiles(queueState{}, true)
 	if err != nil {
 		return
 	}
-	_ = t.writeQueueIndex(q, cur.state(shards))
+	st := cur.state(shards)
+	st.At = min(st.At, at)
+	_ = t.writeQueueIndex(q, st)
 }
 
 // writeQueueIndex writes the index of q, whose files st stamps.
