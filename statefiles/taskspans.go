@@ -218,7 +218,7 @@ func (t *Tree) readSpanSlot(n int) (spanSlot, bool) {
 }
 
 // noteSpans writes the slot of the shard rel from its bytes data, named s, and its
-// tasks in their order, unless it is was (the slot as read; nil: none). Only an
+// tasks in their order, unless the slot is was (the one read; nil: none). Only an
 // index's spans.bin is written to: without one, or on failure, the slot is left
 // out (a read then decodes the shard whole).
 func (t *Tree) noteSpans(rel string, data []byte, s sum, tasks []Task, was *spanSlot) {
