@@ -132,7 +132,10 @@ func parseWhen(s string, now time.Time, loc *time.Location) (time.Time, bool) {
 	}
 	if durFullRE().MatchString(s) {
 		d, ok := parseDuration(s)
-		return now.Add(d), ok
+		if !ok {
+			return time.Time{}, false
+		}
+		return now.Add(d), true
 	}
 	if m := dateTimeRE().FindStringSubmatch(s); m != nil {
 		return resolve(now.In(loc), loc, m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8])
@@ -213,7 +216,10 @@ func resolve(now time.Time, loc *time.Location, mon, day, year, h12, min12, ampm
 		// Feb 29 may exist only next year, or the date already went by.
 		t, ok = build(y + 1)
 	}
-	return t, ok
+	if !ok {
+		return time.Time{}, false // Nov 0, Feb 30: no such day
+	}
+	return t, true
 }
 
 // parseDuration adds up "5 days 22 hours 11 minutes" or "1h30m5s".

@@ -93,6 +93,7 @@ func TestParseReset(t *testing.T) {
 		{"elided", "…", now, ny, time.Time{}},
 		{"hour out of range", "13pm", now, ny, time.Time{}},
 		{"day out of range", "Feb 30", now, ny, time.Time{}},
+		{"day zero in a sentence", "reset Nov 0", now, ny, time.Time{}},
 		{"minute out of range", "5:75pm", now, ny, time.Time{}},
 		{"unknown zone", "5pm (Mars/Olympus_Mons)", now, ny, time.Time{}},
 	}
@@ -101,8 +102,8 @@ func TestParseReset(t *testing.T) {
 			t.Parallel()
 			got, ok := ParseReset(tt.raw, tt.now, tt.local)
 			if tt.want.IsZero() {
-				if ok {
-					t.Fatalf("ParseReset(%q) = %v, want no time", tt.raw, got)
+				if ok || !got.IsZero() {
+					t.Fatalf("ParseReset(%q) = %v, %v; want no time", tt.raw, got, ok)
 				}
 				return
 			}
