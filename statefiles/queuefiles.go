@@ -205,35 +205,35 @@ func (t *Tree) readTask(id string) (*Task, error) {
 // writeOrder writes queue.json for o when its bytes differ from old. added names
 // the ids new since old: with old known, only they are validated against the
 // schema (the rest was valid when old was read), and the whole is checked in code.
-func (t *Tree) writeOrder(o *Order, old []byte, added []string) error {
+func (t *Tree) writeOrder(o *Order, old []byte, added []string) ([]byte, error) {
 	shown := t.rel(QueueFile)
 	o.Version = QueueVersion
 	if o.Order == nil {
 		o.Order = []string{}
 	}
 	if err := o.check(shown); err != nil {
-		return fmt.Errorf("refuse to write invalid data: %w", err)
+		return nil, fmt.Errorf("refuse to write invalid data: %w", err)
 	}
 	data, err := marshal(o)
 	if err != nil {
-		return fmt.Errorf("encode %s: %w", shown, err)
+		return nil, fmt.Errorf("encode %s: %w", shown, err)
 	}
 	if old != nil && bytes.Equal(old, data) {
-		return nil
+		return data, nil
 	}
 	if old != nil && queueVersion(old) == QueueVersion {
 		mini, err := marshal(&Order{Version: o.Version, NextID: o.NextID, Order: append([]string{}, added...)})
 		if err != nil {
-			return fmt.Errorf("encode %s: %w", shown, err)
+			return nil, fmt.Errorf("encode %s: %w", shown, err)
 		}
 		if err := validate(shown, 0, schemas.Queue, mini); err != nil {
-			return fmt.Errorf("refuse to write invalid data: %w", err)
+			return nil, fmt.Errorf("refuse to write invalid data: %w", err)
 		}
 		validated.remember(sumOf(schemas.Queue, data))
 	} else if err := check(shown, schemas.Queue, data); err != nil {
-		return fmt.Errorf("refuse to write invalid data: %w", err)
+		return nil, fmt.Errorf("refuse to write invalid data: %w", err)
 	}
-	return WriteAtomic(t.Path(QueueFile), data, 0o644)
+	return data, WriteAtomic(t.Path(QueueFile), data, 0o644)
 }
 
 // ensureCurrent migrates a queue of version 1 or 2 (queuemigrate.go). Hold the lock.
@@ -453,12 +453,13 @@ func (t *Tree) SaveQueue(q *Queue) error {
 		}
 	}
 	o := &Order{Version: QueueVersion, NextID: max(q.NextID, disk.NextID), Order: ids}
-	if err := t.writeOrder(o, oldOrder, added); err != nil {
+	order, err := t.writeOrder(o, oldOrder, added)
+	if err != nil {
 		return err
 	}
 	q.Version, q.NextID = QueueVersion, o.NextID
 	t.forgetQueue()
-	t.indexWholeQueue(q, written, at)
+	t.indexWholeQueue(q, order, written, at)
 	return nil
 }
 

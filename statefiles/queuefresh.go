@@ -18,9 +18,11 @@ package statefiles
 // pull), appeared or went is read again (validated unless the memo knows its
 // bytes) and its tasks' entries alone are written anew: their states, the counts
 // counted again from the entries. What spans files is checked for its range: the
-// ids the order has there are the ids the shard holds. A queue.json that changed,
-// or a shard that does not fit the order, builds the index again from every file
-// (which says what is wrong).
+// ids the order has there are the ids the shard holds. A queue.json that changed
+// (its stamp, or its bytes where the stamp was recorded within folderSettled of
+// its last change: strom writes it by a rename, a person's editor may write it in
+// place), or a shard that does not fit the order, builds the index again from
+// every file (which says what is wrong).
 
 import (
 	"crypto/sha256"
@@ -37,11 +39,12 @@ import (
 type queueFiles struct {
 	at      int64 // folderClock's reading before the first stat
 	queue   stamp
-	folder  stamp        // settled, or zero
-	shards  []shardStamp // as they stand, by Lo; a Sum only where hashed is set
-	hashed  bool         // a shard's bytes were hashed: its stamp alone did not tell
-	same    bool         // queue.json is the state's
-	changed []int        // the Lo of each shard that is not the state's (new, gone, changed)
+	qsum    [sha256.Size]byte // queue.json's bytes' sum, read where its stamp did not tell
+	folder  stamp             // settled, or zero
+	shards  []shardStamp      // as they stand, by Lo; a Sum only where hashed is set
+	hashed  bool              // a shard's bytes were hashed: its stamp alone did not tell
+	same    bool              // queue.json is the state's
+	changed []int             // the Lo of each shard that is not the state's (new, gone, changed)
 }
 
 // shardBase is the file name of the shard whose first id is lo: "T-100-199.json".
@@ -65,6 +68,14 @@ func (t *Tree) checkQueueFiles(st queueState, all bool) (queueFiles, error) {
 		return cur, fmt.Errorf("read %s: %w", t.rel(QueueFile), err)
 	}
 	cur.queue, cur.same = qs, st.Queue.same(qs)
+	if cur.same && !st.Queue.settledAt(st.At) {
+		// Changed within folderSettled of the stamp: another write in the same
+		// tick keeps its times, so the bytes tell.
+		if cur.qsum, err = fileSum(t.Path(QueueFile)); err != nil {
+			return cur, fmt.Errorf("read %s: %w", t.rel(QueueFile), err)
+		}
+		cur.same = st.QueueSum != ([sha256.Size]byte{}) && cur.qsum == st.QueueSum
+	}
 	if !cur.same && !all {
 		return cur, nil
 	}
@@ -190,10 +201,13 @@ func fileSum(path string) ([sha256.Size]byte, error) {
 }
 
 // settles reports whether the check of the fresh files cur found stamps that
-// st does not trust by a stat alone and that are settled now: the folder's, or a
-// shard's whose sum it read.
+// st does not trust by a stat alone and that are settled now: the folder's, or
+// queue.json's or a shard's whose sum it read.
 func (cur queueFiles) settles(st queueState) bool {
 	if cur.folder.Ino != 0 && !sameFolder(cur.folder, st.Folder) {
+		return true
+	}
+	if cur.qsum != ([sha256.Size]byte{}) && cur.queue.settledAt(cur.at) {
 		return true
 	}
 	if !cur.hashed {

@@ -236,6 +236,52 @@ func TestQueueFolderListedAfterAChange(t *testing.T) {
 	}
 }
 
+// TestQueueJSONInItsTick: queue.json whose stamp was recorded within
+// folderSettled of its change is the one indexed only when its bytes' sum is the
+// one recorded (a person's editor writing it in place again in the same tick of
+// the file system's clock keeps its stamp); past that, the stat decides. An
+// index built from the files records the sum of the bytes it read.
+func TestQueueJSONInItsTick(t *testing.T) {
+	t.Parallel()
+	tr := newTree(t)
+	addTasks(t, tr, 3)
+	if _, err := tr.QueueSummary(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	st, ok := tr.readQueueState()
+	if !ok {
+		t.Fatal("no state")
+	}
+	data, err := os.ReadFile(tr.Path(QueueFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.QueueSum != sha256.Sum256(data) {
+		t.Error("the state's sum of queue.json is not its bytes'")
+	}
+	cur, err := statStamp(tr.Path(QueueFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct {
+		sum  [sha256.Size]byte
+		at   int64
+		want bool
+	}{
+		"in its tick, the same bytes":  {sha256.Sum256(data), cur.CTime + 1e6, true},
+		"in its tick, other bytes":     {sha256.Sum256([]byte("x")), cur.CTime + 1e6, false},
+		"in its tick, bytes not known": {[sha256.Size]byte{}, cur.CTime + 1e6, false},
+		"settled, other bytes":         {sha256.Sum256([]byte("x")), cur.CTime + 2e9, true},
+	} {
+		rec := st
+		rec.Queue, rec.QueueSum, rec.At = cur, c.sum, c.at
+		got, err := tr.checkQueueFiles(rec, false)
+		if err != nil || got.same != c.want {
+			t.Errorf("%s: same %v, %v; want %v", name, got.same, err, c.want)
+		}
+	}
+}
+
 // TestShardStampInItsTick: a shard whose stamp was recorded within folderSettled
 // of its change is the one indexed only when its bytes' sum is the one recorded
 // (an edit in the same tick keeps the stamp); where the times are whole seconds
@@ -306,6 +352,8 @@ func FuzzQueueState(f *testing.F) {
 			{Lo: 100, Stamp: stamp{Ino: 13, Size: 13100, MTime: -1, CTime: 1764000000000000002}},
 		},
 	}
+	f.Add(st.encode())
+	st.QueueSum = sha256.Sum256([]byte("queue.json"))
 	f.Add(st.encode())
 	st.Queue.Tail, st.Folder, st.Shards = "-", stamp{}, nil
 	f.Add(st.encode())

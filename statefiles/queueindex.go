@@ -34,7 +34,7 @@ const (
 	queueIndexState   = "state" // queuestate.go
 	queueIndexOrder   = "order.bin"
 	queueIndexIDs     = "ids.bin"
-	queueIndexVersion = 4
+	queueIndexVersion = 5
 	orderEntry        = 8 // id number u32, state u32
 )
 

@@ -17,7 +17,7 @@ func (t *Tree) indexQueueLocked() error {
 	if err != nil {
 		return fmt.Errorf("index %s: %w", t.rel(QueueFile), err)
 	}
-	v, o, _, err := t.readOrder()
+	v, o, data, err := t.readOrder()
 	if err != nil {
 		return err
 	}
@@ -28,7 +28,9 @@ func (t *Tree) indexQueueLocked() error {
 	if err != nil {
 		return err
 	}
-	return t.writeQueueIndex(q, cur.state(shards))
+	st := cur.state(shards)
+	st.QueueSum = sha256.Sum256(data)
+	return t.writeQueueIndex(q, st)
 }
 
 // state is the state of an index built from the shards' bytes data, read after
@@ -38,15 +40,16 @@ func (cur queueFiles) state(data map[string][]byte) queueState {
 }
 
 // indexWholeQueue builds the index of the queue strom just wrote whole, its
-// shards' bytes now by name, those it did not write as they were read at the
-// time at (folderClock's): a stamp is trusted by a stat alone only when it had
-// not changed for folderSettled then.
-func (t *Tree) indexWholeQueue(q *Queue, shards map[string][]byte, at int64) {
+// queue.json's bytes now order and its shards' by name, those it did not write
+// as they were read at the time at (folderClock's): a stamp is trusted by a stat
+// alone only when it had not changed for folderSettled then.
+func (t *Tree) indexWholeQueue(q *Queue, order []byte, shards map[string][]byte, at int64) {
 	cur, err := t.checkQueueFiles(queueState{}, true)
 	if err != nil {
 		return
 	}
 	st := cur.state(shards)
+	st.QueueSum = sha256.Sum256(order)
 	st.At = min(st.At, at)
 	_ = t.writeQueueIndex(q, st)
 }
@@ -99,17 +102,17 @@ func (t *Tree) writeQueueIndex(q *Queue, st queueState) error {
 }
 
 // saveIndexState writes the state of the fresh index ix after strom wrote the
-// shard rel, whose bytes are now data, and queue.json when order is set: their
-// stamps read again, the other shards' kept as the check found them, the
-// folder's left for the next check to list (the write changed it).
-func (t *Tree) saveIndexState(ix *queueIndex, st queueState, rel string, data []byte, order bool) error {
+// shard rel, whose bytes are now data, and queue.json when order (its bytes now)
+// is not nil: their stamps read again, the other shards' kept as the check found
+// them, the folder's left for the next check to list (the write changed it).
+func (t *Tree) saveIndexState(ix *queueIndex, st queueState, rel string, data, order []byte) error {
 	st.At, st.Folder = ix.checked, stamp{}
-	if order {
+	if order != nil {
 		qs, err := statStamp(t.Path(QueueFile))
 		if err != nil {
 			return err
 		}
-		st.Queue = qs
+		st.Queue, st.QueueSum = qs, sha256.Sum256(order)
 	}
 	lo, _, ok := ShardOfFile(rel)
 	if !ok {
@@ -160,14 +163,14 @@ func (t *Tree) indexTaskChanged(ix *queueIndex, id string, was, now State, data 
 		st.Counts[was]--
 		st.Counts[now]++
 	}
-	if t.saveIndexState(ix, st, ShardFile(id), data, false) != nil {
+	if t.saveIndexState(ix, st, ShardFile(id), data, nil) != nil {
 		t.dropQueueIndex()
 	}
 }
 
 // indexTaskAdded keeps a fresh index current after strom added task T-n to its
-// shard (now data) and queue.json.
-func (t *Tree) indexTaskAdded(ix *queueIndex, n int, state State, nextID int, data []byte) {
+// shard (now data) and queue.json (now order).
+func (t *Tree) indexTaskAdded(ix *queueIndex, n int, state State, nextID int, data, order []byte) {
 	st := ix.st
 	pos := st.Total
 	var e [orderEntry]byte
@@ -183,7 +186,7 @@ func (t *Tree) indexTaskAdded(ix *queueIndex, n int, state State, nextID int, da
 	st.NextID = nextID
 	st.Counts = copyCounts(st.Counts)
 	st.Counts[state]++
-	if t.saveIndexState(ix, st, shardOf(n), data, true) != nil {
+	if t.saveIndexState(ix, st, shardOf(n), data, order) != nil {
 		t.dropQueueIndex()
 	}
 }

@@ -111,7 +111,8 @@ func (t *Tree) migrateLocked(from int) error {
 		for i := range q.Tasks {
 			ids[i] = q.Tasks[i].ID
 		}
-		return t.writeOrder(&Order{Version: QueueVersion, NextID: q.NextID, Order: ids}, nil, nil)
+		_, err := t.writeOrder(&Order{Version: QueueVersion, NextID: q.NextID, Order: ids}, nil, nil)
+		return err
 	}
 	if err := write(committed, false); err != nil {
 		undo()

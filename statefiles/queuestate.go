@@ -2,9 +2,9 @@ package statefiles
 
 // The queue index's state file (queueindex.go), read without reflection:
 //
-//	strom queue index 4 <the queue's schemas' sum>
+//	strom queue index 5 <the queue's schemas' sum>
 //	at <ns>
-//	queue <inode> <size> <mtime> <ctime> <tail>
+//	queue <inode> <size> <mtime> <ctime> <tail> <sum>
 //	folder <inode> <size> <mtime> <ctime>
 //	tasks <next id> <total> <open> <started> <waiting> <done> <parked>
 //	shards <n>
@@ -12,7 +12,9 @@ package statefiles
 //	ctime, 8 bytes each, little-endian; the SHA-256 of the bytes indexed>
 //
 // "at" is folderClock's reading before the stamps were taken (queuefresh.go
-// compares the times with it); queue is queue.json's stamp; folder the stamp of
+// compares the times with it); queue is queue.json's stamp and the SHA-256 of the
+// bytes indexed ("-" where they are not known: the next check within
+// folderSettled of the stamp builds the index again); folder the stamp of
 // .strom/tasks/ when its shards were listed, zeros where it had changed within
 // folderSettled of the listing (or its times are whole seconds); each shard's
 // record is its stamp (no tail) and the SHA-256 of its bytes as indexed, of a
@@ -25,6 +27,7 @@ package statefiles
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"strconv"
 	"strings"
 )
@@ -40,13 +43,16 @@ type shardStamp struct {
 const shardRecord = 5*8 + sha256.Size
 
 type queueState struct {
-	At     int64 // folderClock's reading before the stamps were taken
-	Queue  stamp // queue.json's
-	Folder stamp // the tasks' folder's when it was listed; zero: the next check lists it
-	NextID int
-	Total  int
-	Counts map[State]int
-	Shards []shardStamp // by Lo
+	At    int64 // folderClock's reading before the stamps were taken
+	Queue stamp // queue.json's
+	// QueueSum is the SHA-256 of queue.json's bytes as indexed; zeros: not known.
+	// A check compares it where Queue had changed within folderSettled of At.
+	QueueSum [sha256.Size]byte
+	Folder   stamp // the tasks' folder's when it was listed; zero: the next check lists it
+	NextID   int
+	Total    int
+	Counts   map[State]int
+	Shards   []shardStamp // by Lo
 }
 
 func queueStateHeader() string {
@@ -63,6 +69,12 @@ func (st queueState) encode() []byte {
 	b = appendStamp(b, st.Queue)
 	b = append(b, ' ')
 	b = appendSum(b, st.Queue.Tail)
+	b = append(b, ' ')
+	if st.QueueSum == ([sha256.Size]byte{}) {
+		b = append(b, '-')
+	} else {
+		b = hex.AppendEncode(b, st.QueueSum[:])
+	}
 	b = append(b, "\nfolder "...)
 	b = appendStamp(b, st.Folder)
 	b = append(b, "\ntasks "...)
@@ -121,11 +133,19 @@ func parseQueueState(data []byte) (st queueState, ok bool) {
 	if st.At, ok = parseInt(f[1]); !ok {
 		return st, false
 	}
-	if !line("queue", 6) {
+	if !line("queue", 7) {
 		return st, false
 	}
 	if st.Queue, ok = parseStamp(f[1:5], f[5], true); !ok {
 		return st, false
+	}
+	if f[6] != "-" {
+		if !isSum(f[6]) {
+			return st, false
+		}
+		if _, err := hex.Decode(st.QueueSum[:], []byte(f[6])); err != nil || st.QueueSum == ([sha256.Size]byte{}) {
+			return st, false
+		}
 	}
 	if !line("folder", 5) {
 		return st, false

@@ -87,7 +87,7 @@ func (t *Tree) PutTaskLocked(task Task) error {
 	}
 	if !slices.Contains(o.Order, task.ID) {
 		o.Order = append(o.Order, task.ID)
-		if err := t.writeOrder(o, data, []string{task.ID}); err != nil {
+		if _, err := t.writeOrder(o, data, []string{task.ID}); err != nil {
 			return err
 		}
 	}
@@ -150,7 +150,8 @@ func (t *Tree) AddTaskLocked(build func(id string) (Task, error)) (Task, error) 
 	}
 	o.Order = append(o.Order, id)
 	o.NextID = n + 1
-	if err := t.writeOrder(o, data, []string{id}); err != nil {
+	order, err := t.writeOrder(o, data, []string{id})
+	if err != nil {
 		if before == nil {
 			os.Remove(t.Path(s.rel))
 		} else {
@@ -159,7 +160,7 @@ func (t *Tree) AddTaskLocked(build func(id string) (Task, error)) (Task, error) 
 		return Task{}, err
 	}
 	if fresh {
-		t.indexTaskAdded(ix, n, task.State, o.NextID, s.data)
+		t.indexTaskAdded(ix, n, task.State, o.NextID, s.data, order)
 	} else {
 		t.dropQueueIndex()
 	}
