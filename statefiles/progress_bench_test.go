@@ -16,22 +16,12 @@ import (
 // before: the clock is moved past folderSettled, as it is for a research's
 // commands but those of the second it rolled a segment in.
 func BenchmarkRecordsFresh(b *testing.B) {
-	settled(b)
-	tr := At(b.TempDir())
-	var seg strings.Builder
-	for i := range 40 {
-		seg.WriteString(recordLine("T-"+string(rune('1'+i%9)), i, 200))
-	}
-	for n := 1; n <= 88; n++ {
-		data := seg.String()
+	tr := eightyEightSegments(b, func(n int) string {
 		if n == 10 || n == 50 || n == 88 {
-			data += recordLine("T-50", n, 200)
+			return recordLine("T-50", n, 200)
 		}
-		writeSegment(b, tr, n, data)
-	}
-	if err := tr.CheckProgress(b.Context()); err != nil {
-		b.Fatal(err)
-	}
+		return ""
+	})
 	b.Run("check", func(b *testing.B) {
 		for b.Loop() {
 			if _, ok := tr.freshProgressIndex(); !ok {
@@ -68,6 +58,18 @@ func BenchmarkRecordsFresh(b *testing.B) {
 // BenchmarkRecordAppend is a `strom record` at 88 segments: the index checked under
 // the lock, the line appended (and synced), the index's state written after it.
 func BenchmarkRecordAppend(b *testing.B) {
+	tr := eightyEightSegments(b, func(int) string { return "" })
+	r := Record{Time: t0, Task: "T-7", Text: strings.Repeat("x", 150)}
+	for b.Loop() {
+		if err := tr.AppendProgress(b.Context(), r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// eightyEightSegments is a research of 88 segments of 40 records each of T-1 to
+// T-9 and then more(n), indexed, its folder's stamp taken as settled.
+func eightyEightSegments(b *testing.B, more func(n int) string) *Tree {
 	settled(b)
 	tr := At(b.TempDir())
 	var seg strings.Builder
@@ -75,17 +77,12 @@ func BenchmarkRecordAppend(b *testing.B) {
 		seg.WriteString(recordLine("T-"+string(rune('1'+i%9)), i, 200))
 	}
 	for n := 1; n <= 88; n++ {
-		writeSegment(b, tr, n, seg.String())
+		writeSegment(b, tr, n, seg.String()+more(n))
 	}
 	if err := tr.CheckProgress(b.Context()); err != nil {
 		b.Fatal(err)
 	}
-	r := Record{Time: t0, Task: "T-7", Text: strings.Repeat("x", 150)}
-	for b.Loop() {
-		if err := tr.AppendProgress(b.Context(), r); err != nil {
-			b.Fatal(err)
-		}
-	}
+	return tr
 }
 
 // settled moves folderClock past folderSettled for the test: the folders it

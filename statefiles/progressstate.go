@@ -94,19 +94,27 @@ func stateHeader() string {
 	return "strom progress index " + strconv.Itoa(progressIndexVersion) + " " + progressSchemaSum()
 }
 
+// textLines reads the text of a state file a line at a time: rest is what follows
+// the lines read.
+type textLines struct{ rest string }
+
+// next returns the next line without its newline; false when no whole line is
+// left.
+func (r *textLines) next() (string, bool) {
+	i := strings.IndexByte(r.rest, '\n')
+	if i < 0 {
+		return "", false
+	}
+	l := r.rest[:i]
+	r.rest = r.rest[i+1:]
+	return l, true
+}
+
 // parseProgressState reads a state file (the layout above). Its text is one
 // string: the tails are parts of it.
 func parseProgressState(data []byte) (st progressState, ok bool) {
-	b := string(data)
-	next := func() (string, bool) {
-		i := strings.IndexByte(b, '\n')
-		if i < 0 {
-			return "", false
-		}
-		l := b[:i]
-		b = b[i+1:]
-		return l, true
-	}
+	r := &textLines{rest: string(data)}
+	next := r.next
 	l, ok := next()
 	if !ok || l != stateHeader() {
 		return st, false
@@ -125,7 +133,7 @@ func parseProgressState(data []byte) (st progressState, ok bool) {
 		return st, false
 	}
 	n, ok := parseUint(f[1])
-	if !ok || n > uint64(len(b)/14) { // no source line is shorter: "0 0 0 0 0 0 -\n"
+	if !ok || n > uint64(len(r.rest)/14) { // no source line is shorter: "0 0 0 0 0 0 -\n"
 		return st, false
 	}
 	st.Sources = make([]source, 0, n)
@@ -140,7 +148,7 @@ func parseProgressState(data []byte) (st progressState, ok bool) {
 		}
 		st.Sources = append(st.Sources, s)
 	}
-	for len(b) > 0 {
+	for len(r.rest) > 0 {
 		l, ok := next()
 		if !ok {
 			st.rewrite = true // an append's line cut short: the state before it

@@ -29,7 +29,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"strconv"
-	"strings"
 )
 
 // shardStamp is one shard as the index covers it.
@@ -109,16 +108,8 @@ func appendSum(b []byte, sum string) []byte {
 
 // parseQueueState reads a state file (the layout above).
 func parseQueueState(data []byte) (st queueState, ok bool) {
-	b := string(data)
-	next := func() (string, bool) {
-		i := strings.IndexByte(b, '\n')
-		if i < 0 {
-			return "", false
-		}
-		l := b[:i]
-		b = b[i+1:]
-		return l, true
-	}
+	r := &textLines{rest: string(data)}
+	next := r.next
 	var f [8]string
 	line := func(key string, n int) bool {
 		l, ok := next()
@@ -173,10 +164,10 @@ func parseQueueState(data []byte) (st queueState, ok bool) {
 		return st, false
 	}
 	n, ok := parseUint(f[1])
-	if !ok || n != uint64(len(b)/shardRecord) || len(b)%shardRecord != 0 {
+	if !ok || n != uint64(len(r.rest)/shardRecord) || len(r.rest)%shardRecord != 0 {
 		return st, false
 	}
-	raw := data[len(data)-len(b):]
+	raw := data[len(data)-len(r.rest):]
 	st.Shards = make([]shardStamp, n)
 	for i := range st.Shards {
 		r := raw[i*shardRecord:]
