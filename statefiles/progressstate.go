@@ -359,41 +359,20 @@ func (t *Tree) currentSources(st progressState) ([]source, stamp, error) {
 		return nil, folder, fmt.Errorf("read %s: %w", t.rel(ProgressDir), err)
 	default:
 		defer d.close()
-		own, err := d.own()
+		var recorded []int
+		for _, s := range st.Sources {
+			if s.Seg > 0 {
+				recorded = append(recorded, s.Seg)
+			}
+		}
+		nums, stamps, f, err := d.numberedStamps(st.Folder, recorded, segmentName, segmentBase, true, before)
 		if err != nil {
 			return nil, folder, fmt.Errorf("read %s: %w", t.rel(ProgressDir), err)
 		}
-		listed := st.Folder.Ino == 0 || !sameFolder(own, st.Folder)
-		if listed {
-			ents, err := d.entries()
-			if err != nil {
-				return nil, folder, fmt.Errorf("read %s: %w", t.rel(ProgressDir), err)
-			}
-			for _, f := range numbered(ents, segmentName) {
-				out = append(out, source{Seg: f.n})
-			}
-			if own.fine() && own.settledAt(before) {
-				folder = own
-			}
-		} else {
-			folder = st.Folder
-			out = make([]source, 0, len(st.Sources))
-			for _, s := range st.Sources {
-				if s.Seg > 0 {
-					out = append(out, source{Seg: s.Seg})
-				}
-			}
-		}
-		for i := range out {
-			s, err := d.stat(segmentBase(out[i].Seg))
-			if err != nil {
-				return nil, folder, fmt.Errorf("read %s: %w", t.rel(SegmentFile(out[i].Seg)), err)
-			}
-			if s.Ino == 0 && !listed {
-				// Removed since the folder's stamp was read: list it.
-				return t.currentSources(progressState{})
-			}
-			out[i].Stamp = s
+		folder = f
+		out = make([]source, len(nums), len(nums)+1)
+		for i, n := range nums {
+			out[i] = source{Seg: n, Stamp: stamps[i]}
 		}
 	}
 	if _, err := os.Lstat(t.Path(ProgressFile)); err == nil {

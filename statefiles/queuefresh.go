@@ -47,6 +47,13 @@ type queueFiles struct {
 	changed []int             // the Lo of each shard that is not the state's (new, gone, changed)
 }
 
+// shardName is the first id of the shard whose file name is name; false for a
+// name that is no shard's.
+func shardName(name string) (int, bool) {
+	lo, _, ok := ShardOfFile(TasksDir + "/" + name)
+	return lo, ok
+}
+
 // shardBase is the file name of the shard whose first id is lo: "T-100-199.json".
 func shardBase(lo int) string {
 	_, hi := shardRange(lo)
@@ -88,43 +95,18 @@ func (t *Tree) checkQueueFiles(st queueState, all bool) (queueFiles, error) {
 		return cur, fmt.Errorf("read %s: %w", t.rel(TasksDir), err)
 	}
 	defer d.close()
-	own, err := d.own()
+	recorded := make([]int, len(st.Shards))
+	for i, s := range st.Shards {
+		recorded[i] = s.Lo
+	}
+	nums, stamps, folder, err := d.numberedStamps(st.Folder, recorded, shardName, shardBase, false, cur.at)
 	if err != nil {
 		return cur, fmt.Errorf("read %s: %w", t.rel(TasksDir), err)
 	}
-	listed := st.Folder.Ino == 0 || !sameFolder(own, st.Folder)
-	if listed {
-		ents, err := d.entries()
-		if err != nil {
-			return cur, fmt.Errorf("read %s: %w", t.rel(TasksDir), err)
-		}
-		for _, e := range ents {
-			if lo, _, ok := ShardOfFile(TasksDir + "/" + e.Name()); ok {
-				cur.shards = append(cur.shards, shardStamp{Lo: lo})
-			}
-		}
-		slices.SortFunc(cur.shards, func(a, b shardStamp) int { return a.Lo - b.Lo })
-		if own.fine() && own.settledAt(cur.at) {
-			cur.folder = own
-		}
-	} else {
-		cur.folder = st.Folder
-		cur.shards = make([]shardStamp, len(st.Shards))
-		for i, s := range st.Shards {
-			cur.shards[i].Lo = s.Lo
-		}
-	}
-	for i := range cur.shards {
-		s, err := d.statOnly(shardBase(cur.shards[i].Lo))
-		if err != nil {
-			return cur, fmt.Errorf("read %s: %w", t.rel(shardOf(cur.shards[i].Lo)), err)
-		}
-		if s.Ino == 0 && !listed {
-			// Removed since the folder's stamp was read: list it.
-			st.Folder = stamp{}
-			return t.checkQueueFiles(st, all)
-		}
-		cur.shards[i].Stamp = s
+	cur.folder = folder
+	cur.shards = make([]shardStamp, len(nums))
+	for i, lo := range nums {
+		cur.shards[i] = shardStamp{Lo: lo, Stamp: stamps[i]}
 	}
 	if err := cur.diff(st, d, all); err != nil {
 		return cur, fmt.Errorf("read %s: %w", t.rel(TasksDir), err)
