@@ -35,7 +35,6 @@ import (
 	"math"
 	"os"
 	"strconv"
-	"strings"
 )
 
 // stateAppendMax is how many appends' lines a state file takes before the next
@@ -92,22 +91,6 @@ func (t *Tree) readProgressState() (progressState, bool) {
 
 func stateHeader() string {
 	return "strom progress index " + strconv.Itoa(progressIndexVersion) + " " + progressSchemaSum()
-}
-
-// textLines reads the text of a state file a line at a time: rest is what follows
-// the lines read.
-type textLines struct{ rest string }
-
-// next returns the next line without its newline; false when no whole line is
-// left.
-func (r *textLines) next() (string, bool) {
-	i := strings.IndexByte(r.rest, '\n')
-	if i < 0 {
-		return "", false
-	}
-	l := r.rest[:i]
-	r.rest = r.rest[i+1:]
-	return l, true
 }
 
 // parseProgressState reads a state file (the layout above). Its text is one
@@ -183,24 +166,6 @@ func inOrder(srcs []source, seg int) bool {
 	return last != 0 && (seg == 0 || seg > last)
 }
 
-// splitFields cuts l at single spaces into exactly len(f) fields, none empty.
-func splitFields(l string, f []string) bool {
-	n := 0
-	start := 0
-	for i := 0; i <= len(l); i++ {
-		if i < len(l) && l[i] != ' ' {
-			continue
-		}
-		if i == start || n == len(f) {
-			return false
-		}
-		f[n] = l[start:i]
-		n++
-		start = i + 1
-	}
-	return n == len(f)
-}
-
 func parseSource(l string, f []string) (source, bool) {
 	if !splitFields(l, f[:7]) {
 		return source{}, false
@@ -212,74 +177,6 @@ func parseSource(l string, f []string) (source, bool) {
 		return source{}, false
 	}
 	return source{Seg: int(seg), Stamp: s, Lines: int(lines)}, true
-}
-
-// parseStamp reads inode, size, mtime and ctime, and the tail when there is one:
-// 64 hex digits, or "-" for a tail that matches none.
-func parseStamp(f []string, tail string, hasTail bool) (stamp, bool) {
-	ino, ok1 := parseUint(f[0])
-	size, ok2 := parseUint(f[1])
-	mtime, ok3 := parseInt(f[2])
-	ctime, ok4 := parseInt(f[3])
-	if !ok1 || !ok2 || !ok3 || !ok4 || size > math.MaxInt64 {
-		return stamp{}, false
-	}
-	s := stamp{Ino: ino, Size: int64(size), MTime: mtime, CTime: ctime}
-	switch {
-	case !hasTail:
-	case tail == "-" || isSum(tail):
-		s.Tail = tail
-	default:
-		return stamp{}, false
-	}
-	return s, true
-}
-
-func isSum(b string) bool {
-	if len(b) != 64 {
-		return false
-	}
-	for _, c := range b {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
-}
-
-// parseUint reads a number as strconv writes it: digits, no leading zero.
-func parseUint(b string) (uint64, bool) {
-	if len(b) == 0 || len(b) > 20 || (b[0] == '0' && len(b) > 1) {
-		return 0, false
-	}
-	var n uint64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		d := uint64(c - '0')
-		if n > (math.MaxUint64-d)/10 {
-			return 0, false
-		}
-		n = n*10 + d
-	}
-	return n, true
-}
-
-// parseInt reads a whole number as strconv writes it.
-func parseInt(b string) (int64, bool) {
-	if len(b) > 0 && b[0] == '-' {
-		u, ok := parseUint(b[1:])
-		if !ok || u == 0 || u > 1<<63 {
-			return 0, false
-		}
-		return int64(-u), true
-	}
-	u, ok := parseUint(b)
-	if !ok || u > math.MaxInt64 {
-		return 0, false
-	}
-	return int64(u), true
 }
 
 // encode is the whole state file.
@@ -311,16 +208,6 @@ func appendSource(b []byte, s source) []byte {
 		b = append(b, '-')
 	}
 	return append(b, '\n')
-}
-
-func appendStamp(b []byte, s stamp) []byte {
-	b = strconv.AppendUint(b, s.Ino, 10)
-	b = append(b, ' ')
-	b = strconv.AppendInt(b, s.Size, 10)
-	b = append(b, ' ')
-	b = strconv.AppendInt(b, s.MTime, 10)
-	b = append(b, ' ')
-	return strconv.AppendInt(b, s.CTime, 10)
 }
 
 func (t *Tree) writeProgressState(path string, st progressState) error {

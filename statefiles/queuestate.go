@@ -98,14 +98,6 @@ func (st queueState) encode() []byte {
 	return b
 }
 
-// appendSum adds a sum, or "-" for one that matches none.
-func appendSum(b []byte, sum string) []byte {
-	if isSum(sum) {
-		return append(b, sum...)
-	}
-	return append(b, '-')
-}
-
 // parseQueueState reads a state file (the layout above).
 func parseQueueState(data []byte) (st queueState, ok bool) {
 	r := &textLines{rest: string(data)}
