@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,22 +61,23 @@ func (r *Research) NoteActivity(session string) {
 	_ = writeActivity(r.activityFile(session), r.Now())
 }
 
-// writeActivity writes the mark for t over the one at path, in place.
+// writeActivity writes the mark for t over the one at path, in place. The
+// folder is made only when it is missing: every strom command inside a session
+// writes the mark.
 func writeActivity(path string, t time.Time) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if errors.Is(err, os.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	defer f.Close()
 	if _, err := f.WriteAt(encodeActivity(t), 0); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
-	}
-	// A longer mark (none strom writes today) would leave its end behind.
-	if fi, err := f.Stat(); err == nil && fi.Size() > int64(activitySize) {
-		return f.Truncate(int64(activitySize))
 	}
 	return nil
 }
@@ -91,7 +91,7 @@ func (r *Research) lastActivity(session string) time.Time {
 // readActivity reads the mark at path, again when a write was under way.
 func readActivity(path string) time.Time {
 	for range 3 {
-		b, err := readSmall(path, activitySize+1)
+		b, err := os.ReadFile(path)
 		if err != nil {
 			return time.Time{}
 		}
@@ -100,21 +100,6 @@ func readActivity(path string) time.Time {
 		}
 	}
 	return time.Time{}
-}
-
-// readSmall reads at most limit bytes of path.
-func readSmall(path string, limit int) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b := make([]byte, limit)
-	n, err := io.ReadFull(f, b)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	return b[:n], nil
 }
 
 // LastActivity is the latest of the agent's last output (the transcript's change,
