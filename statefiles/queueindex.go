@@ -24,7 +24,7 @@ import (
 // an editor, a checkout, a merge or a pull, or edited in place, its size and
 // time kept) has its tasks' entries brought up to date, under the lock; a
 // queue.json changed builds the index again from the files. strom's own writes
-// of a task keep it current in place. Beside it, spans.bin tells where each task
+// of a task keep it current in place. Beside it, slots.bin tells where each task
 // lies in its shard, for the bytes it was computed from (taskspans.go). A page
 // whose task read differs from its entry (a shard changed between the check and
 // the read) builds the index again at once.
@@ -34,7 +34,7 @@ const (
 	queueIndexState   = "state" // queuestate.go
 	queueIndexOrder   = "order.bin"
 	queueIndexIDs     = "ids.bin"
-	queueIndexVersion = 5
+	queueIndexVersion = 6
 	orderEntry        = 8 // id number u32, state u32
 )
 

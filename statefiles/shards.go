@@ -371,7 +371,7 @@ func (t *Tree) writeShardNoting(rel string, tasks []Task, old []byte, note bool)
 	validated.remember(s)
 	sorted := slices.Clone(tasks)
 	slices.SortStableFunc(sorted, func(a, b Task) int { return idNumber(a.ID) - idNumber(b.ID) })
-	t.noteSpans(rel, data, s, sorted, nil)
+	t.noteSpans(rel, data, s, sorted, stamp{}, nil)
 	for _, id := range changed {
 		if note {
 			t.noteWritten(id)

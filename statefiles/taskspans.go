@@ -4,75 +4,115 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"hash/crc32"
+	"io"
 	"math"
 	"os"
+	"sync/atomic"
 )
 
 // The spans of the tasks: where each task lies in its shard file, so that a
 // command that needs one task (strom task, strom record, a page of strom task
 // list) decodes that task's bytes and not the file's hundred. They belong to the
-// queue's index, in .strom/run/queue/spans.bin (never committed), one slot of
+// queue's index, in .strom/run/queue/slots.bin (never committed), one slot of
 // fixed size a shard (T-1-99's first, T-100-199's second, …): the memo's name of
 // the shard's bytes they were computed from (shardSum, the sum the memo of
-// validated contents keeps) and each task's byte range by id.
+// validated contents keeps), the stamp of the file those bytes were read from,
+// each task's byte range by id, and a CRC-32 of the slot.
 //
 // A slot serves only the bytes it names. A shard changed in any byte (an edit by
 // hand, a pull, a merge, with its size or without) has another name, so it is read
 // whole as before (validated unless the memo knows its bytes) and its slot written
 // again; a slot never vouches for bytes, the memo does, as for a read of the whole
-// shard. So a slot needs no stamp of its own. A task read from its range is
-// checked besides: the range lies in the file and decodes, as one JSON value, to
-// a task of the id asked. In bytes the memo knows valid only a task's own object
-// does (the schemas allow no other key "id", nor another case of it, and a shard
-// holds an id once), so a slot of any bytes at all (of a torn write, a broken disk,
-// ranges of other bytes) gives the task or nothing; nothing reads the shard whole.
+// shard. A task read from its range is checked besides: the range lies in the file
+// and decodes, as one JSON value, to a task of the id asked. In bytes the memo
+// knows valid only a task's own object does (the schemas allow no other key "id",
+// nor another case of it, and a shard holds an id once), so a slot of any bytes at
+// all (ranges of other bytes) gives the task or nothing; nothing reads the shard
+// whole. A slot whose CRC-32 fails (a torn write, a broken disk) is no slot.
+//
+// The stamp spares the hash of the bytes (a third of a strom task on a big
+// research). It is kept only when it had settled as the bytes were read
+// (folderSettled: no change for a second before): a file whose inode, size,
+// modification and change times are still those holds the bytes named, since any
+// later write moves its change time, which no tool can set back. A file whose
+// stamp differs, or a slot without a settled stamp, is hashed as before, and a
+// read that finds the bytes named and their stamp settled by now keeps the stamp.
 // A change of the slot's layout takes another file name.
 //
-// Slots are written by strom's writes of a shard and by any read of a shard whole
-// (the reading commands take no lock: a slot written from bytes a writer has
-// replaced meanwhile names those bytes and so serves no one).
+// Slots are written by strom's writes of a shard (without a stamp: the file is
+// new) and by any read of a shard whole (the reading commands take no lock: a slot
+// written from bytes a writer has replaced meanwhile names those bytes and so
+// serves no one, and their stamp is not the new file's).
 
 const (
-	queueIndexSpans = "spans.bin"
-	spanSlotSize    = sha256.Size + ShardSize*8 // the sum, the ranges
+	queueIndexSpans = "slots.bin"
+	slotStampSize   = 4 * 8                                         // inode, size, modification and change times
+	spanSlotSize    = sha256.Size + slotStampSize + ShardSize*8 + 4 // the sum, the stamp, the ranges, the CRC-32
 )
 
 // taskSpan is a task's bytes in its shard file, [start, end); the zero span is
 // no task.
 type taskSpan struct{ start, end uint32 }
 
-// spanSlot is one shard's slot: the sum of the bytes and the span of T-n at n
-// modulo ShardSize.
+// spanSlot is one shard's slot: the sum of the bytes, the settled stamp of the
+// file they were read from (zero: none) and the span of T-n at n modulo
+// ShardSize.
 type spanSlot struct {
 	sum   [sha256.Size]byte
+	stamp stamp // Ino, Size, MTime and CTime only
 	spans [ShardSize]taskSpan
 }
 
-// encode returns the slot's bytes as spans.bin holds them: the sum, then each
-// span's start and end, little-endian.
+// encode returns the slot's bytes as slots.bin holds them, little-endian: the
+// sum, the stamp's inode, size and two times, each span's start and end, and
+// the CRC-32 (IEEE) of all before it.
 func (s *spanSlot) encode() []byte {
 	b := make([]byte, spanSlotSize)
 	copy(b, s.sum[:])
-	for j, sp := range s.spans {
-		binary.LittleEndian.PutUint32(b[sha256.Size+8*j:], sp.start)
-		binary.LittleEndian.PutUint32(b[sha256.Size+8*j+4:], sp.end)
+	at := sha256.Size
+	for _, v := range [4]uint64{s.stamp.Ino, uint64(s.stamp.Size), uint64(s.stamp.MTime), uint64(s.stamp.CTime)} {
+		binary.LittleEndian.PutUint64(b[at:], v)
+		at += 8
 	}
+	for _, sp := range s.spans {
+		binary.LittleEndian.PutUint32(b[at:], sp.start)
+		binary.LittleEndian.PutUint32(b[at+4:], sp.end)
+		at += 8
+	}
+	binary.LittleEndian.PutUint32(b[at:], crc32.ChecksumIEEE(b[:at]))
 	return b
 }
 
-// parseSpanSlot reads a slot's bytes; false when they are not a slot's size. Any
-// ranges read: task checks the one it uses.
+// parseSpanSlot reads a slot's bytes; false when they are not a slot's size or
+// their CRC-32 fails. Any ranges read: task checks the one it uses.
 func parseSpanSlot(b []byte) (spanSlot, bool) {
 	var s spanSlot
-	if len(b) != spanSlotSize {
+	if len(b) != spanSlotSize || crc32.ChecksumIEEE(b[:spanSlotSize-4]) != binary.LittleEndian.Uint32(b[spanSlotSize-4:]) {
 		return s, false
 	}
 	copy(s.sum[:], b)
+	at := sha256.Size
+	var v [4]uint64
+	for i := range v {
+		v[i] = binary.LittleEndian.Uint64(b[at:])
+		at += 8
+	}
+	s.stamp = stamp{Ino: v[0], Size: int64(v[1]), MTime: int64(v[2]), CTime: int64(v[3])}
 	for j := range s.spans {
-		s.spans[j] = taskSpan{binary.LittleEndian.Uint32(b[sha256.Size+8*j:]), binary.LittleEndian.Uint32(b[sha256.Size+8*j+4:])}
+		s.spans[j] = taskSpan{binary.LittleEndian.Uint32(b[at:]), binary.LittleEndian.Uint32(b[at+4:])}
+		at += 8
 	}
 	return s, true
+}
+
+// vouches reports whether the slot's stamp says the file stamped cur holds the
+// bytes the slot names: a stamp kept, and cur's inode, size and times the same.
+func (s *spanSlot) vouches(cur stamp) bool {
+	r := s.stamp
+	return r.CTime != 0 && r.Ino == cur.Ino && r.Size == cur.Size && r.MTime == cur.MTime && r.CTime == cur.CTime
 }
 
 // spansOf computes the slot of a shard's bytes, named s, whose tasks (as the
@@ -199,7 +239,7 @@ func skipObject(data []byte, i int) (int, bool) {
 	return 0, false
 }
 
-// spanSlotAt is the place of the slot of the shard that holds T-n in spans.bin.
+// spanSlotAt is the place of the slot of the shard that holds T-n in slots.bin.
 func spanSlotAt(n int) int64 { return int64(n/ShardSize) * spanSlotSize }
 
 // readSpanSlot reads the slot of the shard that holds T-n; false when there is
@@ -217,32 +257,42 @@ func (t *Tree) readSpanSlot(n int) (spanSlot, bool) {
 	return parseSpanSlot(b)
 }
 
-// noteSpans writes the slot of the shard rel from its bytes data, named s, and its
-// tasks in their order, unless the slot is was (the one read; nil: none). Only an
-// index's spans.bin is written to: without one, or on failure, the slot is left
-// out (a read then decodes the shard whole).
-func (t *Tree) noteSpans(rel string, data []byte, s sum, tasks []Task, was *spanSlot) {
+// noteSpans writes the slot of the shard rel from its bytes data, named s, its
+// tasks in their order and the settled stamp of the file read (zero: none),
+// unless the slot is was (the one read; nil: none). Only an index's slots.bin is
+// written to: without one, or on failure, the slot is left out (a read then
+// decodes the shard whole).
+func (t *Tree) noteSpans(rel string, data []byte, s sum, tasks []Task, settled stamp, was *spanSlot) {
 	lo, _, ok := ShardOfFile(rel)
 	if !ok {
 		return
 	}
 	slot, ok := spansOf(data, s, tasks)
-	if !ok || (was != nil && *was == slot) {
+	if !ok {
 		return
 	}
-	_ = writeBytesAt(t.queueIndexPath(queueIndexSpans), spanSlotAt(lo), slot.encode())
+	slot.stamp = settled
+	if was == nil || *was != slot {
+		t.writeSpanSlot(lo, &slot)
+	}
+}
+
+// writeSpanSlot writes the slot of the shard that holds T-n.
+func (t *Tree) writeSpanSlot(n int, slot *spanSlot) {
+	_ = writeBytesAt(t.queueIndexPath(queueIndexSpans), spanSlotAt(n), slot.encode())
 }
 
 // shardRead is a shard file read for some of its tasks: with a slot that names
 // its bytes (and bytes the memo knows), each task is decoded from its range;
 // without one, the shard is read whole.
 type shardRead struct {
-	t     *Tree
-	rel   string
-	data  []byte // nil: the file does not exist
-	sum   sum
-	slot  *spanSlot // the slot that names data, while its ranges hold
-	tasks []Task    // the tasks read whole
+	t       *Tree
+	rel     string
+	data    []byte // nil: the file does not exist
+	sum     sum
+	settled stamp     // the file's stamp as read, when settled by then
+	slot    *spanSlot // the slot that names data, while its ranges hold
+	tasks   []Task    // the tasks read whole
 }
 
 // readShardFor reads the shard file rel for some of its tasks.
@@ -251,7 +301,8 @@ func (t *Tree) readShardFor(rel string) (*shardRead, error) {
 	if !ok {
 		return nil, NotShard(t.rel(rel))
 	}
-	data, err := readOptional(t.Path(rel))
+	at := folderClock().UnixNano()
+	data, cur, err := readStamped(t.Path(rel))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", t.rel(rel), err)
 	}
@@ -259,12 +310,67 @@ func (t *Tree) readShardFor(rel string) (*shardRead, error) {
 	if data == nil {
 		return r, nil
 	}
-	r.sum = shardSum(data)
-	if slot, ok := t.readSpanSlot(lo); ok && r.sum.ok && slot.sum == r.sum.k && validated.knownSum(r.sum) {
+	if cur.settledAt(at) {
+		r.settled = cur
+	}
+	slot, haveSlot := t.readSpanSlot(lo)
+	if haveSlot && slot.vouches(cur) {
+		r.sum = sum{k: slot.sum, ok: true}
+	} else {
+		r.sum = shardSum(data)
+		hashedShards.Add(1)
+	}
+	if haveSlot && r.sum.ok && slot.sum == r.sum.k && validated.knownSum(r.sum) {
+		if slot.stamp != r.settled {
+			// The bytes named, hashed: their stamp, settled by now, spares the
+			// next read the hash (or a stamp no longer the file's goes).
+			slot.stamp = r.settled
+			t.writeSpanSlot(lo, &slot)
+		}
 		r.slot = &slot
 		return r, nil
 	}
 	return r, r.readWhole(nil)
+}
+
+// hashedShards counts the shards readShardFor hashed, for the tests that show a
+// settled stamp spares the hash.
+var hashedShards atomic.Int64
+
+// readStamped reads the file at path and its stamp (inode, size, times), taken
+// after the read: a write during the read moves the times. A missing file has nil
+// bytes.
+func readStamped(path string) ([]byte, stamp, error) {
+	f, err := openPlain(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, stamp{}, nil
+	}
+	if err != nil {
+		return nil, stamp{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, stamp{}, err
+	}
+	data := make([]byte, 0, fi.Size()+1)
+	for {
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if errors.Is(err, io.EOF) || (err == nil && n == 0) {
+			break
+		}
+		if err != nil {
+			return nil, stamp{}, err
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+	}
+	if fi, err = f.Stat(); err != nil {
+		return nil, stamp{}, err
+	}
+	return data, stampOfInfo(fi, fi.Size()), nil
 }
 
 // readWhole decodes the whole shard as readShard does (validated unless the memo
@@ -275,7 +381,7 @@ func (r *shardRead) readWhole(was *spanSlot) error {
 		return err
 	}
 	r.tasks, r.slot = tasks, nil
-	r.t.noteSpans(r.rel, r.data, r.sum, tasks, was)
+	r.t.noteSpans(r.rel, r.data, r.sum, tasks, r.settled, was)
 	return nil
 }
 

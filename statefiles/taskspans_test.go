@@ -3,9 +3,11 @@ package statefiles
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"reflect"
 	"slices"
@@ -227,6 +229,104 @@ func TestFindTaskDecodesItsBytes(t *testing.T) {
 	}
 }
 
+// TestSettledStampSparesTheHash: a shard read whole, or found to be the bytes its
+// slot names, keeps the file's stamp in the slot once it has settled, and the next
+// read does not hash the file; a stamp not settled is never kept. An edit in place
+// with the size and times kept (its change time moves), a file replaced by
+// another of the same size and times (another inode), or a slot's stamp that is
+// not the file's is hashed again, and its tasks read as they now are. (Not
+// parallel: it counts the shards hashed and moves the clock.)
+func TestSettledStampSparesTheHash(t *testing.T) {
+	tr := spanTree(t)
+	hashes := func(id string) int64 {
+		t.Helper()
+		before := hashedShards.Load()
+		if _, err := tr.FindTask(t.Context(), id); err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		return hashedShards.Load() - before
+	}
+	if n := hashes("T-3"); n != 1 {
+		t.Fatalf("a read within a second of the shard's write hashed %d shards; want 1", n)
+	}
+	if slot, _ := tr.readSpanSlot(3); slot.stamp != (stamp{}) {
+		t.Fatalf("a stamp not settled was kept: %+v", slot.stamp)
+	}
+	t.Cleanup(func() { folderClock = time.Now })
+	later := func(d time.Duration) { folderClock = func() time.Time { return time.Now().Add(d) } }
+	later(2 * time.Second)
+	if n := hashes("T-3"); n != 1 {
+		t.Fatalf("the read that settles the stamp hashed %d shards; want 1", n)
+	}
+	for _, id := range []string{"T-3", "T-4", "T-99"} {
+		if n := hashes(id); n != 0 {
+			t.Errorf("%s, read with its shard's stamp settled, hashed %d shards; want 0", id, n)
+		}
+	}
+	wantShard(t, tr, "with the stamp settled", "T-7")
+
+	path := tr.Path(ShardFile("T-7"))
+	data, _ := os.ReadFile(path)
+	fi, _ := os.Stat(path)
+	i := bytes.Index(data, []byte("Task 4"))
+	if i < 0 {
+		t.Fatal("no title of T-4 in the shard")
+	}
+	edited := slices.Clone(data)
+	copy(edited[i:], "Fask 4")
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(edited, 0); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	later(4 * time.Second)
+	if n := hashes("T-4"); n != 1 {
+		t.Errorf("after an edit in place with size and times kept, a read hashed %d shards; want 1", n)
+	}
+	wantShard(t, tr, "after an edit in place with size and times kept", "T-7")
+	if task, _ := tr.FindTask(t.Context(), "T-4"); !strings.HasPrefix(task.Title, "Fask 4") {
+		t.Errorf("T-4 after the edit in place = %q", task.Title)
+	}
+
+	// Another file of the same size and times in its place: another inode.
+	later(6 * time.Second)
+	hashes("T-4")
+	copy(edited[i:], "Mask 4")
+	tmp := path + ".new"
+	if err := os.WriteFile(tmp, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(tmp, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+	if task, _ := tr.FindTask(t.Context(), "T-4"); !strings.HasPrefix(task.Title, "Mask 4") {
+		t.Errorf("T-4 after the shard was replaced = %q", task.Title)
+	}
+	wantShard(t, tr, "after the shard was replaced", "T-7")
+
+	// A slot whose stamp is not the file's: hashed, and the stamp set right.
+	later(8 * time.Second)
+	hashes("T-4")
+	slot, _ := tr.readSpanSlot(4)
+	slot.stamp.CTime++
+	writeSlot(t, tr, 4, slot)
+	if n := hashes("T-4"); n != 1 {
+		t.Errorf("with a slot's stamp not the file's, a read hashed %d shards; want 1", n)
+	}
+	if n := hashes("T-4"); n != 0 {
+		t.Errorf("after the stamp was set right, a read hashed %d shards; want 0", n)
+	}
+}
+
 // writeSlot writes a slot for the shard of T-n, its check sum made to match.
 func writeSlot(t *testing.T, tr *Tree, n int, slot spanSlot) {
 	t.Helper()
@@ -289,7 +389,7 @@ func TestBrokenSpansFallBack(t *testing.T) {
 		"a range that ends before it starts":   func() { writeSlot(t, tr, 7, backwards) },
 		"the ranges of another shard":          func() { writeSlot(t, tr, 7, other) },
 		"a slot of zeros":                      func() { writeSlot(t, tr, 7, spanSlot{}) },
-		"a slot cut short (spans.bin shorter)": func() { os.Truncate(tr.queueIndexPath(queueIndexSpans), 100) },
+		"a slot cut short (slots.bin shorter)": func() { os.Truncate(tr.queueIndexPath(queueIndexSpans), 100) },
 	} {
 		broken()
 		wantShard(t, tr, name, "T-7")
@@ -378,9 +478,10 @@ func TestSpansVouchForNothing(t *testing.T) {
 	}
 }
 
-// FuzzSpanSlot reads slots of spans.bin: a slot read writes back as its bytes,
-// and the ranges of any bytes under the sum of a shard's bytes give, for every
-// id, no task or the task the whole shard holds.
+// FuzzSpanSlot reads slots of slots.bin: a slot read writes back as its bytes,
+// and the ranges of any bytes (the fuzzed bytes, in a slot whose CRC-32 holds)
+// under the sum of a shard's bytes give, for every id, no task or the task the
+// whole shard holds.
 func FuzzSpanSlot(f *testing.F) {
 	tasks := trickyTasks(1, 12)
 	data, err := EncodeShard(tasks)
@@ -392,7 +493,7 @@ func FuzzSpanSlot(f *testing.F) {
 	if !ok {
 		f.Fatal("no spans")
 	}
-	f.Add(good.encode()[sha256.Size:])
+	f.Add(good.encode()[sha256.Size+slotStampSize : spanSlotSize-4])
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if slot, ok := parseSpanSlot(b); ok && !bytes.Equal(slot.encode(), b) {
@@ -401,7 +502,8 @@ func FuzzSpanSlot(f *testing.F) {
 		// b as the ranges of a slot that names the shard's bytes.
 		raw := make([]byte, spanSlotSize)
 		copy(raw, s.k[:])
-		copy(raw[sha256.Size:], b)
+		copy(raw[sha256.Size+slotStampSize:spanSlotSize-4], b)
+		binary.LittleEndian.PutUint32(raw[spanSlotSize-4:], crc32.ChecksumIEEE(raw[:spanSlotSize-4]))
 		slot, ok := parseSpanSlot(raw)
 		if !ok {
 			t.Fatal("a slot of its size does not read")
