@@ -40,18 +40,35 @@ type SessionEntry struct {
 }
 
 // Sessions lists sessions from the history's trailers, newest first; max 0 = all.
+// The answer for a count up to keptSessionsMax is kept for the history it was read
+// from (logkept.go).
 func (r *Research) Sessions(ctx context.Context, max int) ([]SessionEntry, error) {
 	// A bounded read costs no git process where strom reads the object files (one
 	// git log where it does not); finding the repository by its files spares the
 	// rev-parse that Open starts.
 	g, found := gitrepo.Discover(r.Tree.Root)
+	head, key := "", ""
+	if found && max > 0 {
+		head = headOf(ctx, g)
+		key = historyKey(g, head)
+		if kept, ok := r.sessionsKept(key, max); ok {
+			return kept, nil
+		}
+	}
 	if !found || max <= 0 {
 		var err error
 		if g, err = r.Git(ctx); err != nil {
 			return nil, err
 		}
 	}
-	commits, err := g.Log(ctx, gitrepo.LogOptions{Max: max, TrailerKey: TrailerSession})
+	opts := gitrepo.LogOptions{Max: max, TrailerKey: TrailerSession}
+	var commits []gitrepo.Commit
+	var err error
+	if head != "" {
+		commits, err = g.LogFrom(ctx, head, opts)
+	} else {
+		commits, err = g.Log(ctx, opts)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -59,6 +76,7 @@ func (r *Research) Sessions(ctx context.Context, max int) ([]SessionEntry, error
 	for _, c := range commits {
 		out = append(out, sessionEntry(c))
 	}
+	r.keepSessions(key, max, out)
 	return out, nil
 }
 

@@ -63,6 +63,17 @@ func (r *Repo) Log(ctx context.Context, opts LogOptions) ([]Commit, error) {
 	return r.logCLI(ctx, opts)
 }
 
+// LogFrom is Log with Max above 0 from the commit rev instead of HEAD: for a caller
+// that keeps the answer for the commit it read HEAD as, so that a commit made
+// meanwhile is not kept under the older name.
+func (r *Repo) LogFrom(ctx context.Context, rev string, opts LogOptions) ([]Commit, error) {
+	if opts.Max <= 0 || rev == "" {
+		return nil, fmt.Errorf("read log: a bounded read from a commit needs both")
+	}
+	opts.rev = rev
+	return r.logBounded(ctx, opts)
+}
+
 // LastCommitWithTrailer returns the newest commit reachable from rev (HEAD when
 // empty) that carries the trailer key, or nil when there is none: the same commit
 // as Log with Max 1.

@@ -1,0 +1,236 @@
+package harness
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/statefiles"
+)
+
+// Sessions' answer is kept for the history it was read from, in
+// .strom/run/sessions.kept, as LastSession's is: commits never change, so while
+// HEAD names the same commit (and a shallow clone keeps its depth: its shallow
+// file unchanged), the newest sessions are the same ones. `strom log` repeated,
+// and the app's overview on each refresh, then read one small file instead of
+// the commits. A count up to keptSessionsMax is kept; a larger one, or the whole
+// history, is read each time. A missing, unreadable or foreign file is no
+// answer, and failing to write it costs the next call a read of the history.
+
+// sessionsFile holds the kept answer, under .strom/run/: a header line, the
+// history key and the count asked, then a line a session of its fields in a
+// fixed order, each separated by a tab, with backslash, tab, line feed and
+// carriage return escaped by a backslash (text of our own, read without
+// reflection: encoding/json would cost the kept answer most of what it saves).
+const sessionsFile = "sessions.kept"
+
+// keptSessionsHeader is the kept file's first line; another is no answer.
+const keptSessionsHeader = "strom sessions kept 1"
+
+// keptSessionsMax is the largest count whose answer is kept.
+const keptSessionsMax = 200
+
+// historyKey names the history Sessions reads from g: HEAD's commit and the
+// stamp of a shallow clone's boundary file; "" when strom does not read HEAD
+// from the ref files.
+func historyKey(g *gitrepo.Repo, head string) string {
+	if head == "" {
+		return ""
+	}
+	key := head
+	if fi, err := os.Stat(filepath.Join(g.CommonDir, "shallow")); err == nil {
+		key += " shallow " + strconv.FormatInt(fi.Size(), 10) + " " + strconv.FormatInt(fi.ModTime().UnixNano(), 10)
+	}
+	return key
+}
+
+// sessionsKept returns the first max sessions of the kept answer when it was read
+// from the history key and holds them: it was asked for at least max, or the
+// history has fewer.
+func (r *Research) sessionsKept(key string, max int) ([]SessionEntry, bool) {
+	if key == "" || max <= 0 || max > keptSessionsMax {
+		return nil, false
+	}
+	b, err := os.ReadFile(r.Tree.Path(statefiles.RunDir, sessionsFile))
+	if err != nil {
+		return nil, false
+	}
+	k, ok := decodeKeptSessions(b)
+	if !ok || k.history != key || len(k.entries) > k.max || max > k.max && len(k.entries) == k.max {
+		return nil, false
+	}
+	if len(k.entries) > max {
+		k.entries = k.entries[:max]
+	}
+	return k.entries, true
+}
+
+// keepSessions writes the answer for max sessions read from the history key.
+func (r *Research) keepSessions(key string, max int, entries []SessionEntry) {
+	if key == "" || max <= 0 || max > keptSessionsMax || strings.ContainsAny(key, "\t\n\r\\") {
+		return
+	}
+	b := encodeKeptSessions(keptSessions{history: key, max: max, entries: entries})
+	_ = statefiles.WriteTransient(r.Tree.Path(statefiles.RunDir, sessionsFile), b)
+}
+
+type keptSessions struct {
+	history string // historyKey's
+	max     int    // the count asked
+	entries []SessionEntry
+}
+
+// keptFields is the number of fields of a session's line.
+const keptFields = 12
+
+func encodeKeptSessions(k keptSessions) []byte {
+	b := make([]byte, 0, 64+len(k.entries)*160)
+	b = append(b, keptSessionsHeader+"\n"...)
+	b = appendKeptField(b, k.history)
+	b = append(b, '\t')
+	b = strconv.AppendInt(b, int64(k.max), 10)
+	b = append(b, '\n')
+	for _, e := range k.entries {
+		_, off := e.When.Zone()
+		for i, f := range [...]string{e.Session, e.Task, e.End, e.Agent, e.Check, e.Host} {
+			if i > 0 {
+				b = append(b, '\t')
+			}
+			b = appendKeptField(b, f)
+		}
+		b = append(b, '\t')
+		b = strconv.AppendInt(b, e.When.Unix(), 10)
+		b = append(b, '\t')
+		b = strconv.AppendInt(b, int64(e.When.Nanosecond()), 10)
+		b = append(b, '\t')
+		b = strconv.AppendInt(b, int64(off), 10)
+		b = append(b, '\t')
+		b = appendKeptField(b, e.Subject)
+		b = append(b, '\t')
+		b = appendKeptField(b, e.Commit)
+		b = append(b, '\t')
+		b = strconv.AppendInt(b, int64(e.Records), 10)
+		b = append(b, '\n')
+	}
+	return b
+}
+
+// appendKeptField appends s with backslash, tab, line feed and carriage return
+// escaped.
+func appendKeptField(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\\':
+			b = append(b, '\\', '\\')
+		case '\t':
+			b = append(b, '\\', 't')
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		default:
+			b = append(b, c)
+		}
+	}
+	return b
+}
+
+// keptField reads a field appendKeptField wrote; false for an escape it does not
+// write.
+func keptField(f []byte) (string, bool) {
+	if bytes.IndexByte(f, '\\') < 0 {
+		return string(f), true
+	}
+	out := make([]byte, 0, len(f))
+	for i := 0; i < len(f); i++ {
+		if f[i] != '\\' {
+			out = append(out, f[i])
+			continue
+		}
+		if i++; i == len(f) {
+			return "", false
+		}
+		switch f[i] {
+		case '\\':
+			out = append(out, '\\')
+		case 't':
+			out = append(out, '\t')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		default:
+			return "", false
+		}
+	}
+	return string(out), true
+}
+
+// keptInt reads a decimal integer field, with an optional minus sign.
+func keptInt(f []byte) (int64, bool) {
+	n, err := strconv.ParseInt(string(f), 10, 64)
+	return n, err == nil
+}
+
+// decodeKeptSessions reads a kept file; false for anything encodeKeptSessions
+// does not write.
+func decodeKeptSessions(b []byte) (keptSessions, bool) {
+	var k keptSessions
+	line, rest, ok := bytes.Cut(b, []byte{'\n'})
+	if !ok || string(line) != keptSessionsHeader {
+		return k, false
+	}
+	if line, rest, ok = bytes.Cut(rest, []byte{'\n'}); !ok {
+		return k, false
+	}
+	hist, max, ok := bytes.Cut(line, []byte{'\t'})
+	if !ok {
+		return k, false
+	}
+	n, ok := keptInt(max)
+	if k.history, ok = keptField(hist); !ok || n <= 0 || n > keptSessionsMax {
+		return k, false
+	}
+	k.max = int(n)
+	k.entries = []SessionEntry{}
+	for len(rest) > 0 {
+		if line, rest, ok = bytes.Cut(rest, []byte{'\n'}); !ok {
+			return k, false
+		}
+		var f [keptFields][]byte
+		i := 0
+		for ; i < keptFields; i++ {
+			var more bool
+			f[i], line, more = bytes.Cut(line, []byte{'\t'})
+			if !more {
+				break
+			}
+		}
+		if i != keptFields-1 {
+			return k, false
+		}
+		var e SessionEntry
+		var text [8]string
+		for j, at := range [...]int{0, 1, 2, 3, 4, 5, 9, 10} {
+			if text[j], ok = keptField(f[at]); !ok {
+				return k, false
+			}
+		}
+		e.Session, e.Task, e.End, e.Agent, e.Check, e.Host, e.Subject, e.Commit = text[0], text[1], text[2], text[3], text[4], text[5], text[6], text[7]
+		secs, ok1 := keptInt(f[6])
+		nanos, ok2 := keptInt(f[7])
+		off, ok3 := keptInt(f[8])
+		recs, ok4 := keptInt(f[11])
+		if !ok1 || !ok2 || !ok3 || !ok4 || nanos < 0 || nanos >= 1e9 || off <= -1<<31 || off >= 1<<31 {
+			return k, false
+		}
+		e.When = time.Unix(secs, nanos).In(time.FixedZone("", int(off)))
+		e.Records = int(recs)
+		k.entries = append(k.entries, e)
+	}
+	return k, true
+}
