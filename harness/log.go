@@ -51,7 +51,7 @@ func (r *Research) Sessions(ctx context.Context, max int) ([]SessionEntry, error
 	if found && max > 0 {
 		head = headOf(ctx, g)
 		key = historyKey(g, head)
-		if kept, ok := r.sessionsKept(key, max); ok {
+		if kept, ok := r.keptSessionsFor(ctx, g, head, key, max); ok {
 			return kept, nil
 		}
 	}

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,7 +18,9 @@ import (
 // HEAD names the same commit (and a shallow clone keeps its depth: its shallow
 // file unchanged), the newest sessions are the same ones. `strom log` repeated,
 // and the app's overview on each refresh, then read one small file instead of
-// the commits. A count up to keptSessionsMax is kept; a larger one, or the whole
+// the commits. When HEAD moved forward by a line of commits of one parent each
+// (a session's commit, or the agent's own and then the session's), only those
+// are read, and their sessions put before the kept ones. A count up to keptSessionsMax is kept; a larger one, or the whole
 // history, is read each time. A missing, unreadable or foreign file is no
 // answer, and failing to write it costs the next call a read of the history.
 
@@ -48,25 +51,69 @@ func historyKey(g *gitrepo.Repo, head string) string {
 	return key
 }
 
-// sessionsKept returns the first max sessions of the kept answer when it was read
-// from the history key and holds them: it was asked for at least max, or the
-// history has fewer.
-func (r *Research) sessionsKept(key string, max int) ([]SessionEntry, bool) {
+// readKeptSessions reads the kept answer; false when there is none or it is not one.
+func (r *Research) readKeptSessions() (keptSessions, bool) {
+	b, err := os.ReadFile(r.Tree.Path(statefiles.RunDir, sessionsFile))
+	if err != nil {
+		return keptSessions{}, false
+	}
+	k, ok := decodeKeptSessions(b)
+	return k, ok && len(k.entries) <= k.max
+}
+
+// serves reports whether the kept answer holds the first max sessions of its
+// history: it was asked for at least max, or the history has fewer.
+func (k keptSessions) serves(max int) bool {
+	return max <= k.max || len(k.entries) < k.max
+}
+
+// first returns the kept answer's first max sessions.
+func (k keptSessions) first(max int) []SessionEntry {
+	if len(k.entries) > max {
+		return k.entries[:max]
+	}
+	return k.entries
+}
+
+// keptSessionsFor answers Sessions for max from the kept answer: as it is, when it
+// was read from the history key; or, when HEAD moved forward along a line of
+// commits of one parent each from the kept HEAD (the commit of a session, or a
+// few), with the sessions of those commits read and put before the kept ones,
+// and kept so. False: the history is read.
+func (r *Research) keptSessionsFor(ctx context.Context, g *gitrepo.Repo, head, key string, max int) ([]SessionEntry, bool) {
 	if key == "" || max <= 0 || max > keptSessionsMax {
 		return nil, false
 	}
-	b, err := os.ReadFile(r.Tree.Path(statefiles.RunDir, sessionsFile))
-	if err != nil {
+	k, ok := r.readKeptSessions()
+	if !ok || !k.serves(max) {
 		return nil, false
 	}
-	k, ok := decodeKeptSessions(b)
-	if !ok || k.history != key || len(k.entries) > k.max || max > k.max && len(k.entries) == k.max {
+	if k.history == key {
+		return k.first(max), true
+	}
+	// The same history but for HEAD: the key after the commit's name.
+	keptHead, rest, _ := strings.Cut(k.history, " ")
+	_, nowRest, _ := strings.Cut(key, " ")
+	if rest != nowRest {
 		return nil, false
 	}
-	if len(k.entries) > max {
-		k.entries = k.entries[:max]
+	newer, ok := g.LogSince(ctx, head, keptHead, gitrepo.LogOptions{Max: k.max, TrailerKey: TrailerSession})
+	if !ok {
+		return nil, false
 	}
-	return k.entries, true
+	entries := make([]SessionEntry, 0, min(k.max, len(newer)+len(k.entries)))
+	for _, c := range newer {
+		entries = append(entries, sessionEntry(c))
+	}
+	for _, e := range k.entries {
+		if len(entries) == k.max {
+			break
+		}
+		entries = append(entries, e)
+	}
+	r.keepSessions(key, k.max, entries)
+	k.entries = entries
+	return k.first(max), true
 }
 
 // keepSessions writes the answer for max sessions read from the history key.

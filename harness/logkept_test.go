@@ -197,14 +197,48 @@ func TestSessionsKeptForHistory(t *testing.T) {
 	fromKept(50, all)
 	fromKept(3, all)
 
-	session("S-4")
+	// HEAD moved forward by a line of commits: only those are read, and their
+	// sessions put before the kept ones (a kept subject marked shows it is used).
 	check(2)
-	if got := sessions(2); got[0].Session != "S-4" {
-		t.Fatalf("after a new session commit, Sessions(2) = %+v", got)
+	r0, _ := Open(root, env)
+	keptPath := r0.Tree.Path(statefiles.RunDir, sessionsFile)
+	k, ok := r0.readKeptSessions()
+	if !ok || len(k.entries) < 2 {
+		t.Fatalf("kept %+v, %v", k, ok)
 	}
+	k.entries[0].Subject = "kept: " + k.entries[0].Subject
+	if err := os.WriteFile(keptPath, encodeKeptSessions(k), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	session("S-4")
+	if got := sessions(2); len(got) != 2 || got[0].Session != "S-4" || got[1].Subject != "kept: strom: T-1 S-3" {
+		t.Fatalf("after a new session commit, Sessions(2) = %+v; want S-4 read and S-3 kept", got)
+	}
+	fromKept(2, sessions(2))
+	check(1)
+	git("commit", "-q", "--allow-empty", "-m", "the agent's own commit")
+	session("S-5")
+	check(1) // kept for 2: both new ones, the line read
+	if got := sessions(2); got[0].Session != "S-5" || got[1].Session != "S-4" {
+		t.Fatalf("after two commits, Sessions(2) = %+v", got)
+	}
+	session("S-6")
+	session("S-7")
+	session("S-8")
+	check(2) // more new sessions than asked
+	// A merge on the line: the history is read.
+	git("checkout", "-q", "-b", "side", "HEAD~1")
+	session("S-9")
+	git("checkout", "-q", "-")
+	git("merge", "-q", "--no-ff", "-m", "merge side", "side")
+	check(3)
 	git("reset", "-q", "--hard", "HEAD~1")
 	check(2)
 	fromKept(2, history(2))
+	git("reset", "-q", "--hard", "HEAD~4")
+	check(2)
+	fromKept(2, history(2))
+	all = history(10)
 
 	// A shallow clone's boundary is part of the history's name.
 	g, _ := gitrepo.Discover(root)
@@ -219,14 +253,14 @@ func TestSessionsKeptForHistory(t *testing.T) {
 	os.Remove(filepath.Join(root, ".git", "shallow"))
 
 	// A broken kept file, or one of another history, is no answer.
-	three := encodeKeptSessions(keptSessions{history: head, max: 2, entries: all})
+	three := encodeKeptSessions(keptSessions{history: head, max: 2, entries: all[:3]})
 	for _, junk := range []string{"{not json", string(three), keptSessionsHeader + "\n" + strings.Repeat("0", 40) + "\t2\n", ""} {
 		r, _ := Open(root, env)
 		if err := os.WriteFile(r.Tree.Path(statefiles.RunDir, sessionsFile), []byte(junk), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		check(2)
-		if got := sessions(2); len(got) != 2 || got[0].Session != "S-3" {
+		if got := sessions(2); len(got) != 2 || got[0].Session != history(1)[0].Session {
 			t.Fatalf("after a kept file %q, Sessions(2) = %+v", junk, got)
 		}
 	}

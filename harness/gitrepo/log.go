@@ -293,6 +293,52 @@ func (r *Repo) logObjects(ctx context.Context, opts LogOptions) ([]Commit, error
 	return walkLog(ctx, opts, plumbing.NewHash(head), get, limit)
 }
 
+// sinceLimit is the most commits LogSince reads.
+const sinceLimit = 100
+
+// LogSince reads the commits from rev back to the commit since, newest first, when
+// they are a line of commits of one parent each and since is reached within
+// sinceLimit commits: then git log from rev is those commits followed by git log
+// from since, so a caller that kept the log read from since needs only these. It
+// returns those that pass opts (at most opts.Max: the line ends there once they
+// are enough) and whether it could; a merge, a root, a longer line, a layout the
+// object files reader does not read or an error gives false, and the caller reads
+// the log from rev.
+func (r *Repo) LogSince(ctx context.Context, rev, since string, opts LogOptions) ([]Commit, bool) {
+	if len(rev) != 40 || !isHash(rev) || len(since) != 40 || !isHash(since) {
+		return nil, false
+	}
+	o, err := openObjectFiles(r.CommonDir)
+	if err != nil {
+		return nil, false
+	}
+	defer o.close()
+	sink := &logSink{opts: opts}
+	h := plumbing.NewHash(rev)
+	stop := plumbing.NewHash(since)
+	for range sinceLimit {
+		if h == stop {
+			return sink.out, true
+		}
+		if ctx.Err() != nil {
+			return nil, false
+		}
+		data, err := o.commit(h.String())
+		if err != nil || objectName("commit", data) != h {
+			return nil, false
+		}
+		c, err := parseCommit(h, data)
+		if err != nil || len(c.parents) != 1 {
+			return nil, false
+		}
+		if !sink.add(c.hash.String(), c.author, c.when, c.message) {
+			return sink.out, true
+		}
+		h = c.parents[0]
+	}
+	return nil, false
+}
+
 // objectWalkLimit is the most commits logObjects reads for max commits: a session
 // commit among every few of the agent's own, and a little more.
 func objectWalkLimit(max int) int { return 50 + 10*max }
