@@ -131,7 +131,35 @@ time_cmd() { # prints mean milliseconds of N runs of "$@"
 	end=$(date +%s%N)
 	awk -v s="$start" -v e="$end" -v n="$N" 'BEGIN { printf "%.3f", (e - s) / 1000000 / n }'
 }
-names=(ref gitlog floor)
+# strom log keeps its answer while HEAD stays (harness/logkept.go), so the runs
+# above measure the kept answer. The first strom log after a session's commit is
+# measured too: before each run, HEAD moves one session commit forward (a line of
+# R*N of them, made here with the tree of HEAD), and the time of moving a ref
+# alone (another branch, to and fro) is taken off.
+cd "$work/big"
+line=()
+tip=$(git rev-parse HEAD)
+tree=$(git rev-parse 'HEAD^{tree}')
+for i in $(seq 1 $((R * N))); do
+	tip=$(printf 'T-%d: session %d after, done\n\nStrom-Session: 20261201T%06dZ-beef\nStrom-Task: T-%d\nStrom-End: done\nStrom-Agent: demo\n' \
+		$((i % 97 + 1)) "$i" "$i" $((i % 97 + 1)) | git commit-tree "$tree" -p "$tip")
+	line+=("$tip")
+done
+git update-ref refs/heads/bench-to "$tip"
+git update-ref refs/heads/bench-fro HEAD
+echo 0 >"$work/moved" # the count of moves, in a file: time_cmd runs in a subshell
+log_moved() {
+	local moved
+	read -r moved <"$work/moved"
+	echo $((moved + 1)) >"$work/moved"
+	git update-ref HEAD "${line[$moved]}" && "$strom" log
+}
+toggle=0
+ref_moved() {
+	toggle=$((1 - toggle))
+	if [ $toggle = 1 ]; then git update-ref refs/heads/bench-x "$tip"; else git update-ref refs/heads/bench-x refs/heads/bench-fro; fi
+}
+names=(ref gitlog floor logmoved refmoved)
 for s in small big; do names+=("task-$s" "record-$s" "status-$s" "list-$s" "log-$s"); done
 declare -A runs
 for _ in $(seq 1 "$R"); do
@@ -139,6 +167,8 @@ for _ in $(seq 1 "$R"); do
 	runs[ref]+=" $(time_cmd git rev-parse HEAD)"
 	runs[gitlog]+=" $(time_cmd git log -20)"
 	runs[floor]+=" $(time_cmd "$floor/floor")"
+	runs[logmoved]+=" $(time_cmd log_moved)"
+	runs[refmoved]+=" $(time_cmd ref_moved)"
 	for s in small big; do
 		cd "$work/$s"
 		runs[task-$s]+=" $(time_cmd in_session task)"
@@ -169,6 +199,11 @@ for c in task record status list log; do
 	printf '%-28s %8.2f %8.2f %9sx %9sx\n' "$label" "${med[$c-small]}" "${med[$c-big]}" "$(ratio "$c-big" "$c-small")" "$(ratio "$c-big" ref)"
 done
 printf 'strom log at 50,000 commits: %sx git log -20\n' "$(ratio log-big gitlog)"
+# The first strom log after a session's commit: the round's time less the ref's.
+moved_ratio=$(paste -d' ' <(echo "${runs[logmoved]}" | tr ' ' '\n' | grep .) <(echo "${runs[refmoved]}" | tr ' ' '\n' | grep .) \
+	<(echo "${runs[gitlog]}" | tr ' ' '\n' | grep .) | awk '{ printf "%.4f\n", ($1 - $2) / $3 }' | median)
+printf 'strom log just after a session commit (HEAD moved one commit): %.2f ms, %sx git log -20\n' \
+	"$(awk -v a="${med[logmoved]}" -v b="${med[refmoved]}" 'BEGIN { print a - b }')" "$moved_ratio"
 
 [ "${ONLY:-}" = commands ] && exit 0
 
