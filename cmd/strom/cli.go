@@ -224,6 +224,20 @@ func commandWords(args []string) []string {
 	return words
 }
 
+// takesNoSignal reports the commands that end at a signal as the signal's default
+// does, without a handler of their own: those that read, print and end
+// (bufferedOutput), and strom record, the agent's write. A record ended anywhere,
+// by a signal or by the machine, loses nothing: its line is one append to its
+// segment, and the records' index, appended after it, is checked against the
+// segments' stamps at every read.
+func takesNoSignal(args []string) bool {
+	if bufferedOutput(args) {
+		return true
+	}
+	words := commandWords(args)
+	return len(words) > 0 && words[0] == "record"
+}
+
 // bufferedOutput reports the commands that read, print and end, which the agent
 // runs many times a session: the agent's strom task, strom task list and show,
 // strom status and strom log. Their standard output is written in one piece at

@@ -19,13 +19,12 @@ func main() { os.Exit(Main()) }
 
 // Main runs strom with the process's arguments and streams and returns the exit
 // status. SIGTERM and SIGHUP cancel the context; SIGINT is delivered to the command,
-// because `strom run` gives Ctrl-C its own meaning. The commands that read, print
-// and end (bufferedOutput: the agent's strom task, strom task list and show, strom
-// status, strom log) take no signal of their own: Ctrl-C, SIGTERM and SIGHUP end
-// them as they end git log, and they do not pay for the thread that would wait
-// for a signal (a tenth of their CPU time).
+// because `strom run` gives Ctrl-C its own meaning. The commands an agent runs many
+// times a session (takesNoSignal) take no signal of their own: Ctrl-C, SIGTERM and
+// SIGHUP end them as they end git log, and they do not pay for the thread that
+// would wait for a signal (a tenth of their CPU time).
 func Main() int {
-	if args := os.Args[1:]; bufferedOutput(args) {
+	if args := os.Args[1:]; takesNoSignal(args) {
 		return run(context.Background(), args, &sys{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv})
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP)

@@ -92,6 +92,14 @@ func TestBufferedOutputOrder(t *testing.T) {
 			t.Errorf("bufferedOutput(%q) = %v", args, got)
 		}
 	}
+	for args, want := range map[string]bool{
+		"status": true, "task": true, "record x": true, "--json record --task T-1 x": true,
+		"run": false, "task add x": false, "done": false, "waiting": false, "menu": false, "": false,
+	} {
+		if got := takesNoSignal(strings.Fields(args)); got != want {
+			t.Errorf("takesNoSignal(%q) = %v", args, got)
+		}
+	}
 	var both bytes.Buffer
 	out := bufio.NewWriter(&both)
 	io.WriteString(out, "printed first\n")
