@@ -234,7 +234,27 @@ func listTasks(ctx context.Context, s *sys, o listOptions) error {
 	return tw.Flush()
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+func oneLine(s string) string {
+	if singleSpaced(s) {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// singleSpaced reports whether s is ASCII words each after one space, which
+// oneLine leaves as they are (most titles): no other white space, none at either
+// end, no byte past ASCII (whose white space strings.Fields knows).
+func singleSpaced(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 0x80, c == '\t', c == '\n', c == '\v', c == '\f', c == '\r':
+			return false
+		case c == ' ' && (i == 0 || i == len(s)-1 || s[i-1] == ' '):
+			return false
+		}
+	}
+	return true
+}
 
 func taskShowCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom task show")

@@ -156,3 +156,29 @@ func TestReadingCommandsTakeNoSignal(t *testing.T) {
 	}
 	t.Fatalf("strom task show at SIGTERM, five times: %v; want killed by the signal", outcomes)
 }
+
+// TestOneLine: a title on one line keeps its words, each after one space, however
+// they were spaced; a title that already is keeps its bytes.
+func TestOneLine(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"Find the baptism of Anna":        "Find the baptism of Anna",
+		" Find  the\tbaptism\nof Anna ":   "Find the baptism of Anna",
+		"Tábor, register 12":              "Tábor, register 12",
+		"Tábor\u00a0register\u2003twelve": "Tábor register twelve",
+		"a\vb\fc\rd":                      "a b c d",
+		"":                                "",
+		"   ":                             "",
+		"one":                             "one",
+		"x  y":                            "x y",
+		"trailing ":                       "trailing",
+		"\u0085next line":                 "next line",
+	} {
+		if got := oneLine(in); got != want {
+			t.Errorf("oneLine(%q) = %q, want %q", in, got, want)
+		}
+		if got, slow := oneLine(in), strings.Join(strings.Fields(in), " "); got != slow {
+			t.Errorf("oneLine(%q) = %q, strings.Fields gives %q", in, got, slow)
+		}
+	}
+}
