@@ -241,13 +241,15 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// singleSpaced reports whether s is ASCII words each after one space, which
-// oneLine leaves as they are (most titles): no other white space, none at either
-// end, no byte past ASCII (whose white space strings.Fields knows).
+// singleSpaced reports whether s is words each after one space, which oneLine
+// leaves as they are (most titles): no other white space, none at either end. The
+// white space past ASCII that strings.Fields knows (U+0085, U+00A0, U+1680,
+// U+2000 to U+3000) begins with one of four bytes in UTF-8; a title with any of
+// them takes the long way.
 func singleSpaced(s string) bool {
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
-		case c >= 0x80, c == '\t', c == '\n', c == '\v', c == '\f', c == '\r':
+		case c == 0xc2, c == 0xe1, c == 0xe2, c == 0xe3, c == '\t', c == '\n', c == '\v', c == '\f', c == '\r':
 			return false
 		case c == ' ' && (i == 0 || i == len(s)-1 || s[i-1] == ' '):
 			return false

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"unicode"
 )
 
 // countingWriter records what is written and in how many writes.
@@ -173,12 +174,24 @@ func TestOneLine(t *testing.T) {
 		"x  y":                            "x y",
 		"trailing ":                       "trailing",
 		"\u0085next line":                 "next line",
+		"Nováková, Dvořák, Müller, Čech":  "Nováková, Dvořák, Müller, Čech",
+		"bad \xff\xc2 bytes":              "bad \xff\xc2 bytes",
+		"ideographic\u3000space":          "ideographic space",
+		"line\u2028separator":             "line separator",
+		"ogham\u1680space":                "ogham space",
+		"narrow\u202fspace":               "narrow space",
 	} {
 		if got := oneLine(in); got != want {
 			t.Errorf("oneLine(%q) = %q, want %q", in, got, want)
 		}
 		if got, slow := oneLine(in), strings.Join(strings.Fields(in), " "); got != slow {
 			t.Errorf("oneLine(%q) = %q, strings.Fields gives %q", in, got, slow)
+		}
+	}
+	// Every white space rune strings.Fields knows takes the long way.
+	for r := rune(0x80); r <= 0x10ffff; r++ {
+		if unicode.IsSpace(r) && singleSpaced("a"+string(r)+"b") {
+			t.Errorf("%U is white space, but singleSpaced passes it", r)
 		}
 	}
 }
