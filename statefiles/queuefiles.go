@@ -304,11 +304,9 @@ func (t *Tree) loadShards(o *Order) (*Queue, map[string][]byte, error) {
 		shards[rel] = raw[i]
 		var tasks []Task
 		if known {
-			var doc shardDoc
-			if err := json.Unmarshal(raw[i], &doc); err != nil {
+			if tasks, err = unmarshalShard(raw[i]); err != nil {
 				return nil, nil, &SchemaError{File: t.rel(rel), Rule: err.Error()}
 			}
-			tasks = doc.Tasks
 		} else if tasks, err = parseShard(t.rel(rel), rel, raw[i], false); err != nil {
 			return nil, nil, err
 		}

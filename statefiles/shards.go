@@ -140,17 +140,17 @@ func parseShardSum(shown, rel string, data []byte, s sum, memo bool) ([]Task, er
 		}
 	}
 	wholeShards.Add(1)
-	var doc shardDoc
-	if err := json.Unmarshal(data, &doc); err != nil {
+	tasks, err := unmarshalShard(data)
+	if err != nil {
 		return nil, &SchemaError{File: shown, Rule: err.Error()}
 	}
-	if err := checkShard(shown, lo, hi, doc.Tasks); err != nil {
+	if err := checkShard(shown, lo, hi, tasks); err != nil {
 		return nil, err
 	}
 	if memo && !known {
 		validated.remember(s)
 	}
-	return doc.Tasks, nil
+	return tasks, nil
 }
 
 // NotShard is the error for a file in .strom/tasks/ of a version 3 queue that is

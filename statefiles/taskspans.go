@@ -3,7 +3,6 @@ package statefiles
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -143,7 +142,7 @@ func (s *spanSlot) task(data []byte, id string) (Task, bool) {
 		return Task{}, false
 	}
 	var task Task
-	if json.Unmarshal(data[sp.start:sp.end], &task) != nil || task.ID != id {
+	if unmarshalTask(data[sp.start:sp.end], &task) != nil || task.ID != id {
 		return Task{}, false
 	}
 	return task, true
