@@ -3,14 +3,16 @@ package statefiles
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 
 	"github.com/strom-research/strom/schemas"
 )
+
+//go:generate go run ./internal/gensums
 
 // The memo of validated contents: validation is a pure function of a schema and the
 // bytes of a file, so strom remembers the SHA-256 of (schema, bytes) pairs it has
@@ -44,12 +46,19 @@ type memo struct {
 	once sync.Once
 	mu   sync.Mutex
 	path string
-	// sums are the memo file's as this process last read or wrote it, oldest
-	// first, and sorted the same sums in order, for a binary search: cheaper to
-	// build than a map of 256 sums, for the few look-ups of most commands.
-	sums   [][sha256.Size]byte
-	sorted [][sha256.Size]byte
+	// body is the memo file's lines after its header as this process last read or
+	// wrote it. Laid out as strom writes it (laid: lines of 64 hex digits and a
+	// newline, nothing else), a sum is looked up in the text itself, 65 bytes a
+	// line, its first 8 digits compared as one number: no line is decoded, nothing
+	// sorted. Any other body (lines ended by CR LF, a line that is no sum, a last
+	// line without its newline) is decoded once into sums, oldest first.
+	body []byte
+	laid bool
+	sums [][sha256.Size]byte
 }
+
+// memoLine is the length of one line of strom's layout: 64 hex digits, a newline.
+const memoLine = 2*sha256.Size + 1
 
 // validated is the memo every read and write of a state file consults.
 var validated = &memo{where: userMemoPath}
@@ -62,19 +71,20 @@ func userMemoPath() string {
 	return filepath.Join(dir, "strom", "validated")
 }
 
-var (
-	schemaSumsMu sync.Mutex
-	schemaSums   = map[string][sha256.Size]byte{}
-)
-
-// schemaSum is the sum of the validator, a schema's name and its bytes, once per
-// schema and process.
+// schemaSum is the sum of the validator, a schema's name and its bytes: computed
+// when the schemas change, by go generate (schemasums_gen.go), and checked
+// against them by TestSchemaSums.
 func schemaSum(schemaName string) ([sha256.Size]byte, bool) {
-	schemaSumsMu.Lock()
-	defer schemaSumsMu.Unlock()
-	if s, ok := schemaSums[schemaName]; ok {
-		return s, true
+	for i := range builtSchemaSums {
+		if builtSchemaSums[i].name == schemaName {
+			return builtSchemaSums[i].sum, true
+		}
 	}
+	return [sha256.Size]byte{}, false
+}
+
+// computeSchemaSum is what schemaSum returns, from the schema's bytes.
+func computeSchemaSum(schemaName string) ([sha256.Size]byte, bool) {
 	src, err := schemas.FS.ReadFile(schemaName)
 	if err != nil {
 		return [sha256.Size]byte{}, false
@@ -87,7 +97,6 @@ func schemaSum(schemaName string) ([sha256.Size]byte, bool) {
 	h.Write(src)
 	var s [sha256.Size]byte
 	h.Sum(s[:0])
-	schemaSums[schemaName] = s
 	return s, true
 }
 
@@ -122,33 +131,88 @@ func (m *memo) load() {
 	m.once.Do(func() {
 		m.path = m.where()
 		if m.path != "" {
-			m.set(readMemo(m.path))
+			m.set(readMemoBody(m.path))
 		}
 	})
 }
 
-// set makes sums the memo's. Hold mu, or be in load.
-func (m *memo) set(sums [][sha256.Size]byte) {
-	m.sums = sums
-	m.sorted = append(m.sorted[:0], sums...)
-	slices.SortFunc(m.sorted, func(a, b [sha256.Size]byte) int { return bytes.Compare(a[:], b[:]) })
+// set makes body the memo's. Hold mu, or be in load.
+func (m *memo) set(body []byte) {
+	m.body, m.laid, m.sums = body, isLaid(body), nil
+	if !m.laid {
+		m.sums = decodeMemo(body)
+	}
+}
+
+// isLaid reports whether body is in strom's own layout: lines of memoLine bytes,
+// each ended by its newline. A line there that is not 64 lowercase hex digits
+// equals no sum's digits, so the look-up in the text and the decoding of the
+// lines agree.
+func isLaid(body []byte) bool {
+	if len(body)%memoLine != 0 {
+		return false
+	}
+	for i := memoLine - 1; i < len(body); i += memoLine {
+		if body[i] != '\n' {
+			return false
+		}
+	}
+	return true
 }
 
 // holds reports whether the memo holds k. Hold mu.
 func (m *memo) holds(k [sha256.Size]byte) bool {
-	_, ok := slices.BinarySearchFunc(m.sorted, k, func(a, b [sha256.Size]byte) int { return bytes.Compare(a[:], b[:]) })
-	return ok
+	if !m.laid {
+		first := binary.LittleEndian.Uint64(k[:8])
+		for i := range m.sums {
+			if binary.LittleEndian.Uint64(m.sums[i][:8]) == first && m.sums[i] == k {
+				return true
+			}
+		}
+		return false
+	}
+	var digits [2 * sha256.Size]byte
+	hex.Encode(digits[:], k[:])
+	first := binary.LittleEndian.Uint64(digits[:8])
+	body := m.body
+	for i := 0; i+memoLine <= len(body); i += memoLine {
+		line := body[i : i+2*sha256.Size]
+		if binary.LittleEndian.Uint64(line) == first && string(line) == string(digits[:]) {
+			return true
+		}
+	}
+	return false
 }
 
-// readMemo reads the sums in the memo file, oldest first: its lines of 64 hex
-// digits after the header. A missing or foreign file has none.
-func readMemo(path string) [][sha256.Size]byte {
+// all is the sums the memo holds, oldest first. Hold mu, or be in load.
+func (m *memo) all() [][sha256.Size]byte {
+	if m.laid {
+		return decodeMemo(m.body)
+	}
+	return m.sums
+}
+
+// readMemoBody reads the memo file's lines after its header; nil when the file is
+// missing or foreign.
+func readMemoBody(path string) []byte {
 	data, err := os.ReadFile(path)
 	if err != nil || !bytes.HasPrefix(data, []byte(memoHeader+"\n")) {
 		return nil
 	}
-	rest := data[len(memoHeader)+1:]
-	sums := make([][sha256.Size]byte, 0, len(rest)/(2*sha256.Size+1))
+	return data[len(memoHeader)+1:]
+}
+
+// readMemo reads the sums in the memo file, oldest first. A missing or foreign
+// file has none.
+func readMemo(path string) [][sha256.Size]byte {
+	return decodeMemo(readMemoBody(path))
+}
+
+// decodeMemo reads the sums in the lines of a memo file, oldest first: each line
+// of 64 lowercase hex digits (as every strom writes them), a CR before its
+// newline left out. Any other line is no sum.
+func decodeMemo(rest []byte) [][sha256.Size]byte {
+	sums := make([][sha256.Size]byte, 0, len(rest)/memoLine)
 	for len(rest) > 0 {
 		line := rest
 		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
@@ -157,16 +221,38 @@ func readMemo(path string) [][sha256.Size]byte {
 			rest = nil
 		}
 		line = bytes.TrimSuffix(line, []byte("\r"))
-		var k [sha256.Size]byte
-		if len(line) != 2*sha256.Size {
-			continue
+		if k, ok := decodeSum(line); ok {
+			sums = append(sums, k)
 		}
-		if _, err := hex.Decode(k[:], line); err != nil {
-			continue
-		}
-		sums = append(sums, k)
 	}
 	return sums
+}
+
+// decodeSum reads 64 lowercase hex digits.
+func decodeSum(line []byte) (k [sha256.Size]byte, ok bool) {
+	if len(line) != 2*sha256.Size {
+		return k, false
+	}
+	for i := range k {
+		hi, ok1 := hexDigit(line[2*i])
+		lo, ok2 := hexDigit(line[2*i+1])
+		if !ok1 || !ok2 {
+			return k, false
+		}
+		k[i] = hi<<4 | lo
+	}
+	return k, true
+}
+
+// hexDigit is the value of a lowercase hex digit.
+func hexDigit(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	}
+	return 0, false
 }
 
 // known reports whether data was found valid under the schema before, and returns
@@ -188,7 +274,7 @@ func (m *memo) has(k [sha256.Size]byte) bool {
 		// Another strom process (the agent's command, beside a run) may have
 		// validated these bytes since this one read the memo: reading it again
 		// costs far less than validating.
-		m.set(readMemo(m.path))
+		m.set(readMemoBody(m.path))
 	}
 	return m.holds(k)
 }
@@ -210,7 +296,7 @@ func (m *memo) remember(s sum) {
 	// What this process knew, then what the file gained meanwhile, then k.
 	var sums [][sha256.Size]byte
 	have := make(map[[sha256.Size]byte]bool, len(m.sums)+memoMax+1)
-	for _, k := range append(append(m.sums, readMemo(m.path)...), k) {
+	for _, k := range append(append(m.all(), readMemo(m.path)...), k) {
 		if !have[k] {
 			have[k] = true
 			sums = append(sums, k)
@@ -228,7 +314,7 @@ func (m *memo) remember(s sum) {
 		line[2*sha256.Size] = '\n'
 		buf.Write(line[:])
 	}
-	m.set(sums)
+	m.set(buf.Bytes()[len(memoHeader)+1:])
 	_ = WriteTransient(m.path, buf.Bytes())
 }
 

@@ -4,8 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -126,6 +128,89 @@ func TestMemo(t *testing.T) {
 	unwritable.remember(sumOf(schemas.Queue, queue)) // must not panic or fail the caller
 }
 
+// TestMemoFileOfAnotherStrom: the memo file is the user's, shared by every strom
+// on the computer. A file as any strom writes it (the header, then a line of 64
+// lowercase hex digits per sum) is read as it stands, its sums looked up in the
+// text; lines ended by CR LF are read too; a line that is no sum of that form (upper
+// case, cut short, a digit more) names nothing, and a sum that shares only its first
+// digits with a line is not held.
+func TestMemoFileOfAnotherStrom(t *testing.T) {
+	t.Parallel()
+	queue := []byte(`{"version": 1, "next_id": 1, "tasks": []}` + "\n")
+	want := sumOf(schemas.Queue, queue).k
+	other := sumOf(schemas.Mode, []byte("other")).k
+	line := hex.EncodeToString(want[:])
+	near := line[:16] + strings.Repeat("0", 48) // the first 8 bytes alike
+	if near == line {
+		t.Fatal("the near sum is the sum")
+	}
+	otherLine := hex.EncodeToString(other[:])
+	for _, c := range []struct {
+		name  string
+		body  string
+		known bool
+		laid  bool
+	}{
+		{"as strom writes it", otherLine + "\n" + line + "\n", true, true},
+		{"only the first digits alike", otherLine + "\n" + near + "\n", false, true},
+		{"lines ended by CR LF", otherLine + "\r\n" + line + "\r\n", true, false},
+		{"a last line without its newline", otherLine + "\n" + line, true, false},
+		{"upper case", strings.ToUpper(line) + "\n", false, true},
+		{"a digit more", line + "0\n", false, false},
+		{"cut short", line[:63] + "\n", false, false},
+		{"empty", "", false, true},
+	} {
+		path := filepath.Join(t.TempDir(), "validated")
+		if err := os.WriteFile(path, []byte(memoHeader+"\n"+c.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m := &memo{where: func() string { return path }}
+		if got := knows(m, schemas.Queue, queue); got != c.known {
+			t.Errorf("%s: known = %v, want %v", c.name, got, c.known)
+		}
+		if m.laid != c.laid {
+			t.Errorf("%s: read as strom's layout = %v, want %v", c.name, m.laid, c.laid)
+		}
+		if slices.Contains(m.all(), want) != c.known {
+			t.Errorf("%s: the sums read %x disagree with the look-up", c.name, m.all())
+		}
+		// remember writes strom's layout, the sums read kept.
+		m.remember(sumOf(schemas.Park, []byte(c.name)))
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !isLaid(data[len(memoHeader)+1:]) || knows(&memo{where: func() string { return path }}, schemas.Queue, queue) != c.known {
+			t.Errorf("%s: remember wrote %q", c.name, data)
+		}
+	}
+}
+
+// TestSchemaSums: the schema sums built in (schemasums_gen.go) are those of the
+// embedded schemas under the validator: a schema changed without go generate
+// ./statefiles would let the memo vouch for contents validated under the old one.
+func TestSchemaSums(t *testing.T) {
+	t.Parallel()
+	names, err := fs.Glob(schemas.FS, "*.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var built []string
+	for _, b := range builtSchemaSums {
+		built = append(built, b.name)
+	}
+	if !slices.Equal(built, names) {
+		t.Fatalf("schemasums_gen.go names %v, the schemas are %v: run go generate ./statefiles", built, names)
+	}
+	for _, name := range append(names, "no.schema.json") {
+		got, ok1 := schemaSum(name)
+		want, ok2 := computeSchemaSum(name)
+		if got != want || ok1 != ok2 {
+			t.Errorf("schemaSum(%s) = %x, %v; the schema's bytes give %x, %v: run go generate ./statefiles", name, got, ok1, want, ok2)
+		}
+	}
+}
+
 // TestMemoNeverHidesAnInvalidFile: reads through the memo in use (under
 // XDG_CACHE_HOME, see TestMain) report every broken file, before and after its
 // valid bytes were read, and read the valid bytes again once restored.
@@ -216,8 +301,9 @@ func TestTruncatedInAString(t *testing.T) {
 	}
 }
 
-// FuzzMemoFile: any memo file reads without a panic into sums of 64 hex digits a
-// line, the memo then holds exactly those (a binary search), and remember writes
+// FuzzMemoFile: any memo file reads without a panic into sums of 64 lowercase hex
+// digits a line, the memo then holds exactly those (looked up in the text when it
+// is laid out as strom writes it, else among the decoded sums), and remember writes
 // a file that reads back as the sums it held plus the new one, each once, the
 // newest memoMax.
 func FuzzMemoFile(f *testing.F) {
@@ -226,6 +312,8 @@ func FuzzMemoFile(f *testing.F) {
 	f.Add([]byte(line+"\n"+strings.Repeat("b", 64)+"\n"), []byte("a content"))
 	f.Add([]byte("x"+line+"\n"+line[:63]+"\n"+line+"0\n"), []byte("a content"))
 	f.Add([]byte(strings.ToUpper(line)+"\r\n"+line), []byte("a content"))
+	f.Add([]byte(line+"\n"+strings.ToUpper(line)+"\n"), []byte("a content"))
+	f.Add([]byte(strings.Repeat("0", 64)+"\n"+line[:60]+"\n"+"\n\n\n\n\n"), []byte("a content"))
 	f.Fuzz(func(t *testing.T, body, content []byte) {
 		path := filepath.Join(t.TempDir(), "validated")
 		if err := os.WriteFile(path, append([]byte(memoHeader+"\n"), body...), 0o644); err != nil {
@@ -234,7 +322,7 @@ func FuzzMemoFile(f *testing.F) {
 		m := &memo{where: func() string { return path }}
 		m.load()
 		in := map[[sha256.Size]byte]bool{}
-		for _, s := range m.sums {
+		for _, s := range m.all() {
 			in[s] = true
 			if !m.holds(s) {
 				t.Fatalf("the memo read %x and does not hold it", s)
@@ -247,7 +335,7 @@ func FuzzMemoFile(f *testing.F) {
 		s := sumOf(schemas.Task, content)
 		var want [][sha256.Size]byte
 		seen := map[[sha256.Size]byte]bool{}
-		for _, k := range append(append([][sha256.Size]byte(nil), m.sums...), s.k) {
+		for _, k := range append(append([][sha256.Size]byte(nil), m.all()...), s.k) {
 			if !seen[k] {
 				seen[k] = true
 				want = append(want, k)
