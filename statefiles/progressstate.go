@@ -125,7 +125,7 @@ func parseProgressState(data []byte) (st progressState, ok bool) {
 		if !ok {
 			return st, false
 		}
-		s, ok := parseSource(l, f[:])
+		s, ok := parseSource(l)
 		if !ok || !inOrder(st.Sources, s.Seg) {
 			return st, false
 		}
@@ -137,7 +137,7 @@ func parseProgressState(data []byte) (st progressState, ok bool) {
 			st.rewrite = true // an append's line cut short: the state before it
 			break
 		}
-		s, ok := parseSource(l, f[:])
+		s, ok := parseSource(l)
 		if !ok {
 			return st, false
 		}
@@ -166,17 +166,16 @@ func inOrder(srcs []source, seg int) bool {
 	return last != 0 && (seg == 0 || seg > last)
 }
 
-func parseSource(l string, f []string) (source, bool) {
-	if !splitFields(l, f[:7]) {
+func parseSource(l string) (source, bool) {
+	r := fieldReader{rest: l}
+	seg := r.uint(false)
+	st := r.stamp(false)
+	lines := r.uint(false)
+	st.Tail = r.tail()
+	if r.bad || seg > math.MaxInt32 || lines > math.MaxInt32 {
 		return source{}, false
 	}
-	seg, ok1 := parseUint(f[0])
-	lines, ok2 := parseUint(f[5])
-	s, ok3 := parseStamp(f[1:5], f[6], true)
-	if !ok1 || !ok2 || !ok3 || seg > math.MaxInt32 || lines > math.MaxInt32 {
-		return source{}, false
-	}
-	return source{Seg: int(seg), Stamp: s, Lines: int(lines)}, true
+	return source{Seg: int(seg), Stamp: st, Lines: int(lines)}, true
 }
 
 // encode is the whole state file.

@@ -3,8 +3,10 @@ package statefiles
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -217,7 +219,30 @@ func FuzzProgressState(f *testing.F) {
 	f.Add(append(slices.Clone(whole), appendSource(nil, st.Sources[1])...))
 	f.Add(append(slices.Clone(whole), "2 13 6 5"...))
 	f.Add(progressState{}.encode())
+	f.Add([]byte("1 2 3 -4 5 6 -\n01 2 3 4 5 6 -\n1 2 3 -0 5 6 -\n1  2 3 4 5 6 -\n1 2 3 4 5 6 - \n18446744073709551615 18446744073709551616 9223372036854775808 -9223372036854775808 5 6 -\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
+		// Every line reads as a source as the fields cut apart and read one by one
+		// say.
+		for l := range strings.SplitSeq(string(b), "\n") {
+			got, ok1 := parseSource(l)
+			want, ok2 := sourceByFields(l)
+			if ok1 != ok2 || got != want {
+				t.Fatalf("source line %q read as %+v, %v; by its fields %+v, %v", l, got, ok1, want, ok2)
+			}
+			// Numbers read as strconv writes them, and no other way.
+			for w := range strings.SplitSeq(l, " ") {
+				u, ok := parseUint(w)
+				su, err := strconv.ParseUint(w, 10, 64)
+				if want := err == nil && strconv.FormatUint(su, 10) == w; ok != want || (ok && u != su) {
+					t.Fatalf("parseUint(%q) = %d, %v; strconv says %d, %v", w, u, ok, su, want)
+				}
+				i, ok := parseInt(w)
+				si, err := strconv.ParseInt(w, 10, 64)
+				if want := err == nil && strconv.FormatInt(si, 10) == w; ok != want || (ok && i != si) {
+					t.Fatalf("parseInt(%q) = %d, %v; strconv says %d, %v", w, i, ok, si, want)
+				}
+			}
+		}
 		st, ok := parseProgressState(b)
 		if !ok {
 			return
@@ -240,6 +265,21 @@ func FuzzProgressState(f *testing.F) {
 			t.Fatalf("%q with a line of %+v added read as %+v (%v)", b, s, st3, ok)
 		}
 	})
+}
+
+// sourceByFields is parseSource by way of splitFields and the field parsers.
+func sourceByFields(l string) (source, bool) {
+	var f [7]string
+	if !splitFields(l, f[:]) {
+		return source{}, false
+	}
+	seg, ok1 := parseUint(f[0])
+	lines, ok2 := parseUint(f[5])
+	s, ok3 := parseStamp(f[1:5], f[6], true)
+	if !ok1 || !ok2 || !ok3 || seg > math.MaxInt32 || lines > math.MaxInt32 {
+		return source{}, false
+	}
+	return source{Seg: int(seg), Stamp: s, Lines: int(lines)}, true
 }
 
 // TestSegmentBase: the names the folder's stamps are read by are SegmentFile's.

@@ -69,31 +69,116 @@ func isSum(b string) bool {
 	if len(b) != 64 {
 		return false
 	}
-	for _, c := range b {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+	for i := 0; i < len(b); i++ {
+		if c := b[i]; c-'0' > 9 && c-'a' > 5 {
 			return false
 		}
 	}
 	return true
 }
 
+// maxUint is the largest uint64 as strconv writes it: a number of 20 digits is
+// one when it is no greater, digit by digit.
+const maxUint = "18446744073709551615"
+
 // parseUint reads a number as strconv writes it: digits, no leading zero.
 func parseUint(b string) (uint64, bool) {
-	if len(b) == 0 || len(b) > 20 || (b[0] == '0' && len(b) > 1) {
+	if len(b) == 0 || len(b) > len(maxUint) || (b[0] == '0' && len(b) > 1) || (len(b) == len(maxUint) && b > maxUint) {
 		return 0, false
 	}
 	var n uint64
-	for _, c := range b {
-		if c < '0' || c > '9' {
+	for i := 0; i < len(b); i++ {
+		d := b[i] - '0'
+		if d > 9 {
 			return 0, false
 		}
-		d := uint64(c - '0')
-		if n > (math.MaxUint64-d)/10 {
-			return 0, false
-		}
-		n = n*10 + d
+		n = n*10 + uint64(d)
 	}
 	return n, true
+}
+
+// fieldReader reads the fields of one line in order, one space apart, none
+// empty, each as the parsers above read it: a field that does not read, or one
+// missing or left over, marks the line bad. A reader may ask for every field
+// before it asks bad.
+type fieldReader struct {
+	rest string // what follows the fields read
+	bad  bool
+}
+
+// uint reads a number field (parseUint) and the space after it, unless last: one
+// pass over its digits.
+func (r *fieldReader) uint(last bool) uint64 {
+	l := r.rest
+	var n uint64
+	i := 0
+	for ; i < len(l); i++ {
+		d := l[i] - '0'
+		if d > 9 {
+			break
+		}
+		n = n*10 + uint64(d)
+	}
+	// As strconv writes it: no leading zero, no more than maxUint (past it n has
+	// wrapped, and the field is refused).
+	r.cut(i, i > 0 && (l[0] != '0' || i == 1) && (i < len(maxUint) || (i == len(maxUint) && l[:i] <= maxUint)), last)
+	return n
+}
+
+// int reads a whole number field (parseInt) and the space after it, unless last.
+func (r *fieldReader) int(last bool) int64 {
+	if len(r.rest) == 0 || r.rest[0] != '-' {
+		u := r.uint(last)
+		if u > math.MaxInt64 {
+			r.bad = true
+		}
+		return int64(u)
+	}
+	r.rest = r.rest[1:]
+	u := r.uint(last)
+	if u == 0 || u > 1<<63 {
+		r.bad = true
+	}
+	return int64(-u)
+}
+
+// cut steps past a field read in its first i bytes of rest, and the space after
+// it; the last field ends the line.
+func (r *fieldReader) cut(i int, ok, last bool) {
+	switch {
+	case !ok:
+		r.bad = true
+	case last:
+		r.bad = r.bad || i != len(r.rest)
+	case i == len(r.rest) || r.rest[i] != ' ':
+		r.bad = true // the field goes on, or the next is missing
+	default:
+		i++ // the space
+	}
+	r.rest = r.rest[i:]
+}
+
+// stamp reads inode, size, mtime and ctime (parseStamp without a tail), and the
+// space after them unless they end the line.
+func (r *fieldReader) stamp(last bool) stamp {
+	ino := r.uint(false)
+	size := r.uint(false)
+	mtime := r.int(false)
+	ctime := r.int(last)
+	if size > math.MaxInt64 {
+		r.bad = true
+	}
+	return stamp{Ino: ino, Size: int64(size), MTime: mtime, CTime: ctime}
+}
+
+// tail reads the last field as a stamp's tail: 64 hex digits, or "-".
+func (r *fieldReader) tail() string {
+	t := r.rest
+	r.rest = ""
+	if t != "-" && !isSum(t) {
+		r.bad = true
+	}
+	return t
 }
 
 // parseInt reads a whole number as strconv writes it.
