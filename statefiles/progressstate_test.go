@@ -2,6 +2,7 @@ package statefiles
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
@@ -289,5 +290,48 @@ func TestSegmentBase(t *testing.T) {
 		if got, want := ProgressDir+"/"+segmentBase(n), SegmentFile(n); got != want {
 			t.Errorf("segmentBase(%d) = %s, want %s", n, got, want)
 		}
+	}
+}
+
+// TestEightAtATime: the eight-byte checks and the value of eight digits agree with
+// a byte-by-byte reading, for every byte value in every place among digits and
+// letters, and for mixed words.
+func TestEightAtATime(t *testing.T) {
+	t.Parallel()
+	isDigit := func(c byte) bool { return c >= '0' && c <= '9' }
+	isHex := func(c byte) bool { return isDigit(c) || (c >= 'a' && c <= 'f') }
+	check := func(b [8]byte) {
+		x := binary.LittleEndian.Uint64(b[:])
+		digits, hex, n := true, true, uint64(0)
+		for _, c := range b {
+			digits = digits && isDigit(c)
+			hex = hex && isHex(c)
+			n = n*10 + uint64(c-'0')
+		}
+		if eightDigits(x) != digits || eightHex(x) != hex || (digits && eightValue(x) != n) {
+			t.Fatalf("%q: eightDigits %v, eightHex %v, eightValue %d; byte by byte %v, %v, %d", b[:], eightDigits(x), eightHex(x), eightValue(x), digits, hex, n)
+		}
+	}
+	for _, fill := range []byte("09af5") {
+		for place := range 8 {
+			for c := range 256 {
+				var b [8]byte
+				for i := range b {
+					b[i] = fill
+				}
+				b[place] = byte(c)
+				check(b)
+			}
+		}
+	}
+	seed := uint64(1)
+	const alphabet = "0123456789abcdef/:`g\x00\xff \xb0"
+	for range 100000 {
+		var b [8]byte
+		for i := range b {
+			seed = seed*6364136223846793005 + 1442695040888963407
+			b[i] = alphabet[(seed>>33)%uint64(len(alphabet))]
+		}
+		check(b)
 	}
 }

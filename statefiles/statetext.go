@@ -5,6 +5,7 @@ package statefiles
 // stamps and sums.
 
 import (
+	"encoding/binary"
 	"math"
 	"strconv"
 	"strings"
@@ -69,12 +70,32 @@ func isSum(b string) bool {
 	if len(b) != 64 {
 		return false
 	}
-	for i := 0; i < len(b); i++ {
-		if c := b[i]; c-'0' > 9 && c-'a' > 5 {
+	for i := 0; i < len(b); i += 8 {
+		x := binary.LittleEndian.Uint64([]byte(b[i : i+8]))
+		if !eightHex(x) {
 			return false
 		}
 	}
 	return true
+}
+
+// eightHex reports whether the eight bytes of x are lowercase hex digits: per
+// byte, a high nibble of 3 and a low one below 10, or a high nibble of 6 and a low
+// one from 1 to 6 ('a' to 'f'). The nibbles are compared in bytes of their own
+// (below 0x10), where adding up to 0x7f never carries into the next byte, and a
+// comparison's answer is the byte's top bit.
+func eightHex(x uint64) bool {
+	const (
+		top  = 0x8080808080808080
+		ones = 0x0101010101010101
+	)
+	h := (x >> 4) & (0x0f * ones)
+	l := x & (0x0f * ones)
+	digitHi := ^((h ^ 3*ones) + 0x7f*ones) & top         // h == 3
+	letterHi := ^((h ^ 6*ones) + 0x7f*ones) & top        // h == 6
+	digitLo := ^(l + 0x76*ones) & top                    // l <= 9
+	letterLo := (l + 0x7f*ones) & ^(l + 0x79*ones) & top // 1 <= l <= 6
+	return (digitHi&digitLo)|(letterHi&letterLo) == top
 }
 
 // maxUint is the largest uint64 as strconv writes it: a number of 20 digits is
@@ -107,11 +128,19 @@ type fieldReader struct {
 }
 
 // uint reads a number field (parseUint) and the space after it, unless last: one
-// pass over its digits.
+// pass over its digits, eight at a time where eight follow.
 func (r *fieldReader) uint(last bool) uint64 {
 	l := r.rest
 	var n uint64
 	i := 0
+	for i+8 <= len(l) {
+		x := binary.LittleEndian.Uint64([]byte(l[i : i+8]))
+		if !eightDigits(x) {
+			break
+		}
+		n = n*1e8 + eightValue(x)
+		i += 8
+	}
 	for ; i < len(l); i++ {
 		d := l[i] - '0'
 		if d > 9 {
@@ -123,6 +152,22 @@ func (r *fieldReader) uint(last bool) uint64 {
 	// wrapped, and the field is refused).
 	r.cut(i, i > 0 && (l[0] != '0' || i == 1) && (i < len(maxUint) || (i == len(maxUint) && l[:i] <= maxUint)), last)
 	return n
+}
+
+// eightDigits reports whether the eight bytes of x (the first in its low byte)
+// are all ASCII digits: each byte's high nibble is 3, and so it stays when 6 is
+// added to the byte (a low nibble of 10 or more carries into it).
+func eightDigits(x uint64) bool {
+	return (x&0xf0f0f0f0f0f0f0f0)|(((x+0x0606060606060606)&0xf0f0f0f0f0f0f0f0)>>4) == 0x3333333333333333
+}
+
+// eightValue is the number the eight ASCII digits of x write, the first in its low
+// byte: pairs, then quads, then the eight, each step in one multiplication.
+func eightValue(x uint64) uint64 {
+	x -= 0x3030303030303030
+	x = (x * 10) + (x >> 8) // each even byte: two digits
+	x = ((x & 0x000000ff000000ff) * (100 + (1000000 << 32))) + (((x >> 16) & 0x000000ff000000ff) * (1 + (10000 << 32)))
+	return x >> 32
 }
 
 // int reads a whole number field (parseInt) and the space after it, unless last.
