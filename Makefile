@@ -10,7 +10,7 @@ NOCGO   := CGO_ENABLED=0
 .PHONY: build install test lint bench demo e2e screenshot fuzz soak clean
 
 build:
-	$(GO) generate ./messages
+	$(GO) generate ./messages ./statefiles ./harness/agents
 	$(NOCGO) $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/strom
 
 install:

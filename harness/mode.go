@@ -118,11 +118,16 @@ func (r *Research) Mode(ctx context.Context) (ModeState, error) {
 // modeState is Mode from the saved mode and the live run (nil when none), for a
 // caller that has read both already.
 func (r *Research) modeState(m *statefiles.Mode, ri *RunInfo) (ModeState, error) {
-	ms := ModeState{Saved: m.Mode, Shown: m.Mode}
 	s, err := r.Settings()
 	if err != nil {
-		return ms, err
+		return ModeState{Saved: m.Mode, Shown: m.Mode}, err
 	}
+	return r.modeStateOf(m, ri, s)
+}
+
+// modeStateOf is modeState under settings the caller has read.
+func (r *Research) modeStateOf(m *statefiles.Mode, ri *RunInfo, s statefiles.Settings) (ModeState, error) {
+	ms := ModeState{Saved: m.Mode, Shown: m.Mode}
 	prof, err := r.agentProfile(s, "")
 	if err != nil {
 		return ms, err

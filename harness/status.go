@@ -38,10 +38,14 @@ func (r *Research) Status(ctx context.Context) (Status, error) {
 	if st.Running, err = r.LiveRun(); err != nil {
 		return st, err
 	}
-	// Broken settings or agent profile still leave the saved mode to show.
+	// Broken settings or agent profile still leave the saved mode to show. The
+	// settings are read once for the mode, the consent and the sync.
 	st.Mode, st.ModeText = m.Mode, m.Mode
-	if ms, err := r.modeState(m, st.Running); err == nil {
-		st.ModeText, st.State = ms.Text(), &ms
+	s, serr := r.Settings()
+	if serr == nil {
+		if ms, err := r.modeStateOf(m, st.Running, s); err == nil {
+			st.ModeText, st.State = ms.Text(), &ms
+		}
 	}
 	sum, err := r.Tree.QueueSummary(ctx)
 	if err != nil {
@@ -53,9 +57,11 @@ func (r *Research) Status(ctx context.Context) (Status, error) {
 	}
 	// Broken settings are reported by the commands that use them; status still shows
 	// the rest.
-	if rv, err := r.Consent(ctx); err == nil {
-		st.consent, st.NotAllowed = rv, rv.NotAllowed
+	if serr == nil {
+		if rv, err := r.consentOf(ctx, s); err == nil {
+			st.consent, st.NotAllowed = rv, rv.NotAllowed
+		}
+		st.Sync = r.syncStatusOf(ctx, s)
 	}
-	st.Sync = r.SyncStatus(ctx)
 	return st, nil
 }

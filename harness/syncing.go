@@ -140,6 +140,11 @@ func (r *Research) SyncStatus(ctx context.Context) SyncState {
 	if err != nil {
 		return SyncState{}
 	}
+	return r.syncStatusOf(ctx, s)
+}
+
+// syncStatusOf is SyncStatus under settings the caller has read.
+func (r *Research) syncStatusOf(ctx context.Context, s statefiles.Settings) SyncState {
 	v, err := s.Resolve("sync.remote", "")
 	if err != nil || v.Value == "" {
 		return SyncState{}

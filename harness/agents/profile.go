@@ -2,10 +2,8 @@ package agents
 
 import (
 	"bytes"
-	_ "embed"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -85,7 +83,8 @@ func (w *Words) UnmarshalJSON(b []byte) error {
 }
 
 // Profile says how to start one agent and how to talk to it. The shipped
-// profiles are in profiles.json; a user override has the same JSON fields.
+// profiles are in profiles.json (built in as Go data, profiles_gen.go: go generate
+// ./harness/agents); a user override has the same JSON fields.
 type Profile struct {
 	// Name is the profile's name: claude, claude-headless, codex, codex-exec, opencode,
 	// grok, command, demo, or a name a user defined.
@@ -133,24 +132,10 @@ type Profile struct {
 	MessageJSON bool `json:"message_json,omitempty"`
 }
 
-//go:embed profiles.json
-var profilesJSON []byte
-
-// builtin parses the embedded profiles afresh, so that a caller's changes and
-// the maps inside never leak into the next Lookup. The package tests guarantee
-// that profiles.json parses and validates.
-func builtin() map[string]json.RawMessage {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(profilesJSON, &m); err != nil {
-		panic(fmt.Sprintf("agents: parse embedded profiles.json: %v", err))
-	}
-	return m
-}
-
 // Names lists the profiles Lookup knows, the shipped ones and those only the
 // overrides define, sorted.
 func Names(overrides map[string]json.RawMessage) []string {
-	names := slices.Collect(maps.Keys(builtin()))
+	names := slices.Clone(shippedNames[:])
 	for n := range overrides {
 		if !slices.Contains(names, n) {
 			names = append(names, n)
@@ -167,16 +152,13 @@ func Names(overrides map[string]json.RawMessage) []string {
 // that only the overrides know defines a new profile. An unknown name, an
 // unknown field or an invalid value is an error.
 func Lookup(name string, overrides map[string]json.RawMessage) (Profile, error) {
-	raw, shipped := builtin()[name]
+	p, isShipped := shipped(name)
 	over, overridden := overrides[name]
-	if !shipped && !overridden {
+	if !isShipped && !overridden {
 		return Profile{}, messages.Errorf(ErrUnknownAgent, "agents.unknown", messages.Args{"Agent": name, "Names": strings.Join(Names(overrides), ", ")})
 	}
-	p := Profile{Prompt: PromptArgument}
-	if shipped {
-		if err := decodeStrict(raw, &p); err != nil {
-			return Profile{}, fmt.Errorf("read profile %s: %w", name, err)
-		}
+	if !isShipped {
+		p = Profile{Prompt: PromptArgument}
 	}
 	if overridden {
 		if err := decodeStrict(over, &p); err != nil {
@@ -362,7 +344,7 @@ func ShippedInstall(binary string) string {
 	if binary == "" {
 		return ""
 	}
-	for name := range builtin() {
+	for _, name := range shippedNames {
 		p, err := Lookup(name, nil)
 		if err == nil && p.Binary == binary && p.Install != "" {
 			return p.Install

@@ -3,7 +3,11 @@ package agents
 import (
 	"encoding/json"
 	"errors"
+	"maps"
+	"os"
 	"os/exec"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -278,6 +282,45 @@ func TestLookupOverride(t *testing.T) {
 			}
 			tt.check(t, p)
 		})
+	}
+}
+
+// TestShippedProfilesGenerated: the shipped profiles built in as Go data
+// (profiles_gen.go) are what profiles.json says, decoded as a person's override is,
+// and the file is what go generate ./harness/agents writes.
+func TestShippedProfilesGenerated(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("profiles.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		t.Fatalf("profiles.json: %v", err)
+	}
+	if diff := cmp.Diff(slices.Sorted(maps.Keys(raw)), shippedNames[:]); diff != "" {
+		t.Errorf("profiles_gen.go names other profiles than profiles.json (-json +gen): run go generate ./harness/agents\n%s", diff)
+	}
+	for name, r := range raw {
+		want := Profile{Prompt: PromptArgument}
+		if err := decodeStrict(r, &want); err != nil {
+			t.Fatalf("profiles.json: %s: %v", name, err)
+		}
+		got, ok := shipped(name)
+		if !ok || !reflect.DeepEqual(got, want) {
+			t.Errorf("profile %s built in as %#v, profiles.json says %#v: run go generate ./harness/agents", name, got, want)
+		}
+	}
+	src, err := ShippedSource(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen, err := os.ReadFile("profiles_gen.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(src), string(gen)); diff != "" {
+		t.Errorf("profiles_gen.go is not what profiles.json says (-json +gen): run go generate ./harness/agents\n%s", diff)
 	}
 }
 
