@@ -2,7 +2,6 @@ package harness
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"strconv"
 	"strings"
@@ -137,40 +136,45 @@ func (r *Research) LastSession(ctx context.Context) (*SessionEntry, error) {
 	return e, nil
 }
 
-// lastSessionFile is LastSession's answer for one HEAD, under .strom/run/.
-const lastSessionFile = "last-session.json"
+// lastSessionFile is LastSession's answer for one HEAD, under .strom/run/, in the
+// layout of the kept sessions (logkept.go): the HEAD for history, a count of one,
+// and the session, or none. legacyLastSessionFile is the JSON of earlier stroms,
+// removed when the answer is kept anew.
+const (
+	lastSessionFile       = "last-session.kept"
+	legacyLastSessionFile = "last-session.json"
+)
 
-type keptLastSession struct {
-	Version int           `json:"version"` // keptVersion; another is no answer
-	Head    string        `json:"head"`
-	Session *SessionEntry `json:"session"`
-}
-
-// keptVersion changes with SessionEntry's fields.
-const keptVersion = 2
-
-// lastSessionKept returns the kept answer when it was read from head. A missing or
-// unreadable file is no answer.
+// lastSessionKept returns the kept answer when it was read from head. A missing,
+// unreadable or foreign file is no answer.
 func (r *Research) lastSessionKept(head string) (*SessionEntry, bool) {
 	b, err := os.ReadFile(r.Tree.Path(statefiles.RunDir, lastSessionFile))
 	if err != nil {
 		return nil, false
 	}
-	var k keptLastSession
-	if err := json.Unmarshal(b, &k); err != nil || k.Version != keptVersion || k.Head != head {
+	k, ok := decodeKeptSessions(b)
+	if !ok || k.history != head || k.max != 1 || len(k.entries) > 1 {
 		return nil, false
 	}
-	return k.Session, true
+	if len(k.entries) == 0 {
+		return nil, true
+	}
+	return &k.entries[0], true
 }
 
 // keepLastSession writes the answer for head. Failing to write it costs the next
 // call a git log, nothing else.
 func (r *Research) keepLastSession(head string, e *SessionEntry) {
-	b, err := json.Marshal(keptLastSession{Version: keptVersion, Head: head, Session: e})
-	if err != nil {
+	if strings.ContainsAny(head, "\t\n\r\\") {
 		return
 	}
-	_ = statefiles.WriteTransient(r.Tree.Path(statefiles.RunDir, lastSessionFile), append(b, '\n'))
+	k := keptSessions{history: head, max: 1}
+	if e != nil {
+		k.entries = []SessionEntry{*e}
+	}
+	if statefiles.WriteTransient(r.Tree.Path(statefiles.RunDir, lastSessionFile), encodeKeptSessions(k)) == nil {
+		_ = os.Remove(r.Tree.Path(statefiles.RunDir, legacyLastSessionFile))
+	}
 }
 
 // sessionEntry reads a session commit's trailers.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/internal/clock"
@@ -67,8 +68,16 @@ func TestLastSessionKeptForHead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if head := git("rev-parse", "HEAD"); !strings.Contains(string(kept), `"head":"`+head+`"`) {
-			t.Fatalf("kept %s, want the answer for HEAD %s", kept, head)
+		if k, ok := decodeKeptSessions(kept); !ok || k.history != git("rev-parse", "HEAD") || k.max != 1 {
+			t.Fatalf("kept %q, want the answer for HEAD %s", kept, git("rev-parse", "HEAD"))
+		}
+		// The kept answer is the one read from the history, field by field.
+		again, err := r.LastSession(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (again == nil) != (got == nil) || got != nil && !sameEntry(*again, *got) {
+			t.Fatalf("LastSession kept %+v, read from the history %+v", again, got)
 		}
 	}
 	// withoutGit answers from the kept file: no git on PATH.
@@ -121,15 +130,43 @@ func TestLastSessionKeptForHead(t *testing.T) {
 	withoutGit("S-3")
 	check("S-3")
 
-	// A broken kept file is no answer.
+	// A broken kept file is no answer, nor one kept for another HEAD.
 	r, err := Open(root, env)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(r.Tree.Path(statefiles.RunDir, lastSessionFile), []byte("{not json"), 0o644); err != nil {
+	for _, bad := range []string{"{not json", keptSessionsHeader + "\n" + strings.Repeat("0", 40) + "\t1\n"} {
+		if err := os.WriteFile(r.Tree.Path(statefiles.RunDir, lastSessionFile), []byte(bad), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		check("S-3")
+	}
+
+	// The JSON answer an earlier strom kept is left for the new one, and removed
+	// when it is written.
+	legacy := r.Tree.Path(statefiles.RunDir, legacyLastSessionFile)
+	if err := os.WriteFile(legacy, []byte(`{"version":2,"head":"`+git("rev-parse", "HEAD")+`","session":null}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(r.Tree.Path(statefiles.RunDir, lastSessionFile)); err != nil {
 		t.Fatal(err)
 	}
 	check("S-3")
+	if _, err := os.Stat(legacy); !os.IsNotExist(err) {
+		t.Errorf("the earlier strom's %s is still there: %v", legacyLastSessionFile, err)
+	}
+}
+
+// sameEntry reports whether two sessions are the same, their times the same
+// instant at the same offset.
+func sameEntry(a, b SessionEntry) bool {
+	_, ao := a.When.Zone()
+	_, bo := b.When.Zone()
+	if !a.When.Equal(b.When) || ao != bo {
+		return false
+	}
+	a.When, b.When = time.Time{}, time.Time{}
+	return a == b
 }
 
 // TestBodyRecords: a session commit's body counts a record a line; the line an
