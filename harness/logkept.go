@@ -3,8 +3,13 @@ package harness
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"hash/crc32"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -28,7 +33,12 @@ import (
 // history key and the count asked, then a line a session of its fields in a
 // fixed order, each separated by a tab, with backslash, tab, line feed and
 // carriage return escaped by a backslash (text of our own, read without
-// reflection: encoding/json would cost the kept answer most of what it saves).
+// reflection: encoding/json would cost the kept answer most of what it saves),
+// and last a line of the CRC-32 of all before it. The file is written over in
+// place, not replaced: a new file at every session would cost each first strom
+// log after it a new inode and the flush ext4 starts when a file is renamed over
+// another. A read that meets a write under way, or a file cut short, finds the
+// CRC-32 wrong and reads the history.
 const sessionsFile = "sessions.kept"
 
 // keptSessionsHeader is the kept file's first line; another is no answer.
@@ -122,7 +132,30 @@ func (r *Research) keepSessions(key string, max int, entries []SessionEntry) {
 		return
 	}
 	b := encodeKeptSessions(keptSessions{history: key, max: max, entries: entries})
-	_ = statefiles.WriteTransient(r.Tree.Path(statefiles.RunDir, sessionsFile), b)
+	_ = writeOver(r.Tree.Path(statefiles.RunDir, sessionsFile), b)
+}
+
+// writeOver writes b as the whole of the file at path, in place: over its bytes,
+// then cut to b's length.
+func writeOver(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if errors.Is(err, os.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteAt(b, 0)
+	if err == nil {
+		err = f.Truncate(int64(len(b)))
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 type keptSessions struct {
@@ -163,7 +196,19 @@ func encodeKeptSessions(k keptSessions) []byte {
 		b = strconv.AppendInt(b, int64(e.Records), 10)
 		b = append(b, '\n')
 	}
-	return b
+	return appendKeptCRC(b)
+}
+
+// keptCRCLine is the last line's length: "crc " and eight hex digits.
+const keptCRCLine = len("crc 01234567\n")
+
+// appendKeptCRC appends the line of the CRC-32 (IEEE) of b.
+func appendKeptCRC(b []byte) []byte {
+	b = append(b, "crc "...)
+	var sum [4]byte
+	binary.BigEndian.PutUint32(sum[:], crc32.ChecksumIEEE(b[:len(b)-len("crc ")]))
+	b = hex.AppendEncode(b, sum[:])
+	return append(b, '\n')
 }
 
 // appendKeptField appends s with backslash, tab, line feed and carriage return
@@ -227,7 +272,14 @@ func keptInt(f []byte) (int64, bool) {
 // does not write.
 func decodeKeptSessions(b []byte) (keptSessions, bool) {
 	var k keptSessions
-	line, rest, ok := bytes.Cut(b, []byte{'\n'})
+	if len(b) < keptCRCLine {
+		return k, false
+	}
+	body := b[:len(b)-keptCRCLine]
+	if want := appendKeptCRC(slices.Clip(body)); !bytes.Equal(want[len(body):], b[len(body):]) {
+		return k, false
+	}
+	line, rest, ok := bytes.Cut(body, []byte{'\n'})
 	if !ok || string(line) != keptSessionsHeader {
 		return k, false
 	}

@@ -50,6 +50,20 @@ func TestKeptSessionsRoundTrip(t *testing.T) {
 			t.Errorf("%q read as %+v", bad, k)
 		}
 	}
+	// A file cut anywhere, or with any byte changed (a read that met a write under
+	// way), is no answer.
+	for n := range len(good) {
+		if k, ok := decodeKeptSessions([]byte(good[:n])); ok {
+			t.Fatalf("the file cut to %d bytes read as %+v", n, k)
+		}
+		for _, flip := range []byte{1, 0x20, 0x80} {
+			b := []byte(good)
+			b[n] ^= flip
+			if k, ok := decodeKeptSessions(b); ok {
+				t.Fatalf("the file with byte %d changed read as %+v", n, k)
+			}
+		}
+	}
 }
 
 // FuzzKeptSessions: any bytes read as a kept file or as nothing, and what reads

@@ -133,32 +133,28 @@ time_cmd() { # prints mean milliseconds of N runs of "$@"
 }
 # strom log keeps its answer while HEAD stays (harness/logkept.go), so the runs
 # above measure the kept answer. The first strom log after a session's commit is
-# measured too: before each run, HEAD moves one session commit forward (a line of
-# R*N of them, made here with the tree of HEAD), and the time of moving a ref
-# alone (another branch, to and fro) is taken off.
+# measured too: before each run, HEAD moves one session commit forward along a
+# line of them made here with the tree of HEAD. The time of the move alone is
+# taken off: it is measured as the same move along the same line, without the
+# log (so the first log of each round reads the commits of the moves alone too,
+# eleven instead of one).
 cd "$work/big"
 line=()
 tip=$(git rev-parse HEAD)
 tree=$(git rev-parse 'HEAD^{tree}')
-for i in $(seq 1 $((R * N))); do
+for i in $(seq 1 $((2 * R * N))); do
 	tip=$(printf 'T-%d: session %d after, done\n\nStrom-Session: 20261201T%06dZ-beef\nStrom-Task: T-%d\nStrom-End: done\nStrom-Agent: demo\n' \
 		$((i % 97 + 1)) "$i" "$i" $((i % 97 + 1)) | git commit-tree "$tree" -p "$tip")
 	line+=("$tip")
 done
-git update-ref refs/heads/bench-to "$tip"
-git update-ref refs/heads/bench-fro HEAD
 echo 0 >"$work/moved" # the count of moves, in a file: time_cmd runs in a subshell
-log_moved() {
+move() {
 	local moved
 	read -r moved <"$work/moved"
 	echo $((moved + 1)) >"$work/moved"
-	git update-ref HEAD "${line[$moved]}" && "$strom" log
+	git update-ref HEAD "${line[$moved]}"
 }
-toggle=0
-ref_moved() {
-	toggle=$((1 - toggle))
-	if [ $toggle = 1 ]; then git update-ref refs/heads/bench-x "$tip"; else git update-ref refs/heads/bench-x refs/heads/bench-fro; fi
-}
+log_moved() { move && "$strom" log; }
 names=(ref gitlog floor logmoved refmoved)
 for s in small big; do names+=("task-$s" "record-$s" "status-$s" "list-$s" "log-$s"); done
 declare -A runs
@@ -168,7 +164,7 @@ for _ in $(seq 1 "$R"); do
 	runs[gitlog]+=" $(time_cmd git log -20)"
 	runs[floor]+=" $(time_cmd "$floor/floor")"
 	runs[logmoved]+=" $(time_cmd log_moved)"
-	runs[refmoved]+=" $(time_cmd ref_moved)"
+	runs[refmoved]+=" $(time_cmd move)"
 	for s in small big; do
 		cd "$work/$s"
 		runs[task-$s]+=" $(time_cmd in_session task)"
