@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
@@ -205,7 +204,13 @@ func listTasks(ctx context.Context, s *sys, o listOptions) error {
 			}
 		}
 	}()
-	tw := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
+	states := map[statefiles.State]string{}
+	for _, t := range tasks {
+		if _, ok := states[t.State]; !ok {
+			states[t.State] = p.Say("state." + string(t.State))
+		}
+	}
+	rows := make([][]string, 0, len(tasks))
 	for _, t := range tasks {
 		extra := ""
 		switch t.State {
@@ -229,9 +234,9 @@ func listTasks(ctx context.Context, s *sys, o listOptions) error {
 		if len(t.Needs) > 0 && (t.State == statefiles.Open || t.State == statefiles.Started) {
 			extra += " — " + p.Say("task.list_needs", messages.Args{"Archives": strings.Join(t.Needs, ", ")})
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s%s\n", t.ID, p.Say("state."+string(t.State)), oneLine(t.Title), extra)
+		rows = append(rows, []string{t.ID, states[t.State], oneLine(t.Title) + extra})
 	}
-	return tw.Flush()
+	return writeColumns(s.stdout, rows)
 }
 
 func oneLine(s string) string {
