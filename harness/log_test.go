@@ -14,11 +14,11 @@ import (
 	"github.com/strom-research/strom/statefiles"
 )
 
-// TestLastSessionKeptForHead: LastSession keeps its answer for the HEAD it read it
-// from, answers from it without starting git while HEAD stays, and reads the
-// history again as soon as HEAD moves — forward, back, or to a commit without a
-// session.
-func TestLastSessionKeptForHead(t *testing.T) {
+// historyRepo makes a research repo for the tests of the history's kept answers:
+// its folder, the Env to open it with, a git in it, and a commit of a session
+// of the id given on T-1.
+func historyRepo(t *testing.T) (string, Env, func(...string) string, func(string)) {
+	t.Helper()
 	root := t.TempDir()
 	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(root, ".config-home"))
@@ -40,8 +40,18 @@ func TestLastSessionKeptForHead(t *testing.T) {
 		t.Fatal(err)
 	}
 	session := func(id string) {
+		t.Helper()
 		git("commit", "-q", "--allow-empty", "-m", "strom: T-1 "+id, "-m", "Strom-Session: "+id+"\nStrom-Task: T-1\nStrom-End: done")
 	}
+	return root, env, git, session
+}
+
+// TestLastSessionKeptForHead: LastSession keeps its answer for the HEAD it read it
+// from, answers from it without starting git while HEAD stays, and reads the
+// history again as soon as HEAD moves — forward, back, or to a commit without a
+// session.
+func TestLastSessionKeptForHead(t *testing.T) {
+	root, env, git, session := historyRepo(t)
 	// check compares LastSession with the full history read and the kept file.
 	check := func(want string) {
 		t.Helper()

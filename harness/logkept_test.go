@@ -1,9 +1,7 @@
 package harness
 
 import (
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -11,7 +9,6 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/harness/gitrepo"
-	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -103,30 +100,7 @@ func FuzzKeptSessions(f *testing.F) {
 // boundary changed or a broken kept file reads the history again, and every
 // answer is the history's.
 func TestSessionsKeptForHistory(t *testing.T) {
-	root := t.TempDir()
-	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(root, ".config-home"))
-	git := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = root
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	git("init", "-q")
-	git("config", "user.name", "T")
-	git("config", "user.email", "t@example.com")
-	env := Env{Clock: clock.Real{}}
-	if _, err := Init(context.Background(), root, InitOptions{Agent: "command"}, env, nil); err != nil {
-		t.Fatal(err)
-	}
-	session := func(id string) {
-		t.Helper()
-		git("commit", "-q", "--allow-empty", "-m", "strom: T-1 "+id, "-m", "Strom-Session: "+id+"\nStrom-Task: T-1\nStrom-End: done")
-	}
+	root, env, git, session := historyRepo(t)
 	sessions := func(n int) []SessionEntry {
 		t.Helper()
 		r, err := Open(root, env)

@@ -192,20 +192,7 @@ func TestFindTaskDecodesItsBytes(t *testing.T) {
 
 	// The same size, the same inode and times: only the bytes differ.
 	path := tr.Path(ShardFile("T-7"))
-	fi, _ := os.Stat(path)
-	data, _ := os.ReadFile(path)
-	edited := bytes.Replace(data, []byte(`"Task 7"`), []byte(`"Task X"`), 1)
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteAt(edited, 0); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
-		t.Fatal(err)
-	}
+	editInPlace(t, path, `"Task 7"`, `"Task X"`, true)
 	if task, whole := findDecodes(t, tr, "T-7"); task.Title != "Task X" || whole != 1 {
 		t.Errorf("after an edit of the same size T-7 = %q, decoding %d shards whole; want \"Task X\", one", task.Title, whole)
 	}
@@ -215,6 +202,7 @@ func TestFindTaskDecodesItsBytes(t *testing.T) {
 	wantShard(t, tr, "after an edit of the same size", "T-7")
 
 	// Another size: every task after the edit has moved.
+	edited, _ := os.ReadFile(path)
 	edited = bytes.Replace(edited, []byte(`"Task 5"`), []byte(`"Task 5, reworded by hand at length"`), 1)
 	if err := WriteAtomic(path, edited, 0o644); err != nil {
 		t.Fatal(err)
@@ -266,25 +254,8 @@ func TestSettledStampSparesTheHash(t *testing.T) {
 	wantShard(t, tr, "with the stamp settled", "T-7")
 
 	path := tr.Path(ShardFile("T-7"))
-	data, _ := os.ReadFile(path)
 	fi, _ := os.Stat(path)
-	i := bytes.Index(data, []byte("Task 4"))
-	if i < 0 {
-		t.Fatal("no title of T-4 in the shard")
-	}
-	edited := slices.Clone(data)
-	copy(edited[i:], "Fask 4")
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteAt(edited, 0); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
-		t.Fatal(err)
-	}
+	editInPlace(t, path, "Task 4", "Fask 4", true)
 	later(4 * time.Second)
 	if n := hashes("T-4"); n != 1 {
 		t.Errorf("after an edit in place with size and times kept, a read hashed %d shards; want 1", n)
@@ -297,7 +268,8 @@ func TestSettledStampSparesTheHash(t *testing.T) {
 	// Another file of the same size and times in its place: another inode.
 	later(6 * time.Second)
 	hashes("T-4")
-	copy(edited[i:], "Mask 4")
+	data, _ := os.ReadFile(path)
+	edited := bytes.Replace(data, []byte("Fask 4"), []byte("Mask 4"), 1)
 	tmp := path + ".new"
 	if err := os.WriteFile(tmp, edited, 0o644); err != nil {
 		t.Fatal(err)
