@@ -290,8 +290,8 @@ func decodeKeptSessions(b []byte) (keptSessions, bool) {
 	if !ok {
 		return k, false
 	}
-	n, ok := keptInt(max)
-	if k.history, ok = keptField(hist); !ok || n <= 0 || n > keptSessionsMax {
+	n, okMax := keptInt(max)
+	if k.history, ok = keptField(hist); !ok || !okMax || n <= 0 || n > keptSessionsMax {
 		return k, false
 	}
 	k.max = int(n)
