@@ -25,9 +25,10 @@ import (
 // and the app's overview on each refresh, then read one small file instead of
 // the commits. When HEAD moved forward by a line of commits of one parent each
 // (a session's commit, or the agent's own and then the session's), only those
-// are read, and their sessions put before the kept ones. A count up to keptSessionsMax is kept; a larger one, or the whole
-// history, is read each time. A missing, unreadable or foreign file is no
-// answer, and failing to write it costs the next call a read of the history.
+// are read, and their sessions put before the kept ones. A count up to
+// keptSessionsMax is kept; a larger one, or the whole history, is read each time.
+// A missing, unreadable or foreign file is no answer, and failing to write it
+// costs the next call a read of the history.
 
 // sessionsFile holds the kept answer, under .strom/run/: a header line, the
 // history key and the count asked, then a line a session of its fields in a
