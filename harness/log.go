@@ -2,7 +2,6 @@ package harness
 
 import (
 	"context"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/messages"
-	"github.com/strom-research/strom/statefiles"
 )
 
 // Trailer keys of harness commits.
@@ -98,83 +96,17 @@ func headOf(ctx context.Context, g *gitrepo.Repo) string {
 	return h
 }
 
-// LastSession is the newest session of the history, or nil when there is none: the
-// same entry as Sessions(ctx, 1) returns. strom status asks for it on every call, so
-// the answer is kept for the HEAD it was read from (.strom/run/last-session.json):
-// commits never change, and while HEAD is the same commit, so is the answer. HEAD
-// is read from the ref files, without starting git; when it moved, a bounded read
-// of the history finds the answer again (gitrepo.Repo.LastCommitWithTrailer).
+// LastSession is the newest session of the history, or nil when there is none:
+// Sessions(ctx, 1)'s entry. strom status asks for it on every call, and so it
+// comes from the answer Sessions keeps for the history (logkept.go): while HEAD
+// names the same commit, no commit is read, and after a session's commit only
+// that commit is.
 func (r *Research) LastSession(ctx context.Context) (*SessionEntry, error) {
-	g, found := gitrepo.Discover(r.Tree.Root)
-	head := ""
-	if found {
-		head = headOf(ctx, g)
-	}
-	if head != "" {
-		if e, ok := r.lastSessionKept(head); ok {
-			return e, nil
-		}
-	}
-	if !found {
-		var err error
-		if g, err = r.Git(ctx); err != nil {
-			return nil, err
-		}
-	}
-	c, err := g.LastCommitWithTrailer(ctx, TrailerSession, head)
-	if err != nil {
+	es, err := r.Sessions(ctx, 1)
+	if err != nil || len(es) == 0 {
 		return nil, err
 	}
-	var e *SessionEntry
-	if c != nil {
-		se := sessionEntry(*c)
-		e = &se
-	}
-	if head != "" {
-		r.keepLastSession(head, e)
-	}
-	return e, nil
-}
-
-// lastSessionFile is LastSession's answer for one HEAD, under .strom/run/, in the
-// layout of the kept sessions (logkept.go): the HEAD for history, a count of one,
-// and the session, or none. legacyLastSessionFile is the JSON of earlier stroms,
-// removed when the answer is kept anew.
-const (
-	lastSessionFile       = "last-session.kept"
-	legacyLastSessionFile = "last-session.json"
-)
-
-// lastSessionKept returns the kept answer when it was read from head. A missing,
-// unreadable or foreign file is no answer.
-func (r *Research) lastSessionKept(head string) (*SessionEntry, bool) {
-	b, err := os.ReadFile(r.Tree.Path(statefiles.RunDir, lastSessionFile))
-	if err != nil {
-		return nil, false
-	}
-	k, ok := decodeKeptSessions(b)
-	if !ok || k.history != head || k.max != 1 || len(k.entries) > 1 {
-		return nil, false
-	}
-	if len(k.entries) == 0 {
-		return nil, true
-	}
-	return &k.entries[0], true
-}
-
-// keepLastSession writes the answer for head. Failing to write it costs the next
-// call a git log, nothing else.
-func (r *Research) keepLastSession(head string, e *SessionEntry) {
-	if strings.ContainsAny(head, "\t\n\r\\") {
-		return
-	}
-	k := keptSessions{history: head, max: 1}
-	if e != nil {
-		k.entries = []SessionEntry{*e}
-	}
-	if statefiles.WriteTransient(r.Tree.Path(statefiles.RunDir, lastSessionFile), encodeKeptSessions(k)) == nil {
-		_ = os.Remove(r.Tree.Path(statefiles.RunDir, legacyLastSessionFile))
-	}
+	return &es[0], nil
 }
 
 // sessionEntry reads a session commit's trailers.

@@ -46,10 +46,10 @@ func historyRepo(t *testing.T) (string, Env, func(...string) string, func(string
 	return root, env, git, session
 }
 
-// TestLastSessionKeptForHead: LastSession keeps its answer for the HEAD it read it
-// from, answers from it without starting git while HEAD stays, and reads the
-// history again as soon as HEAD moves — forward, back, or to a commit without a
-// session.
+// TestLastSessionKeptForHead: LastSession's answer is kept for the HEAD it was
+// read from (as Sessions keeps it), answered from without starting git while HEAD
+// stays, and read again as soon as HEAD moves — forward, back, or to a commit
+// without a session.
 func TestLastSessionKeptForHead(t *testing.T) {
 	root, env, git, session := historyRepo(t)
 	// check compares LastSession with the full history read and the kept file.
@@ -74,7 +74,7 @@ func TestLastSessionKeptForHead(t *testing.T) {
 		case got == nil || got.Session != want || got.Commit != all[0].Commit || got.End != "done" || got.Task != "T-1":
 			t.Fatalf("LastSession = %+v, want %s as in the history %+v", got, want, all[0])
 		}
-		kept, err := os.ReadFile(r.Tree.Path(statefiles.RunDir, lastSessionFile))
+		kept, err := os.ReadFile(r.Tree.Path(statefiles.RunDir, sessionsFile))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,25 +146,28 @@ func TestLastSessionKeptForHead(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, bad := range []string{"{not json", keptSessionsHeader + "\n" + strings.Repeat("0", 40) + "\t1\n"} {
-		if err := os.WriteFile(r.Tree.Path(statefiles.RunDir, lastSessionFile), []byte(bad), 0o644); err != nil {
+		if err := os.WriteFile(r.Tree.Path(statefiles.RunDir, sessionsFile), []byte(bad), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		check("S-3")
 	}
 
-	// The JSON answer an earlier strom kept is left for the new one, and removed
-	// when it is written.
-	legacy := r.Tree.Path(statefiles.RunDir, legacyLastSessionFile)
-	if err := os.WriteFile(legacy, []byte(`{"version":2,"head":"`+git("rev-parse", "HEAD")+`","session":null}`), 0o644); err != nil {
-		t.Fatal(err)
+	// The answers earlier stroms kept (last-session.json, then last-session.kept),
+	// here saying there is no session, are not read.
+	head := git("rev-parse", "HEAD")
+	earlier := map[string]string{
+		"last-session.json": `{"version":2,"head":"` + head + `","session":null}`,
+		"last-session.kept": string(encodeKeptSessions(keptSessions{history: head, max: 1})),
 	}
-	if err := os.Remove(r.Tree.Path(statefiles.RunDir, lastSessionFile)); err != nil {
+	for name, b := range earlier {
+		if err := os.WriteFile(r.Tree.Path(statefiles.RunDir, name), []byte(b), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Remove(r.Tree.Path(statefiles.RunDir, sessionsFile)); err != nil {
 		t.Fatal(err)
 	}
 	check("S-3")
-	if _, err := os.Stat(legacy); !os.IsNotExist(err) {
-		t.Errorf("the earlier strom's %s is still there: %v", legacyLastSessionFile, err)
-	}
 }
 
 // sameEntry reports whether two sessions are the same, their times the same

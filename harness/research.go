@@ -148,7 +148,8 @@ func (r *Research) commitPaths(ctx context.Context, msg gitrepo.Message, only []
 	if err == nil {
 		if _, ok := msg.Trailer(TrailerSession); ok {
 			// Read the new session back once now, so that the next strom status
-			// (often the agent's, in the next session) finds it kept for this HEAD.
+			// (often the agent's, in the next session) finds it kept for this HEAD:
+			// one commit read, put before the sessions kept for the one before.
 			_, _ = r.LastSession(ctx)
 		}
 	}

@@ -38,7 +38,7 @@ time_cmd() { # prints mean milliseconds of N runs of "$@"
 }
 # status right after HEAD moved: the kept answer names another HEAD (the shell
 # builtin echo spoils it without starting a process), so one git log runs.
-status_moved() { echo '{}' >.strom/run/last-session.kept && "$strom" status; }
+status_moved() { echo '{}' >.strom/run/sessions.kept && "$strom" status; }
 in_session() { STROM_SESSION=bench STROM_TASK=T-1 "$strom" task; }
 # task list right after queue.json changed: a blank line more each time (still the
 # same queue), so the memo of validated contents never knows it and the schema is

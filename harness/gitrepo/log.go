@@ -74,22 +74,6 @@ func (r *Repo) LogFrom(ctx context.Context, rev string, opts LogOptions) ([]Comm
 	return r.logBounded(ctx, opts)
 }
 
-// LastCommitWithTrailer returns the newest commit reachable from rev (HEAD when
-// empty) that carries the trailer key, or nil when there is none: the same commit
-// as Log with Max 1.
-//
-// This is the read `strom status` makes whenever HEAD moved. It is a bounded read
-// (logBounded): from the object files, or through one `git log` process, never
-// through go-git, which on a big repository loads the whole pack index before
-// reading the first commit. BENCHMARKS.md has the figures.
-func (r *Repo) LastCommitWithTrailer(ctx context.Context, key, rev string) (*Commit, error) {
-	cs, err := r.logBounded(ctx, LogOptions{Max: 1, TrailerKey: key, rev: rev})
-	if err != nil || len(cs) == 0 {
-		return nil, err
-	}
-	return &cs[0], nil
-}
-
 // logBounded reads at most opts.Max commits: from the object files when strom reads
 // their layout and the commits asked for are near HEAD, else through one git log.
 // Either way the result is git log's.

@@ -160,12 +160,12 @@ func TestLog(t *testing.T) {
 		t.Errorf("time zone offset %d, want +0530", off)
 	}
 
-	last, err := r.LastCommitWithTrailer(ctxT(t), "Strom-Mode", "")
+	last, err := lastWithTrailer(t, r, "Strom-Mode")
 	if err != nil || last == nil || last.Subject != "mode switch" {
-		t.Errorf("LastCommitWithTrailer(Strom-Mode) = %+v, %v", last, err)
+		t.Errorf("the last commit with the trailer(Strom-Mode) = %+v, %v", last, err)
 	}
-	if last, err := r.LastCommitWithTrailer(ctxT(t), "Strom-Nothing", ""); last != nil || err != nil {
-		t.Errorf("LastCommitWithTrailer of a missing key = %+v, %v", last, err)
+	if last, err := lastWithTrailer(t, r, "Strom-Nothing"); last != nil || err != nil {
+		t.Errorf("the last commit with the trailer of a missing key = %+v, %v", last, err)
 	}
 }
 
@@ -191,9 +191,9 @@ func TestLogTrailerPrefilter(t *testing.T) {
 	commit("subject Strom-Session: S-9\n")
 	commit("nothing at all\n")
 	assertLogsAgree(t, r, true)
-	last, err := r.LastCommitWithTrailer(ctxT(t), "Strom-Session", "")
+	last, err := lastWithTrailer(t, r, "Strom-Session")
 	if err != nil || last == nil || last.Subject != "spaced key" {
-		t.Errorf("LastCommitWithTrailer = %+v, %v", last, err)
+		t.Errorf("the last commit with the trailer = %+v, %v", last, err)
 	}
 }
 
@@ -209,8 +209,8 @@ func TestLogUnborn(t *testing.T) {
 			t.Errorf("%s on an unborn branch = %v, %v", name, got, err)
 		}
 	}
-	if last, err := r.LastCommitWithTrailer(ctxT(t), "Strom-Session", ""); last != nil || err != nil {
-		t.Errorf("LastCommitWithTrailer = %v, %v", last, err)
+	if last, err := lastWithTrailer(t, r, "Strom-Session"); last != nil || err != nil {
+		t.Errorf("the last commit with the trailer = %v, %v", last, err)
 	}
 }
 
@@ -334,8 +334,8 @@ func TestLogObjectFiles(t *testing.T) {
 	if _, err := sparse.logObjects(ctxT(t), LogOptions{Max: 1, TrailerKey: "Strom-Session"}); !errors.Is(err, errWalkLimit) {
 		t.Errorf("a session far below HEAD: %v, want errWalkLimit", err)
 	}
-	if last, err := sparse.LastCommitWithTrailer(ctxT(t), "Strom-Session", ""); err != nil || last == nil || last.Subject != "strom: T-1 x" {
-		t.Errorf("LastCommitWithTrailer far below HEAD = %+v, %v", last, err)
+	if last, err := lastWithTrailer(t, sparse, "Strom-Session"); err != nil || last == nil || last.Subject != "strom: T-1 x" {
+		t.Errorf("the last commit with the trailer far below HEAD = %+v, %v", last, err)
 	}
 
 	// Layouts left to git.
@@ -394,4 +394,15 @@ func TestLogObjectFilesEnv(t *testing.T) {
 	if err != nil || len(got) != 2 {
 		t.Errorf("Log with GIT_SHALLOW_FILE = %d commits, %v; want the 2 git reads", len(got), err)
 	}
+}
+
+// lastWithTrailer is the newest commit that carries the trailer key, as a bounded
+// log of one commit reads it (strom status's last session); nil when none does.
+func lastWithTrailer(t *testing.T, r *Repo, key string) (*Commit, error) {
+	t.Helper()
+	cs, err := r.Log(ctxT(t), LogOptions{Max: 1, TrailerKey: key})
+	if err != nil || len(cs) == 0 {
+		return nil, err
+	}
+	return &cs[0], nil
 }

@@ -222,9 +222,9 @@ func TestLinkedWorktree(t *testing.T) {
 		t.Errorf("the main work tree changed: %q", got)
 	}
 	assertLogsAgree(t, wt, true)
-	last, err := wt.LastCommitWithTrailer(ctxT(t), "Strom-Session", "")
+	last, err := lastWithTrailer(t, wt, "Strom-Session")
 	if err != nil || last == nil || last.Hash != sha {
-		t.Errorf("LastCommitWithTrailer = %+v, %v", last, err)
+		t.Errorf("the last session commit = %+v, %v", last, err)
 	}
 	// Each work tree has its own in-progress state.
 	gitIn(t, wt.Root, "bisect", "start")
