@@ -1,11 +1,9 @@
 package harness
 
 import (
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -65,13 +63,7 @@ func (r *Research) NoteActivity(session string) {
 // folder is made only when it is missing: every strom command inside a session
 // writes the mark.
 func writeActivity(path string, t time.Time) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
-	if errors.Is(err, os.ErrNotExist) {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
-	}
+	f, err := openWritable(path)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}

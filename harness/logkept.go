@@ -139,13 +139,7 @@ func (r *Research) keepSessions(key string, max int, entries []SessionEntry) {
 // writeOver writes b as the whole of the file at path, in place: over its bytes,
 // then cut to b's length.
 func writeOver(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
-	if errors.Is(err, os.ErrNotExist) {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
-		}
-		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
-	}
+	f, err := openWritable(path)
 	if err != nil {
 		return err
 	}
@@ -157,6 +151,20 @@ func writeOver(path string, b []byte) error {
 		err = cerr
 	}
 	return err
+}
+
+// openWritable opens the file at path for writing in place, made when missing,
+// and its folder only when that is missing too: the files strom writes over
+// (the activity mark, the kept sessions) are written often.
+func openWritable(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if errors.Is(err, os.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, err
+		}
+		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	}
+	return f, err
 }
 
 type keptSessions struct {
