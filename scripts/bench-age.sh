@@ -27,6 +27,22 @@ printf 'module floor\n\ngo 1.26\n\nrequire github.com/santhosh-tekuri/jsonschema
 	"$(cd "$top" && go list -m -f '{{.Version}}' github.com/santhosh-tekuri/jsonschema/v5)" >"$floor/go.mod"
 cp "$top/go.sum" "$floor/go.sum"
 (cd "$floor" && CGO_ENABLED=0 GOFLAGS=-mod=mod go build -o floor .)
+# Above the floor, every strom process pays the init of the other libraries strom
+# links (a program that imports every package strom's own packages import, and
+# does nothing else) and the start of its own binary (strom record without its
+# text: a usage error, before any file is read).
+libs="$work/libs"
+mkdir -p "$libs"
+{
+	printf 'package main\n\nimport (\n'
+	(cd "$top" && go list -deps -f '{{if .Module}}{{if eq .Module.Path "github.com/strom-research/strom"}}{{join .Imports "\n"}}{{end}}{{end}}' ./cmd/strom) |
+		grep -v 'strom-research\|/internal\|^internal/\|^vendor/' | sort -u | sed 's/.*/\t_ "&"/'
+	printf '\t"os"\n)\n\nfunc main() { os.Stdout.WriteString("libs\\n") }\n'
+} | grep -v '^	_ "os"$' >"$libs/main.go"
+sed '1s/.*/module libs/' "$top/go.mod" >"$libs/go.mod"
+cp "$top/go.sum" "$libs/go.sum"
+(cd "$libs" && CGO_ENABLED=0 GOFLAGS=-mod=mod go build -ldflags "-s -w" -o libs .)
+nowork() { "$strom" record 2>/dev/null || true; }
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 HOME="$work" XDG_CONFIG_HOME="$work/.config" XDG_CACHE_HOME="$work/.cache"
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
 R=${R:-11}
@@ -155,7 +171,7 @@ move() {
 	git update-ref HEAD "${line[$moved]}"
 }
 log_moved() { move && "$strom" log; }
-names=(ref gitlog floor logmoved refmoved)
+names=(ref gitlog floor libs nowork logmoved refmoved)
 for s in small big; do names+=("task-$s" "record-$s" "status-$s" "list-$s" "log-$s"); done
 declare -A runs
 for _ in $(seq 1 "$R"); do
@@ -163,6 +179,8 @@ for _ in $(seq 1 "$R"); do
 	runs[ref]+=" $(time_cmd git rev-parse HEAD)"
 	runs[gitlog]+=" $(time_cmd git log -20)"
 	runs[floor]+=" $(time_cmd "$floor/floor")"
+	runs[libs]+=" $(time_cmd "$libs/libs")"
+	runs[nowork]+=" $(time_cmd nowork)"
 	runs[logmoved]+=" $(time_cmd log_moved)"
 	runs[refmoved]+=" $(time_cmd move)"
 	for s in small big; do
@@ -189,12 +207,14 @@ printf '%-28s %8s %8s %10s %10s\n' command small big big/small big/rev-parse
 printf '%-28s %8s %8.2f\n' "git rev-parse HEAD" "" "${med[ref]}"
 printf '%-28s %8s %8.2f\n' "git log -20" "" "${med[gitlog]}"
 printf '%-28s %8s %8.2f %10s %9sx\n' "Go + jsonschema (the floor)" "" "${med[floor]}" "" "$(ratio floor ref)"
+printf '%-28s %8s %8.2f %10s %9sx\n' "the libraries strom links" "" "${med[libs]}" "" "$(ratio libs ref)"
+printf '%-28s %8s %8.2f %10s %9sx\n' "strom, no work (a usage error)" "" "${med[nowork]}" "" "$(ratio nowork ref)"
 for c in task record status list log; do
 	label=$c
 	case $c in task) label="strom task (in a session)" ;; record) label="strom record" ;; status) label="strom status" ;; list) label="strom task list" ;; log) label="strom log" ;; esac
 	printf '%-28s %8.2f %8.2f %9sx %9sx\n' "$label" "${med[$c-small]}" "${med[$c-big]}" "$(ratio "$c-big" "$c-small")" "$(ratio "$c-big" ref)"
 done
-printf 'strom log at 50,000 commits: %sx git log -20\n' "$(ratio log-big gitlog)"
+printf 'strom log at 50,000 commits: %sx git log -20 (the floor %sx, strom with no work %sx)\n' "$(ratio log-big gitlog)" "$(ratio floor gitlog)" "$(ratio nowork gitlog)"
 # The first strom log after a session's commit: the round's time less the ref's.
 moved_ratio=$(paste -d' ' <(echo "${runs[logmoved]}" | tr ' ' '\n' | grep .) <(echo "${runs[refmoved]}" | tr ' ' '\n' | grep .) \
 	<(echo "${runs[gitlog]}" | tr ' ' '\n' | grep .) | awk '{ printf "%.4f\n", ($1 - $2) / $3 }' | median)
