@@ -1,6 +1,5 @@
 # strom — make targets. `make demo` and `make test` do all their own set-up.
 GO      ?= go
-BIN     := bin/strom
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 # Without the symbol table and DWARF (-s -w) the binary starts 0.3 to 0.9 ms
 # sooner and with 50 page faults fewer (BENCHMARKS.md), which every command an
@@ -14,12 +13,15 @@ NOCGO   := CGO_ENABLED=0
 
 .PHONY: build install test lint bench demo e2e screenshot fuzz soak clean
 
+# strom, and the faces it runs in its place (cmd/strom/face.go): strom-app for
+# strom app, strom-menu for the menu and strom setup. The web server and the
+# terminal forms are programs of their own, so that no other command starts them.
 build:
 	$(GO) generate ./messages ./statefiles ./harness/agents
-	$(NOCGO) $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/strom
+	$(NOCGO) $(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/strom ./cmd/strom-app ./cmd/strom-menu
 
 install:
-	$(NOCGO) $(GO) install -ldflags "$(LDFLAGS)" ./cmd/strom
+	$(NOCGO) $(GO) install -ldflags "$(LDFLAGS)" ./cmd/strom ./cmd/strom-app ./cmd/strom-menu
 
 # The race pass runs the crash test with 10 kills and the simulated night of 3 hours
 # (-short); the full 50 kills run once more without the race detector, which would

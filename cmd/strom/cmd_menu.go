@@ -9,7 +9,6 @@ import (
 
 	"github.com/strom-research/strom/messages"
 
-	"github.com/strom-research/strom/menu"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -33,7 +32,8 @@ func menuCommand(s *sys) *ffcli.Command {
 	}
 }
 
-// openMenu is `strom` alone: the menu on a terminal, the list of commands elsewhere.
+// openMenu is `strom` alone: the menu on a terminal (the program strom-menu, run
+// in strom's place), the list of commands elsewhere.
 func openMenu(ctx context.Context, s *sys) error {
 	tty := s.terminal()
 	if tty == nil {
@@ -42,26 +42,13 @@ func openMenu(ctx context.Context, s *sys) error {
 	if err := s.personOnly(s.msg().Say("refuse.the_menu")); err != nil {
 		return err
 	}
-	r, err := s.research()
-	if errors.Is(err, statefiles.ErrNotResearch) {
-		r, err = nil, nil
-	}
-	if err != nil {
+	// The menu (strom-menu, face.go) opens the research again; opening it here
+	// says what is wrong with it in strom's words, and puts it on this
+	// computer's list.
+	if _, err := s.research(); err != nil && !errors.Is(err, statefiles.ErrNotResearch) {
 		return err
 	}
-	return menu.Run(ctx, menu.Env{
-		Terminal:   tty,
-		Out:        s.stdout,
-		Accessible: s.getenv("ACCESSIBLE") != "",
-		Research:   r,
-		Dir:        s.cwd(),
-		Getenv:     s.getenv,
-		Msg:        s.msg(),
-		Interrupts: s.interrupts,
-		Do: func(ctx context.Context, args ...string) int {
-			return run(ctx, args, s.child())
-		},
-	})
+	return s.execFace("strom-menu", []string{"menu"})
 }
 
 // helpList is what a person can do here, without a terminal to show the menu on.

@@ -7,7 +7,6 @@ import (
 
 	"github.com/strom-research/strom/messages"
 
-	"github.com/strom-research/strom/menu"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -37,11 +36,7 @@ func setupCommand(s *sys) *ffcli.Command {
 			if tty == nil {
 				return s.usage("usage.setup.terminal")
 			}
-			return menu.Setup(ctx, menu.Env{Terminal: tty, Out: s.stdout, Accessible: s.getenv("ACCESSIBLE") != "",
-				Getenv: s.getenv, Msg: s.msg(), Dir: s.cwd(), Interrupts: s.interrupts,
-				Do: func(ctx context.Context, args ...string) int {
-					return run(ctx, args, s.child())
-				}})
+			return s.execFace("strom-menu", []string{"setup"})
 		}),
 	}
 }

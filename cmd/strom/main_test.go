@@ -13,7 +13,9 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/strom-research/strom/app"
 	"github.com/strom-research/strom/internal/testenv"
+	"github.com/strom-research/strom/menu"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -40,6 +42,9 @@ func TestMain(m *testing.M) {
 			}
 			os.Exit(code)
 		},
+		// strom app, and strom menu and strom setup, run them in their place (face.go).
+		"strom-app":  func() { os.Exit(app.Main("", os.Args[1:], os.Stdout, os.Stderr, os.Getenv)) },
+		"strom-menu": func() { os.Exit(menu.Main("", os.Args[1:])) },
 	})
 }
 

@@ -128,8 +128,10 @@ func newCLIHarness(t *testing.T) *cliHarness {
 		t.Fatal(err)
 	}
 	h.strom = filepath.Join(bin, "strom")
-	if err := os.Symlink(self, h.strom); err != nil {
-		t.Fatal(err)
+	for _, name := range []string{"strom", "strom-app", "strom-menu"} {
+		if err := os.Symlink(self, filepath.Join(bin, name)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	h.env = append(os.Environ(),
 		"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),

@@ -1,0 +1,116 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"syscall"
+
+	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/internal/buildinfo"
+	"github.com/strom-research/strom/internal/clock"
+	"github.com/strom-research/strom/messages"
+	"github.com/strom-research/strom/statefiles"
+)
+
+// Main is the program strom-app, which strom app runs in its place once it has
+// read its flags and found them right: the overview's server on loopback, until
+// Ctrl-C, SIGTERM or SIGHUP. It takes strom app's flags (--listen, --repo, --open)
+// and says everything as strom does, "strom: " and a sentence on standard error,
+// with strom's exit statuses (1 an error, 2 a usage mistake). version is its own;
+// a strom of another version that ran it is named on standard error, since the
+// overview reads each research with strom-app's own code.
+func Main(version string, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	p := messages.For(harness.Language(getenv))
+	fail := func(code int, err error) int {
+		fmt.Fprintln(stderr, "strom: "+p.Text(err))
+		return code
+	}
+	version = buildinfo.Version(version)
+	if caller := getenv(buildinfo.CallerEnv); caller != "" && caller != version {
+		fmt.Fprintln(stderr, "strom: "+p.Say("app.other_version", messages.Args{"App": version, "Strom": caller}))
+	}
+	fs := flag.NewFlagSet("strom app", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	listen := fs.String("listen", "", "")
+	repo := fs.String("repo", "", "")
+	open := fs.Bool("open", false, "")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stdout, "strom app [--listen 127.0.0.1:PORT] [--repo DIR] [--open]: strom app --help says more")
+			return 0
+		}
+		return fail(2, err)
+	}
+	if id := getenv("STROM_SESSION"); id != "" {
+		return fail(1, errors.New(p.Say("refuse.person_only", messages.Args{"What": "strom app", "Session": id})))
+	}
+	if fs.NArg() > 0 {
+		return fail(2, errors.New(p.Say("usage.app.args", messages.Args{"Word": fs.Arg(0)})))
+	}
+	env := harness.Env{Clock: clock.FromEnv(getenv), Getenv: getenv}
+	o := Options{Env: env, Lang: harness.Language(getenv)}
+	if *repo != "" {
+		r, err := harness.Open(*repo, env)
+		if err != nil {
+			return fail(1, err)
+		}
+		roots := []string{r.Tree.Root}
+		o.Roots = func() ([]string, error) { return roots, nil }
+	} else {
+		o.Roots = func() ([]string, error) {
+			rs, err := statefiles.LoadResearches(getenv)
+			if err != nil {
+				return nil, err
+			}
+			var roots []string
+			for _, e := range rs.List {
+				roots = append(roots, e.Root)
+			}
+			return roots, nil
+		}
+		o.Forget = func(root string) { _ = statefiles.ForgetResearch(context.Background(), getenv, root) }
+	}
+	l, err := Listen(*listen)
+	if err != nil {
+		return fail(2, err)
+	}
+	srv, err := New(l.Addr().String(), o)
+	if err != nil {
+		l.Close()
+		return fail(1, err)
+	}
+	fmt.Fprintln(stdout, "strom app: "+srv.URL())
+	fmt.Fprintln(stdout, p.Say("app.open_hint"))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	if *open {
+		if err := openBrowser(ctx, srv.URL()); err != nil {
+			fmt.Fprintln(stderr, "strom: "+p.Say("app.no_browser", messages.Args{"Problem": err.Error()}))
+		}
+	}
+	if err := srv.Serve(ctx, l); err != nil {
+		return fail(1, err)
+	}
+	return 0
+}
+
+// openBrowser hands url to the desktop's opener.
+func openBrowser(ctx context.Context, url string) error {
+	name := "xdg-open"
+	if runtime.GOOS == "darwin" {
+		name = "open"
+	}
+	cmd := exec.CommandContext(ctx, name, url)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() { _ = cmd.Wait() }()
+	return nil
+}

@@ -1,0 +1,16 @@
+// Command strom-menu is the research's menu in the terminal. strom alone on a
+// terminal, strom menu and strom setup run it in their place, so that the
+// commands an agent runs many times a session do not start the terminal forms'
+// libraries (menu.Main).
+package main
+
+import (
+	"os"
+
+	"github.com/strom-research/strom/menu"
+)
+
+// version is set with -ldflags "-X main.version=…", as strom's is.
+var version = ""
+
+func main() { os.Exit(menu.Main(version, os.Args[1:])) }

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/strom-research/strom/internal/buildinfo"
+	"github.com/strom-research/strom/messages"
+)
+
+// execFace runs the program name in strom's place, with args and strom's
+// environment: strom-app for strom app, strom-menu for the menu and strom setup.
+// A face that needs libraries no other command does — the app's web server with
+// TLS and HTML templates, the menu's terminal forms — is a program of its own, so
+// that the commands an agent runs many times a session do not start them: they
+// cost every strom process a millisecond or more (BENCHMARKS.md, "A research's
+// age"). The program is looked for beside strom's own binary, then on PATH; make
+// install and go install …/cmd/...@version put them in one folder.
+func (s *sys) execFace(name string, args []string) error {
+	// go install takes a released version, or latest for a strom built from source.
+	release := buildVersion()
+	if !strings.HasPrefix(release, "v") {
+		release = "latest"
+	}
+	path, dir := facePath(name)
+	if path == "" {
+		return errors.New(s.msg().Say("refuse.face_missing", messages.Args{"Program": name, "Dir": dir, "Version": release}))
+	}
+	env := append(os.Environ(), buildinfo.CallerEnv+"="+buildVersion())
+	err := syscall.Exec(path, append([]string{name}, args...), env)
+	return errors.New(s.msg().Say("refuse.face_start", messages.Args{"Program": path, "Problem": err.Error(), "Version": release}))
+}
+
+// facePath finds the program name beside strom's binary (its link resolved), else
+// on PATH; dir is the folder of strom's binary, "" when no path is found.
+func facePath(name string) (path, dir string) {
+	if self, err := os.Executable(); err == nil {
+		if real, err := filepath.EvalSymlinks(self); err == nil {
+			self = real
+		}
+		dir = filepath.Dir(self)
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+			return p, dir
+		}
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		return p, dir
+	}
+	return "", dir
+}

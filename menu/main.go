@@ -1,0 +1,144 @@
+package menu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"golang.org/x/term"
+
+	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/internal/buildinfo"
+	"github.com/strom-research/strom/internal/clock"
+	"github.com/strom-research/strom/internal/termsafe"
+	"github.com/strom-research/strom/messages"
+	"github.com/strom-research/strom/statefiles"
+)
+
+// Main is the program strom-menu, which strom runs in its place on a person's
+// terminal: "menu" shows the research's menu (strom alone, strom menu), "setup"
+// the questions of strom setup. Every choice runs the strom beside strom-menu's
+// own binary (else the one on PATH) as a command of its own on this terminal, as
+// if typed; a Ctrl-C meant for that command does not leave the menu. It says
+// everything as strom does, "strom: " and a sentence on standard error, with
+// strom's exit statuses (0 the menu was left, 1 an error, 2 a usage mistake).
+// version is its own; a strom of another version that ran it is named on
+// standard error, since the menu reads the research with strom-menu's own code.
+func Main(version string, args []string) int {
+	getenv := os.Getenv
+	p := messages.For(harness.Language(getenv))
+	fail := func(code int, err error) int {
+		fmt.Fprintln(os.Stderr, "strom: "+p.Text(err))
+		return code
+	}
+	version = buildinfo.Version(version)
+	if caller := getenv(buildinfo.CallerEnv); caller != "" && caller != version {
+		fmt.Fprintln(os.Stderr, "strom: "+p.Say("menu.other_version", messages.Args{"Menu": version, "Strom": caller}))
+	}
+	os.Unsetenv(buildinfo.CallerEnv)
+	if len(args) != 1 || (args[0] != "menu" && args[0] != "setup") {
+		fmt.Fprintln(os.Stderr, "strom-menu menu|setup: strom runs it for strom menu and strom setup")
+		return 2
+	}
+	what := "strom setup"
+	if args[0] == "menu" {
+		what = p.Say("refuse.the_menu")
+	}
+	if id := getenv("STROM_SESSION"); id != "" {
+		return fail(1, errors.New(p.Say("refuse.person_only", messages.Args{"What": what, "Session": id})))
+	}
+	if !term.IsTerminal(int(os.Stdin.Fd())) {
+		return fail(2, errors.New(p.Say("menu.no_terminal", messages.Args{"What": what})))
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return fail(1, err)
+	}
+	env := harness.Env{Clock: clock.FromEnv(getenv), Getenv: getenv}
+	var r *harness.Research
+	if args[0] == "menu" {
+		r, err = harness.Open(dir, env)
+		if errors.Is(err, statefiles.ErrNotResearch) {
+			r, err = nil, nil
+		}
+		if err != nil {
+			return fail(1, err)
+		}
+		p = r.Messages()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	ints := make(chan os.Signal, 4)
+	signal.Notify(ints, os.Interrupt)
+	defer signal.Stop(ints)
+	e := Env{
+		Terminal:   os.Stdin,
+		Out:        termsafe.Writer(os.Stdout),
+		Accessible: getenv("ACCESSIBLE") != "",
+		Research:   r,
+		Dir:        dir,
+		Getenv:     getenv,
+		Msg:        p,
+		Interrupts: ints,
+		Do: func(ctx context.Context, words ...string) int {
+			return runStrom(p, ints, words)
+		},
+	}
+	if args[0] == "setup" {
+		err = Setup(ctx, e)
+	} else {
+		err = Run(ctx, e)
+	}
+	if err != nil {
+		return fail(1, err)
+	}
+	return 0
+}
+
+// runStrom runs strom with words on this terminal and returns its exit status.
+// The terminal's Ctrl-C reaches it, as the foreground's; the menu's own copy of
+// each is dropped when the command ends, so that it does not leave the menu.
+func runStrom(p *messages.Printer, ints chan os.Signal, words []string) int {
+	path := stromPath()
+	cmd := exec.Command(path, words...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	err := cmd.Run()
+	for len(ints) > 0 {
+		<-ints
+	}
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &exit):
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return 128 + int(ws.Signal())
+		}
+		return exit.ExitCode()
+	}
+	fmt.Fprintln(os.Stderr, "strom: "+p.Say("menu.no_strom", messages.Args{"Program": path, "Problem": err.Error()}))
+	return 1
+}
+
+// stromPath is the strom beside strom-menu's binary (its link resolved), else
+// the one on PATH.
+func stromPath() string {
+	if self, err := os.Executable(); err == nil {
+		if real, err := filepath.EvalSymlinks(self); err == nil {
+			self = real
+		}
+		p := filepath.Join(filepath.Dir(self), "strom")
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+			return p
+		}
+	}
+	if p, err := exec.LookPath("strom"); err == nil {
+		return p
+	}
+	return "strom"
+}
