@@ -3,6 +3,7 @@ package agents
 import (
 	"encoding/json"
 	"errors"
+	"go/format"
 	"maps"
 	"os"
 	"os/exec"
@@ -312,6 +313,9 @@ func TestShippedProfilesGenerated(t *testing.T) {
 		}
 	}
 	src, err := ShippedSource(data)
+	if err == nil {
+		src, err = format.Source(src)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ package main
 
 import (
 	"fmt"
+	"go/format"
 	"os"
 
 	"github.com/strom-research/strom/harness/agents"
@@ -18,6 +19,9 @@ func run() int {
 	var src []byte
 	if err == nil {
 		src, err = agents.ShippedSource(data)
+	}
+	if err == nil {
+		src, err = format.Source(src)
 	}
 	if err == nil {
 		err = os.WriteFile("profiles_gen.go", src, 0o644)
