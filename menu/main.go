@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 
 	"golang.org/x/term"
@@ -104,7 +103,10 @@ func Main(version string, args []string) int {
 // The terminal's Ctrl-C reaches it, as the foreground's; the menu's own copy of
 // each is dropped when the command ends, so that it does not leave the menu.
 func runStrom(p *messages.Printer, ints chan os.Signal, words []string) int {
-	path := stromPath()
+	path, _ := buildinfo.Sibling("strom")
+	if path == "" {
+		path = "strom"
+	}
 	cmd := exec.Command(path, words...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	err := cmd.Run()
@@ -123,22 +125,4 @@ func runStrom(p *messages.Printer, ints chan os.Signal, words []string) int {
 	}
 	fmt.Fprintln(os.Stderr, "strom: "+p.Say("menu.no_strom", messages.Args{"Program": path, "Problem": err.Error()}))
 	return 1
-}
-
-// stromPath is the strom beside strom-menu's binary (its link resolved), else
-// the one on PATH.
-func stromPath() string {
-	if self, err := os.Executable(); err == nil {
-		if real, err := filepath.EvalSymlinks(self); err == nil {
-			self = real
-		}
-		p := filepath.Join(filepath.Dir(self), "strom")
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
-			return p
-		}
-	}
-	if p, err := exec.LookPath("strom"); err == nil {
-		return p
-	}
-	return "strom"
 }

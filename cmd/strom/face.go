@@ -3,8 +3,6 @@ package main
 import (
 	"errors"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -26,33 +24,11 @@ func (s *sys) execFace(name string, args []string) error {
 	if !strings.HasPrefix(release, "v") {
 		release = "latest"
 	}
-	path, dir := facePath(name)
+	path, dir := buildinfo.Sibling(name)
 	if path == "" {
 		return errors.New(s.msg().Say("refuse.face_missing", messages.Args{"Program": name, "Dir": dir, "Version": release}))
 	}
 	env := append(os.Environ(), buildinfo.CallerEnv+"="+buildVersion())
 	err := syscall.Exec(path, append([]string{name}, args...), env)
 	return errors.New(s.msg().Say("refuse.face_start", messages.Args{"Program": path, "Problem": err.Error(), "Version": release}))
-}
-
-// facePath finds the program name beside strom's binary (its link resolved), else
-// on PATH; dir is the folder of strom's binary, "" when no path is found.
-func facePath(name string) (path, dir string) {
-	if self, err := os.Executable(); err == nil {
-		if real, err := filepath.EvalSymlinks(self); err == nil {
-			self = real
-		}
-		dir = filepath.Dir(self)
-		p := filepath.Join(dir, name)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
-			return p, dir
-		}
-	}
-	if p, err := exec.LookPath(name); err == nil {
-		if abs, err := filepath.Abs(p); err == nil {
-			p = abs
-		}
-		return p, dir
-	}
-	return "", dir
 }

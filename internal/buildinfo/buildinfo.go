@@ -1,11 +1,16 @@
-// Package buildinfo names the version of a strom program: the one its build was
-// given (-ldflags "-X main.version=…"), else the module's as go install records
-// it, else "(devel)".
+// Package buildinfo is what strom's programs (strom, strom-app, strom-menu) know
+// of each other: the version each was built as, and where each finds another.
 package buildinfo
 
-import "runtime/debug"
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+)
 
-// Version returns given when the build set it, else the module's version.
+// Version returns given when the build set it (-ldflags "-X main.version=…"),
+// else the module's version as go install records it, else "(devel)".
 func Version(given string) string {
 	if given != "" {
 		return given
@@ -20,3 +25,27 @@ func Version(given string) string {
 // app runs strom-app), the version of that strom, so that the program can say
 // when it is of another.
 const CallerEnv = "STROM_CALLER_VERSION"
+
+// Sibling finds the program name beside this process's binary (its links
+// resolved), where make install and go install …/cmd/...@version put strom's
+// programs, else on PATH. dir is the folder of this process's binary; path is ""
+// when neither has the program.
+func Sibling(name string) (path, dir string) {
+	if self, err := os.Executable(); err == nil {
+		if real, err := filepath.EvalSymlinks(self); err == nil {
+			self = real
+		}
+		dir = filepath.Dir(self)
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+			return p, dir
+		}
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		return p, dir
+	}
+	return "", dir
+}
