@@ -68,7 +68,9 @@ func Main(version string, args []string) int {
 		if err != nil {
 			return fail(1, err)
 		}
-		p = r.Messages()
+		if r != nil {
+			p = r.Messages()
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()

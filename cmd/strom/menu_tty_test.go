@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -389,5 +390,23 @@ func TestMenuEveryScreenInGermanAndCzech(t *testing.T) {
 				t.Errorf("the task added in the menu is not in the queue:\n%s", out)
 			}
 		})
+	}
+}
+
+// TestMenuOutsideAResearch: strom alone on a terminal in a folder that is no
+// research speaks the language of the environment, and its first item runs strom
+// init there as a command of its own; the menu then is the new research's.
+func TestMenuOutsideAResearch(t *testing.T) {
+	t.Parallel()
+	h := newCLIHarness(t)
+	h.env = append(h.env, "STROM_DEMO_STEP=5ms", "LC_ALL=", "LC_MESSAGES=", "TERM=xterm")
+	h.git(t, "init", "-q")
+	w := menuLanguages[1]
+	d := startOnTerminal(t, h, nil, w.env, "ACCESSIBLE=1")
+	d.answer("Diesen Ordner zu einer Forschung machen (strom init)", "1\r")
+	d.answer(w.work, "5\r") // the new research's menu: leave
+	d.leave()
+	if _, err := os.Stat(filepath.Join(h.repo, ".strom", "queue.json")); err != nil {
+		t.Errorf("strom init from the menu made no research: %v\n%s", err, d.screen())
 	}
 }
