@@ -63,3 +63,28 @@ func TestAppFindsStromApp(t *testing.T) {
 		t.Errorf("with no strom-app: exit %d, %q; want exit 1, %q", code, out, want)
 	}
 }
+
+// TestStromLinksNoFace: what only the faces need stays out of strom's binary, so
+// that the commands an agent runs many times a session do not start it.
+func TestStromLinksNoFace(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := map[string]bool{}
+	for _, p := range strings.Fields(string(out)) {
+		deps[p] = true
+	}
+	if !deps["github.com/strom-research/strom/harness"] {
+		t.Fatalf("go list -deps names no harness: %q", out)
+	}
+	for _, p := range []string{
+		"github.com/strom-research/strom/app", "net/http", "html/template", "crypto/tls",
+		"github.com/strom-research/strom/menu", "charm.land/huh/v2", "charm.land/bubbletea/v2", "github.com/atotto/clipboard",
+		"go/format",
+	} {
+		if deps[p] {
+			t.Errorf("strom links %s, which only a face or a generator needs", p)
+		}
+	}
+}
