@@ -33,8 +33,8 @@ func Main(version string, args []string, stdout, stderr io.Writer, getenv func(s
 		return code
 	}
 	version = buildinfo.Version(version)
-	if caller := getenv(buildinfo.CallerEnv); caller != "" && caller != version {
-		fmt.Fprintln(stderr, "strom: "+p.Say("app.other_version", messages.Args{"App": version, "Strom": caller}))
+	if caller := buildinfo.OtherCaller(version); caller != "" {
+		fmt.Fprintln(stderr, "strom: "+p.Say("face.other_version", messages.Args{"Program": "strom-app", "Version": version, "Strom": caller}))
 	}
 	fs := flag.NewFlagSet("strom app", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)

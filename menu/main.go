@@ -36,10 +36,9 @@ func Main(version string, args []string) int {
 		return code
 	}
 	version = buildinfo.Version(version)
-	if caller := getenv(buildinfo.CallerEnv); caller != "" && caller != version {
-		fmt.Fprintln(os.Stderr, "strom: "+p.Say("menu.other_version", messages.Args{"Menu": version, "Strom": caller}))
+	if caller := buildinfo.OtherCaller(version); caller != "" {
+		fmt.Fprintln(os.Stderr, "strom: "+p.Say("face.other_version", messages.Args{"Program": "strom-menu", "Version": version, "Strom": caller}))
 	}
-	os.Unsetenv(buildinfo.CallerEnv)
 	if len(args) != 1 || (args[0] != "menu" && args[0] != "setup") {
 		fmt.Fprintln(os.Stderr, "strom-menu menu|setup: strom runs it for strom menu and strom setup")
 		return 2
@@ -70,6 +69,8 @@ func Main(version string, args []string) int {
 		}
 		if r != nil {
 			p = r.Messages()
+			// As every strom command in a research does (strom app lists it).
+			_ = r.Remember(context.Background())
 		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
@@ -87,7 +88,7 @@ func Main(version string, args []string) int {
 		Msg:        p,
 		Interrupts: ints,
 		Do: func(ctx context.Context, words ...string) int {
-			return runStrom(p, ints, words)
+			return runStrom(p, version, ints, words)
 		},
 	}
 	if args[0] == "setup" {
@@ -104,7 +105,7 @@ func Main(version string, args []string) int {
 // runStrom runs strom with words on this terminal and returns its exit status.
 // The terminal's Ctrl-C reaches it, as the foreground's; the menu's own copy of
 // each is dropped when the command ends, so that it does not leave the menu.
-func runStrom(p *messages.Printer, ints chan os.Signal, words []string) int {
+func runStrom(p *messages.Printer, version string, ints chan os.Signal, words []string) int {
 	path, _ := buildinfo.Sibling("strom")
 	if path == "" {
 		path = "strom"
@@ -125,6 +126,6 @@ func runStrom(p *messages.Printer, ints chan os.Signal, words []string) int {
 		}
 		return exit.ExitCode()
 	}
-	fmt.Fprintln(os.Stderr, "strom: "+p.Say("menu.no_strom", messages.Args{"Program": path, "Problem": err.Error()}))
+	fmt.Fprintln(os.Stderr, "strom: "+p.Say("face.start", messages.Args{"Program": path, "Problem": err.Error(), "Version": buildinfo.Release(version)}))
 	return 1
 }

@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/strom-research/strom/messages"
-
-	"github.com/strom-research/strom/statefiles"
 )
 
 // menuExits are the exit statuses of strom menu.
@@ -35,17 +32,10 @@ func menuCommand(s *sys) *ffcli.Command {
 // openMenu is `strom` alone: the menu on a terminal (the program strom-menu, run
 // in strom's place), the list of commands elsewhere.
 func openMenu(ctx context.Context, s *sys) error {
-	tty := s.terminal()
-	if tty == nil {
+	if s.terminal() == nil {
 		return helpList(s)
 	}
 	if err := s.personOnly(s.msg().Say("refuse.the_menu")); err != nil {
-		return err
-	}
-	// The menu (strom-menu, face.go) opens the research again; opening it here
-	// says what is wrong with it in strom's words, and puts it on this
-	// computer's list.
-	if _, err := s.research(); err != nil && !errors.Is(err, statefiles.ErrNotResearch) {
 		return err
 	}
 	return s.execFace("strom-menu", []string{"menu"})

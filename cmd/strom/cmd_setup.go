@@ -32,8 +32,7 @@ func setupCommand(s *sys) *ffcli.Command {
 				}
 				return s.setInitMode(ctx, *newMode)
 			}
-			tty := s.terminal()
-			if tty == nil {
+			if s.terminal() == nil {
 				return s.usage("usage.setup.terminal")
 			}
 			return s.execFace("strom-menu", []string{"setup"})

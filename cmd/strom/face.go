@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"os"
-	"strings"
 	"syscall"
 
 	"github.com/strom-research/strom/internal/buildinfo"
@@ -15,20 +14,16 @@ import (
 // A face that needs libraries no other command does — the app's web server with
 // TLS and HTML templates, the menu's terminal forms — is a program of its own, so
 // that the commands an agent runs many times a session do not start them: they
-// cost every strom process a millisecond or more (BENCHMARKS.md, "A research's
+// cost every strom process 0.5 to 1 ms (BENCHMARKS.md, "A research's
 // age"). The program is looked for beside strom's own binary, then on PATH; make
 // install and go install …/cmd/...@version put them in one folder.
 func (s *sys) execFace(name string, args []string) error {
-	// go install takes a released version, or latest for a strom built from source.
-	release := buildVersion()
-	if !strings.HasPrefix(release, "v") {
-		release = "latest"
-	}
+	release := buildinfo.Release(buildVersion())
 	path, dir := buildinfo.Sibling(name)
 	if path == "" {
-		return errors.New(s.msg().Say("refuse.face_missing", messages.Args{"Program": name, "Dir": dir, "Version": release}))
+		return errors.New(s.msg().Say("face.missing", messages.Args{"Program": name, "Dir": dir, "Version": release}))
 	}
 	env := append(os.Environ(), buildinfo.CallerEnv+"="+buildVersion())
 	err := syscall.Exec(path, append([]string{name}, args...), env)
-	return errors.New(s.msg().Say("refuse.face_start", messages.Args{"Program": path, "Problem": err.Error(), "Version": release}))
+	return errors.New(s.msg().Say("face.start", messages.Args{"Program": path, "Problem": err.Error(), "Version": release}))
 }

@@ -410,3 +410,21 @@ func TestMenuOutsideAResearch(t *testing.T) {
 		t.Errorf("strom init from the menu made no research: %v\n%s", err, d.screen())
 	}
 }
+
+// TestMenuRemembersTheResearch: the menu opened in a research puts it on this
+// computer's list (strom app), as every strom command in it does.
+func TestMenuRemembersTheResearch(t *testing.T) {
+	t.Parallel()
+	h := menuResearch(t)
+	list := filepath.Join(h.dir, "home", ".config", "strom", "researches.json")
+	if err := os.Remove(list); err != nil {
+		t.Fatal(err)
+	}
+	d := startMenu(t, h, menuLanguages[0].env, "ACCESSIBLE=1")
+	d.answer(menuLanguages[0].work, "5\r")
+	d.leave()
+	b, err := os.ReadFile(list)
+	if err != nil || !strings.Contains(string(b), h.repo) {
+		t.Errorf("researches.json after the menu: %q, %v; want it to name %s", b, err, h.repo)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 )
 
 // Version returns given when the build set it (-ldflags "-X main.version=…"),
@@ -21,10 +22,31 @@ func Version(given string) string {
 	return "(devel)"
 }
 
+// Release is what go install takes for version: the version itself when it is a
+// module's, else latest (a strom built from source).
+func Release(version string) string {
+	if strings.HasPrefix(version, "v") {
+		return version
+	}
+	return "latest"
+}
+
 // CallerEnv names, in the environment of a program strom runs in its place (strom
 // app runs strom-app), the version of that strom, so that the program can say
 // when it is of another.
 const CallerEnv = "STROM_CALLER_VERSION"
+
+// OtherCaller returns the version of the strom that ran this program in its
+// place when it is not version, else "". It takes CallerEnv out of the
+// environment, so that the commands this program runs do not inherit it.
+func OtherCaller(version string) string {
+	caller := os.Getenv(CallerEnv)
+	os.Unsetenv(CallerEnv)
+	if caller == version {
+		return ""
+	}
+	return caller
+}
 
 // Sibling finds the program name beside this process's binary (its links
 // resolved), where make install and go install …/cmd/...@version put strom's
