@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/strom-research/strom/harness/consent"
@@ -57,6 +58,9 @@ func (r *Research) marked(event string) {
 type Env struct {
 	Clock  clock.Clock
 	Getenv func(string) string
+	// Notice, when set, is told in one line what strom mended by itself on the
+	// way (a change a stopped strom left half written).
+	Notice io.Writer
 }
 
 func (e Env) withDefaults() Env {
@@ -80,6 +84,11 @@ func Open(dir string, env Env) (*Research, error) {
 	tree.OnMigrate = r.commitMigration
 	tree.HeadQueue = r.headQueue
 	tree.OnMigrateProgress = r.commitProgressMigration
+	if env.Notice != nil {
+		tree.OnFinish = func(files []string) {
+			fmt.Fprintln(env.Notice, r.Messages().Say("files.finished", messages.Args{"Files": strings.Join(files, ", ")}))
+		}
+	}
 	return r, nil
 }
 

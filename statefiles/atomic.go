@@ -27,10 +27,12 @@ func WriteTransient(path string, data []byte) error {
 
 func replace(path string, data []byte, perm os.FileMode, durable bool) error {
 	dir := filepath.Dir(path)
+	failpoint()
 	f, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	failpoint()
 	tmp := f.Name()
 	ok := false
 	defer func() {
@@ -42,6 +44,7 @@ func replace(path string, data []byte, perm os.FileMode, durable bool) error {
 	if _, err := f.Write(data); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	failpoint()
 	if err := f.Chmod(perm); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -49,6 +52,7 @@ func replace(path string, data []byte, perm os.FileMode, durable bool) error {
 		if err := f.Sync(); err != nil {
 			return fmt.Errorf("sync %s: %w", path, err)
 		}
+		failpoint()
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", path, err)
@@ -56,6 +60,7 @@ func replace(path string, data []byte, perm os.FileMode, durable bool) error {
 	if err := os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("replace %s: %w", path, err)
 	}
+	failpoint()
 	ok = true
 	if !durable {
 		return nil
@@ -72,5 +77,6 @@ func syncDir(dir string) error {
 	if err := d.Sync(); err != nil {
 		return fmt.Errorf("sync folder %s: %w", dir, err)
 	}
+	failpoint()
 	return nil
 }

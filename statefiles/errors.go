@@ -61,5 +61,8 @@ var ErrNewerStrom = errors.New("written by a newer strom")
 // its bytes into replacement characters.
 var ErrNotUTF8 = errors.New("not UTF-8 text")
 
+// errOutside means a path strom was to write leads out of .strom/.
+var errOutside = errors.New("the path leads out of .strom/")
+
 // ErrArchiveName means an archive's name has characters a name may not have.
 var ErrArchiveName = errors.New("not an archive name")

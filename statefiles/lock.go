@@ -19,8 +19,20 @@ const LockWait = 60 * time.Second
 // The lock is not re-entrant: code holding it calls the *Locked functions, never the
 // Update* ones. The lock file is never deleted, so two processes never lock two
 // different files of the same name.
+//
+// A change a killed strom left half written is completed first (journal.go), so
+// every holder of the lock sees the state whole.
 func (t *Tree) Lock(ctx context.Context) (unlock func(), err error) {
-	return LockFile(ctx, t.Path(RunDir, "lock"), t.rel(RunDir, "lock"))
+	unlock, err = LockFile(ctx, t.Path(RunDir, "lock"), t.rel(RunDir, "lock"))
+	if err != nil {
+		return nil, err
+	}
+	failpoint()
+	if _, err := t.finishJournal(); err != nil {
+		unlock()
+		return nil, err
+	}
+	return unlock, nil
 }
 
 // LockFile takes an exclusive flock on path, creating the file and its folder,

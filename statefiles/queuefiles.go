@@ -138,10 +138,28 @@ func EncodeOrder(o *Order) ([]byte, error) {
 // order is in its shard and every task of a shard (ids, the tasks of the shards
 // read) is in the order. shown names the queue in errors. Within a shard no id is
 // twice and every id is in its range (checkShard), so no id is in two places.
+//
+// A task of a shard that is not in the order and whose id is not below next_id is
+// an add a killed strom left half written (its shard written, queue.json not yet,
+// by a strom before the journal): CheckFiles puts it at the end of o's order, in
+// id order, and moves next_id past it, so it reads as added and the next write of
+// the queue completes the add.
 func CheckFiles(shown string, o *Order, ids []string) error {
 	in := make(map[string]bool, len(o.Order))
 	for _, id := range o.Order {
 		in[id] = true
+	}
+	var adopt []string
+	for _, id := range ids {
+		if !in[id] && idNumber(id) >= o.NextID {
+			adopt = append(adopt, id)
+		}
+	}
+	slices.SortFunc(adopt, func(a, b string) int { return idNumber(a) - idNumber(b) })
+	for _, id := range adopt {
+		o.Order = append(o.Order, id)
+		in[id] = true
+		o.NextID = idNumber(id) + 1
 	}
 	have := make(map[string]bool, len(ids))
 	for _, id := range ids {
@@ -233,7 +251,7 @@ func (t *Tree) writeOrder(o *Order, old []byte, added []string) ([]byte, error) 
 	} else if err := check(shown, schemas.Queue, data); err != nil {
 		return nil, fmt.Errorf("refuse to write invalid data: %w", err)
 	}
-	return data, WriteAtomic(t.Path(QueueFile), data, 0o644)
+	return data, t.put(QueueFile, data)
 }
 
 // ensureCurrent migrates a queue of version 1 or 2 (queuemigrate.go). Hold the lock.
@@ -316,6 +334,17 @@ func (t *Tree) loadShards(o *Order) (*Queue, map[string][]byte, error) {
 		}
 	}
 	if err := CheckFiles(t.rel(QueueFile), o, ids); err != nil {
+		// A change being written, or left half written by a kill, spans these
+		// files: once it is whole (under the lock) they are read again.
+		if _, jerr := os.Lstat(t.Path(RunDir, journalFile)); jerr == nil {
+			if ferr := t.FinishPending(context.Background()); ferr != nil {
+				return nil, nil, ferr
+			}
+			if _, o, _, err = t.readOrder(); err != nil {
+				return nil, nil, err
+			}
+			return t.loadShards(o)
+		}
 		return nil, nil, err
 	}
 	q := &Queue{Version: QueueVersion, NextID: o.NextID, Tasks: make([]Task, len(o.Order))}
@@ -423,6 +452,23 @@ func (t *Tree) SaveQueue(q *Queue) error {
 		}
 	}
 	written := make(map[string][]byte, len(groups))
+	var order []byte
+	err = t.journaled(func() error {
+		return t.saveQueueFiles(q, disk, oldOrder, l, groups, written, &order)
+	})
+	if err != nil {
+		t.forgetQueue()
+		t.dropQueueIndex()
+		return err
+	}
+	t.forgetQueue()
+	t.indexWholeQueue(q, order, written, at)
+	return nil
+}
+
+// saveQueueFiles writes SaveQueue's files: the shards of groups whose bytes
+// changed, and queue.json; run inside journaled, so that they are written whole.
+func (t *Tree) saveQueueFiles(q *Queue, disk *Order, oldOrder []byte, l *loadedQueue, groups map[string][]Task, written map[string][]byte, order *[]byte) error {
 	for _, rel := range slices.Sorted(maps.Keys(groups)) {
 		var old []byte
 		if l != nil {
@@ -451,13 +497,12 @@ func (t *Tree) SaveQueue(q *Queue) error {
 		}
 	}
 	o := &Order{Version: QueueVersion, NextID: max(q.NextID, disk.NextID), Order: ids}
-	order, err := t.writeOrder(o, oldOrder, added)
+	data, err := t.writeOrder(o, oldOrder, added)
 	if err != nil {
 		return err
 	}
+	*order = data
 	q.Version, q.NextID = QueueVersion, o.NextID
-	t.forgetQueue()
-	t.indexWholeQueue(q, order, written, at)
 	return nil
 }
 

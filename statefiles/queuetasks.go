@@ -6,7 +6,6 @@ package statefiles
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 )
@@ -82,17 +81,20 @@ func (t *Tree) PutTaskLocked(task Task) error {
 	if err != nil {
 		return err
 	}
-	if _, err := t.putTask(s, task); err != nil {
-		return err
-	}
-	if !slices.Contains(o.Order, task.ID) {
-		o.Order = append(o.Order, task.ID)
-		if _, err := t.writeOrder(o, data, []string{task.ID}); err != nil {
+	err = t.journaled(func() error {
+		if _, err := t.putTask(s, task); err != nil {
 			return err
 		}
-	}
+		if !slices.Contains(o.Order, task.ID) {
+			o.Order = append(o.Order, task.ID)
+			if _, err := t.writeOrder(o, data, []string{task.ID}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	t.dropQueueIndex()
-	return nil
+	return err
 }
 
 // AddTask adds a task at the end of the queue under the lock: build makes it for
@@ -118,13 +120,19 @@ func (t *Tree) AddTaskLocked(build func(id string) (Task, error)) (Task, error) 
 		return Task{}, err
 	}
 	n := o.NextID
-	// A task left in its shard without its place in the order (a hand edit) keeps
-	// its id.
+	// A task in its file past next_id is an add a killed strom left half written
+	// (the order was not yet written): it is read as added (adoptAdded), and this
+	// write puts it in the order.
 	s, err := t.readShard(shardOf(n))
 	if err != nil {
 		return Task{}, err
 	}
+	var added []string
 	for s.find("T-"+strconv.Itoa(n)) >= 0 {
+		if id := "T-" + strconv.Itoa(n); !slices.Contains(o.Order, id) {
+			o.Order = append(o.Order, id)
+			added = append(added, id)
+		}
 		n++
 		if rel := shardOf(n); rel != s.rel {
 			if s, err = t.readShard(rel); err != nil {
@@ -144,22 +152,22 @@ func (t *Tree) AddTaskLocked(build func(id string) (Task, error)) (Task, error) 
 	if ix != nil {
 		defer ix.Close()
 	}
-	before := s.data
-	if _, err := t.putTask(s, task); err != nil {
-		return Task{}, err
-	}
-	o.Order = append(o.Order, id)
-	o.NextID = n + 1
-	order, err := t.writeOrder(o, data, []string{id})
-	if err != nil {
-		if before == nil {
-			os.Remove(t.Path(s.rel))
-		} else {
-			_ = WriteAtomic(t.Path(s.rel), before, 0o644)
+	var order []byte
+	if err := t.journaled(func() error {
+		if _, err := t.putTask(s, task); err != nil {
+			return err
 		}
+		o.Order = append(o.Order, id)
+		o.NextID = n + 1
+		order, err = t.writeOrder(o, data, append(slices.Clone(added), id))
+		return err
+	}); err != nil {
+		t.dropQueueIndex()
 		return Task{}, err
 	}
-	if fresh {
+	if len(added) > 0 {
+		t.dropQueueIndex()
+	} else if fresh {
 		t.indexTaskAdded(ix, n, task.State, o.NextID, s.data, order)
 	} else {
 		t.dropQueueIndex()

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -349,8 +348,8 @@ func (t *Tree) writeShard(rel string, tasks []Task, old []byte) ([]byte, bool, e
 func (t *Tree) writeShardNoting(rel string, tasks []Task, old []byte, note bool) ([]byte, bool, error) {
 	shown := t.rel(rel)
 	if len(tasks) == 0 {
-		if err := os.Remove(t.Path(rel)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return old, false, fmt.Errorf("remove %s: %w", shown, err)
+		if err := t.drop(rel); err != nil {
+			return old, false, err
 		}
 		return nil, old != nil, nil
 	}
@@ -361,10 +360,7 @@ func (t *Tree) writeShardNoting(rel string, tasks []Task, old []byte, note bool)
 	if old != nil && bytes.Equal(old, data) {
 		return old, false, nil
 	}
-	if err := os.MkdirAll(t.Path(TasksDir), 0o755); err != nil {
-		return old, false, fmt.Errorf("write %s: %w", shown, err)
-	}
-	if err := WriteAtomic(t.Path(rel), data, 0o644); err != nil {
+	if err := t.put(rel, data); err != nil {
 		return old, false, err
 	}
 	s := shardSum(data)

@@ -129,11 +129,13 @@ func appendPlain(path string, b []byte, create, sync bool) error {
 	if create {
 		mode |= syscall.O_CREAT
 	}
+	failpoint()
 	fd, err := syscall.Open(path, mode, 0o644)
 	if err != nil {
 		return &os.PathError{Op: "open", Path: path, Err: err}
 	}
 	n, err := syscall.Write(fd, b)
+	failpoint()
 	for errors.Is(err, syscall.EINTR) {
 		n, err = syscall.Write(fd, b)
 	}
@@ -142,6 +144,7 @@ func appendPlain(path string, b []byte, create, sync bool) error {
 	}
 	if err == nil && sync {
 		err = syscall.Fsync(fd)
+		failpoint()
 	}
 	if cerr := syscall.Close(fd); err == nil {
 		err = cerr

@@ -72,6 +72,12 @@ type Tree struct {
 	// older progress.jsonl were moved into segments (records of them): the harness
 	// commits the migration. When it fails, the move is undone.
 	OnMigrateProgress func(records int) error
+	// OnFinish, when set, is told the files of a change a killed strom left half
+	// written, once the lock's next holder has written them whole (journal.go).
+	OnFinish func(files []string)
+
+	// pending collects the files of a change being made (journaled).
+	pending *[]fileChange
 }
 
 // Find returns the tree whose .strom/ folder is in dir or the nearest folder above

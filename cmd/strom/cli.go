@@ -88,7 +88,9 @@ func (s *sys) clock() clock.Clock {
 	return s.clk
 }
 
-func (s *sys) env() harness.Env { return harness.Env{Clock: s.clock(), Getenv: s.getenv} }
+func (s *sys) env() harness.Env {
+	return harness.Env{Clock: s.clock(), Getenv: s.getenv, Notice: s.stderr}
+}
 
 func (s *sys) cwd() string {
 	if s.dir != "" {

@@ -1,0 +1,191 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// killAgent records twice, adds a follow-up task and ends its task: a session
+// whose end writes the task, the park counters, the records and a new task. Its own
+// strom commands are not killed (the variable is the run's alone).
+const killAgent = `#!/bin/sh
+unset STROM_TEST_KILL_AT
+echo "found in $STROM_SESSION" > "found-$STROM_TASK.txt"
+strom record "first finding" >/dev/null
+strom record "second finding" >/dev/null
+strom task add "Follow-up of $STROM_TASK" >/dev/null
+strom done >/dev/null
+`
+
+// TestKillAtEveryWrite runs each command that writes state and kills it (SIGKILL)
+// at every point where it writes — before and after each write, fsync, rename and
+// removal of a state file, and where it takes the lock (statefiles' failpoints,
+// STROM_TEST_KILL_AT=n for n = 1, 2, … until the command finishes) — each time on a
+// fresh copy of the same research. After each kill the next commands must work
+// (no state a person must mend), and what they read must be the state before the
+// command or the state after it: no task, record or file lost, none doubled.
+func TestKillAtEveryWrite(t *testing.T) {
+	t.Parallel()
+	h := newCLIHarness(t)
+	if err := os.WriteFile(filepath.Join(h.dir, "agent.sh"), []byte(killAgent), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h.git(t, "init", "-q")
+	h.must(t, "init", "--agent", "command")
+	h.must(t, "config", "set", "agent.command", "sh "+filepath.Join(h.dir, "agent.sh"))
+	for i := 1; i <= 4; i++ {
+		h.must(t, "task", "add", fmt.Sprintf("Task %d", i), "--body", "text")
+	}
+	h.must(t, "record", "--task", "T-1", "an earlier finding")
+	h.must(t, "task", "park", "T-4", "--why", "needs a person")
+	h.git(t, "add", "-A")
+	h.git(t, "commit", "-q", "-m", "the research")
+	template := h.repo
+
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"task add", []string{"task", "add", "A new task", "--body", "its text"}},
+		{"task edit", []string{"task", "edit", "T-2", "--title", "Task 2, reworded"}},
+		{"task move", []string{"task", "move", "T-3", "--before", "T-1"}},
+		{"task park", []string{"task", "park", "T-2", "--why", "wait for the archive"}},
+		{"task unpark", []string{"task", "unpark", "T-4"}},
+		{"record", []string{"record", "--task", "T-2", "a finding"}},
+		{"run", []string{"run", "--task", "T-1"}},
+	}
+	for _, c := range cases {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			after := copyResearch(t, template, filepath.Join(dir, "after"))
+			runIn(t, h, after, nil, c.args...)
+			want := stateOf(t, h, after)
+			before := stateOf(t, h, copyResearch(t, template, filepath.Join(dir, "before")))
+			points := 0
+			for n := 1; ; n++ {
+				repo := copyResearch(t, template, filepath.Join(dir, fmt.Sprint(n)))
+				out, err := runIn(t, h, repo, []string{fmt.Sprintf("STROM_TEST_KILL_AT=%d", n)}, c.args...)
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) || !ee.Sys().(syscall.WaitStatus).Signaled() {
+					if err != nil {
+						t.Fatalf("strom %s, not killed: %v\n%s", strings.Join(c.args, " "), err, out)
+					}
+					break // it went past its last write point
+				}
+				points++
+				if c.name == "run" {
+					checkRunResumed(t, h, repo, n)
+					os.RemoveAll(repo)
+					continue
+				}
+				if out, err := runIn(t, h, repo, nil, "status"); err != nil {
+					t.Fatalf("killed at write point %d of strom %s: strom status then failed: %v\n%s", n, c.name, err, out)
+				}
+				got := stateOf(t, h, repo)
+				if got != before && got != want {
+					t.Fatalf("killed at write point %d of strom %s, the next command read a state that is neither before nor after:\n%s\nbefore:\n%s\nafter:\n%s", n, c.name, got, before, want)
+				}
+				os.RemoveAll(repo)
+			}
+			if points == 0 {
+				t.Fatalf("strom %s passed no write point: STROM_TEST_KILL_AT had no effect", c.name)
+			}
+			t.Logf("strom %s: killed at each of its %d write points", c.name, points)
+		})
+	}
+}
+
+// copyResearch copies the research at from (its git folder too) to to.
+func copyResearch(t *testing.T, from, to string) string {
+	t.Helper()
+	if out, err := exec.Command("cp", "-a", from, to).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v\n%s", err, out)
+	}
+	return to
+}
+
+func runIn(t *testing.T, h *cliHarness, repo string, env []string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(h.strom, args...)
+	cmd.Dir, cmd.Env = repo, append(append([]string{}, h.env...), env...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// stateOf is what a person reads of the research, without times: the mode, every
+// task (id, title, state, text, reason) in queue order with its records' texts,
+// and the files of the work tree with what git says of them. A second `strom
+// status` and `strom task list` must work too.
+func stateOf(t *testing.T, h *cliHarness, repo string) string {
+	t.Helper()
+	out, err := runIn(t, h, repo, nil, "task", "list", "--all", "--json")
+	if err != nil {
+		t.Fatalf("strom task list: %v\n%s", err, out)
+	}
+	var tasks []struct {
+		ID, Title, Body, State, Reason string
+	}
+	if err := json.Unmarshal([]byte(out[strings.Index(out, "["):]), &tasks); err != nil {
+		t.Fatalf("strom task list --json: %v\n%s", err, out)
+	}
+	var b strings.Builder
+	mode, _ := os.ReadFile(filepath.Join(repo, ".strom", "mode.json"))
+	fmt.Fprintf(&b, "mode archive=%v\n", strings.Contains(string(mode), `"archive"`))
+	for _, task := range tasks {
+		fmt.Fprintf(&b, "%s %q %q %s %q:", task.ID, task.Title, task.Body, task.State, task.Reason)
+		out, err := runIn(t, h, repo, nil, "task", "show", task.ID, "--json")
+		if err != nil {
+			t.Fatalf("strom task show %s: %v\n%s", task.ID, err, out)
+		}
+		var shown struct{ Records []struct{ Text string } }
+		if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &shown); err != nil {
+			t.Fatalf("strom task show --json: %v\n%s", err, out)
+		}
+		for _, r := range shown.Records {
+			fmt.Fprintf(&b, " %q", r.Text)
+		}
+		b.WriteString("\n")
+	}
+	files, _ := filepath.Glob(filepath.Join(repo, "found-*.txt"))
+	for _, f := range files {
+		fmt.Fprintf(&b, "file %s\n", filepath.Base(f))
+	}
+	return b.String()
+}
+
+// checkRunResumed checks a research whose strom run was killed at its write point
+// n: rerunning strom run is the whole recovery. After it the task is done, the
+// agent's file and records are committed, the work tree is clean, and strom status
+// works.
+func checkRunResumed(t *testing.T, h *cliHarness, repo string, n int) {
+	t.Helper()
+	out, err := runIn(t, h, repo, nil, "run", "--task", "T-1")
+	if err != nil && !strings.Contains(out, "T-1") {
+		t.Fatalf("killed at write point %d of strom run, the rerun failed: %v\n%s", n, err, out)
+	}
+	if out, err := runIn(t, h, repo, nil, "status"); err != nil {
+		t.Fatalf("killed at write point %d of strom run: strom status after the rerun failed: %v\n%s", n, err, out)
+	}
+	cmd := exec.Command("git", "status", "--porcelain")
+	cmd.Dir, cmd.Env = repo, h.env
+	if st, err := cmd.Output(); err != nil || len(st) > 0 {
+		t.Fatalf("killed at write point %d of strom run, after the rerun git status says: %s %v", n, st, err)
+	}
+	state := stateOf(t, h, repo)
+	if !strings.Contains(state, `T-1 "Task 1" "text" done`) || !strings.Contains(state, `"first finding"`) || !strings.Contains(state, "file found-T-1.txt") {
+		t.Fatalf("killed at write point %d of strom run, after the rerun the research reads:\n%s", n, state)
+	}
+	cmd = exec.Command("git", "ls-files", "found-T-1.txt")
+	cmd.Dir, cmd.Env = repo, h.env
+	if ls, _ := cmd.Output(); len(ls) == 0 {
+		t.Fatalf("killed at write point %d of strom run: the agent's file is not committed", n)
+	}
+}

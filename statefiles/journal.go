@@ -1,0 +1,192 @@
+package statefiles
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// A change that spans files (a task's file of a hundred and queue.json, or the
+// whole queue) is written whole or not at all, whenever the process is killed:
+// the new bytes of every file are first written to one journal file under
+// .strom/run/ (atomically: it is there whole or not at all), then each file is
+// replaced, then the journal is removed. A kill before the journal is whole leaves
+// every file as it was; a kill after it leaves the journal, and the next process
+// that takes the lock writes its files again, so the change is whole (finishJournal).
+
+// journalFile, under .strom/run/, is the change being written.
+const journalFile = "journal.json"
+
+// journalVersion is the journal's own format; a journal of another version (a
+// different strom was killed) is not replayed but kept aside for a person.
+const journalVersion = 1
+
+// fileChange is one file of a change: its new bytes, or its removal.
+type fileChange struct {
+	Path   string `json:"path"` // under .strom/, slash-separated
+	Data   []byte `json:"data,omitempty"`
+	Remove bool   `json:"remove,omitempty"`
+}
+
+type journal struct {
+	Version int          `json:"version"`
+	Files   []fileChange `json:"files"`
+}
+
+// journaled runs fn, which writes state files through t.put and t.drop, and then
+// writes what it wrote as one change: all of it, or (fn failing, or the process
+// killed before the change is whole) none of it. Hold the lock.
+func (t *Tree) journaled(fn func() error) error {
+	if t.pending != nil { // already inside a change: it is part of that one
+		return fn()
+	}
+	var changes []fileChange
+	t.pending = &changes
+	err := fn()
+	t.pending = nil
+	if err != nil {
+		return err
+	}
+	return t.writeChange(changes)
+}
+
+// put replaces the state file rel (under .strom/) with data, or, inside
+// journaled, adds it to the change.
+func (t *Tree) put(rel string, data []byte) error {
+	if t.pending != nil {
+		*t.pending = addChange(*t.pending, fileChange{Path: filepath.ToSlash(rel), Data: data})
+		return nil
+	}
+	return t.apply(fileChange{Path: filepath.ToSlash(rel), Data: data})
+}
+
+// drop removes the state file rel, or, inside journaled, adds its removal to the
+// change. A file that is not there is no error.
+func (t *Tree) drop(rel string) error {
+	if t.pending != nil {
+		*t.pending = addChange(*t.pending, fileChange{Path: filepath.ToSlash(rel), Remove: true})
+		return nil
+	}
+	return t.apply(fileChange{Path: filepath.ToSlash(rel), Remove: true})
+}
+
+// addChange puts c into changes, in the place of an earlier change of its file.
+func addChange(changes []fileChange, c fileChange) []fileChange {
+	if i := slices.IndexFunc(changes, func(o fileChange) bool { return o.Path == c.Path }); i >= 0 {
+		changes[i] = c
+		return changes
+	}
+	return append(changes, c)
+}
+
+// apply writes one file of a change.
+func (t *Tree) apply(c fileChange) error {
+	if !filepath.IsLocal(filepath.FromSlash(c.Path)) {
+		return fmt.Errorf("write %s: %w", t.rel(c.Path), errOutside)
+	}
+	path := t.Path(filepath.FromSlash(c.Path))
+	if c.Remove {
+		failpoint()
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("remove %s: %w", t.rel(c.Path), err)
+		}
+		failpoint()
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", t.rel(c.Path), err)
+	}
+	return WriteAtomic(path, c.Data, 0o644)
+}
+
+// writeChange writes changes whole: one file alone is replaced atomically as it
+// is; more go through the journal.
+func (t *Tree) writeChange(changes []fileChange) error {
+	switch len(changes) {
+	case 0:
+		return nil
+	case 1:
+		return t.apply(changes[0])
+	}
+	data, err := json.Marshal(journal{Version: journalVersion, Files: changes})
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", t.rel(RunDir, journalFile), err)
+	}
+	if err := os.MkdirAll(t.Path(RunDir), 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", t.rel(RunDir, journalFile), err)
+	}
+	if err := WriteAtomic(t.Path(RunDir, journalFile), data, 0o644); err != nil {
+		return err
+	}
+	return t.replay(changes)
+}
+
+// replay writes every file of a journal's change and then removes the journal.
+func (t *Tree) replay(changes []fileChange) error {
+	for _, c := range changes {
+		if err := t.apply(c); err != nil {
+			return err
+		}
+	}
+	failpoint()
+	if err := os.Remove(t.Path(RunDir, journalFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("remove %s: %w", t.rel(RunDir, journalFile), err)
+	}
+	failpoint()
+	return nil
+}
+
+// finishJournal completes a change a killed strom left half written: it writes
+// every file of the journal again and removes it. It returns the files the change
+// held (none when there was no journal). Hold the lock.
+func (t *Tree) finishJournal() ([]string, error) {
+	path := t.Path(RunDir, journalFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", t.rel(RunDir, journalFile), err)
+	}
+	var j journal
+	if err := json.Unmarshal(data, &j); err != nil || j.Version != journalVersion {
+		// Not a journal this strom wrote whole: it is written atomically, so this
+		// is someone else's file. Keep it for a person, and change nothing.
+		aside := path + ".unknown"
+		if rerr := os.Rename(path, aside); rerr != nil {
+			return nil, fmt.Errorf("move %s aside: %w", t.rel(RunDir, journalFile), rerr)
+		}
+		return nil, nil
+	}
+	t.dropQueueIndex()
+	if err := t.replay(j.Files); err != nil {
+		return nil, err
+	}
+	files := make([]string, len(j.Files))
+	for i, c := range j.Files {
+		files[i] = t.rel(c.Path)
+	}
+	if t.OnFinish != nil {
+		t.OnFinish(files)
+	}
+	return files, nil
+}
+
+// FinishPending completes a change a killed strom left half written, if there is
+// one, taking the lock for it (every holder of the lock does so first). Readers
+// call it when the files they read do not agree.
+func (t *Tree) FinishPending(ctx context.Context) error {
+	if _, err := os.Lstat(t.Path(RunDir, journalFile)); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	unlock, err := t.Lock(ctx)
+	if err != nil {
+		return err
+	}
+	unlock()
+	return nil
+}
