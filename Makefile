@@ -47,9 +47,12 @@ FUZZTIME ?= 30s
 fuzz:
 	FUZZTIME=$(FUZZTIME) ./scripts/fuzz.sh
 
-# The long simulated night: 12 hours, at least 200 sessions, every fault (TestNight).
+# The long simulated night: 12 hours, at least 200 sessions, every fault (TestNight);
+# 1,000 rounds of killing a --loop run, its agent and the agent's strom commands
+# (TestCrashResume).
 soak:
 	$(GO) test -count=1 -timeout 60m -run '^TestNight$$' -v ./cmd/strom/ -soak
+	$(GO) test -count=1 -timeout 90m -run '^TestCrashResume$$' -v ./cmd/strom/ -soak
 	$(GO) test -count=1 -timeout 30m -run '^TestSyncMachines$$' -v ./cmd/strom/
 
 lint:

@@ -142,14 +142,20 @@ func showSessionTask(ctx context.Context, s *sys) error {
 	if err != nil {
 		return err
 	}
+	recs, older := recordPage(recs, 1)
 	if s.json {
+		if recs == nil {
+			recs = []statefiles.Record{}
+		}
 		return s.printJSON(struct {
 			statefiles.Task
 			Records  []statefiles.Record `json:"records"`
+			Older    int                 `json:"older_records"`
 			Deadline string              `json:"deadline"`
-		}{t, recs, s.getenv("STROM_DEADLINE")})
+		}{t, recs, older, s.getenv("STROM_DEADLINE")})
 	}
 	printTask(s, t, recs)
+	printOlder(s, t.ID, 1, older)
 	if dl, err := time.Parse(time.RFC3339, s.getenv("STROM_DEADLINE")); err == nil {
 		fmt.Fprintf(s.stdout, "\n%s\n", s.msg().Say("task.session_ends", messages.Args{"Session": ref.Session,
 			"Ends": harness.ClockAt(dl.UTC()), "Left": harness.SayTimeLeft(s.msg(), r.Now(), dl)}))

@@ -10,6 +10,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -266,9 +267,10 @@ func singleSpaced(s string) bool {
 func taskShowCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom task show")
 	asJSON := fs.Bool("json", false, "help.flag.json")
+	page := fs.Int("page", 0, s.helpWith("help.task.show.flag.page", messages.Args{"Page": recordsPage}))
 	return &ffcli.Command{
 		Name:       "show",
-		ShortUsage: "strom task show ID [--json]",
+		ShortUsage: "strom task show ID [--page N] [--json]",
 		ShortHelp:  "help.task.show.short",
 		FlagSet:    fs,
 		LongHelp:   withHelp("help.task.show.long", ""),
@@ -276,6 +278,9 @@ func taskShowCommand(s *sys) *ffcli.Command {
 			s.json = *asJSON
 			if len(args) != 1 {
 				return s.usage("usage.task.show.args")
+			}
+			if *page < 0 {
+				return s.usage("usage.task.show.page", messages.Args{"Value": *page})
 			}
 			r, err := s.research()
 			if err != nil {
@@ -289,6 +294,10 @@ func taskShowCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
+			older := 0
+			if *page > 0 {
+				recs, older = recordPage(recs, *page)
+			}
 			if *asJSON {
 				if recs == nil {
 					recs = []statefiles.Record{}
@@ -296,12 +305,46 @@ func taskShowCommand(s *sys) *ffcli.Command {
 				return s.printJSON(struct {
 					statefiles.Task
 					Records []statefiles.Record `json:"records"`
-				}{t, recs})
+					Older   *int                `json:"older_records,omitempty"`
+				}{t, recs, olderOf(*page, older)})
 			}
 			printTask(s, t, recs)
+			printOlder(s, t.ID, *page, older)
 			return nil
 		}),
 	}
+}
+
+// recordsPage is how many records a page of strom task show holds, and how many
+// the agent's strom task shows: the newest in full, as the session's prompt
+// quotes them, and a line saying how many older ones there are and how to read
+// them. An agent's context is not flooded by a task of a thousand records.
+const recordsPage = agents.MaxPromptRecords
+
+// recordPage returns page n (1: the newest recordsPage records) of a task's
+// records, oldest first, and how many records are older than it.
+func recordPage(recs []statefiles.Record, n int) ([]statefiles.Record, int) {
+	end := max(0, len(recs)-(n-1)*recordsPage)
+	start := max(0, end-recordsPage)
+	return recs[start:end], start
+}
+
+// olderOf is the count of older records for --json: only where a page was asked.
+func olderOf(page, older int) *int {
+	if page == 0 {
+		return nil
+	}
+	return &older
+}
+
+// printOlder says how many records are older than the page shown, and the
+// command that shows the page before it.
+func printOlder(s *sys, id string, page, older int) {
+	if page == 0 || older == 0 {
+		return
+	}
+	fmt.Fprintf(s.stdout, "\n%s\n", s.msg().Say("task.show_older", messages.Args{"Count": older, "Page": recordsPage,
+		"Command": fmt.Sprintf("strom task show %s --page %d", id, page+1)}))
 }
 
 func printTask(s *sys, t statefiles.Task, recs []statefiles.Record) {

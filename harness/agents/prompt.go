@@ -119,6 +119,9 @@ func taskData(t TaskInfo) string {
 	}
 	if len(recs) > 0 {
 		line("")
+		if older := len(t.Records) - len(recs); older > 0 {
+			line(fmt.Sprintf("%d older records are not quoted here: `strom task show %s --page 2` shows the %d before these, --page 3 the ones before those, and so on.", older, t.ID, MaxPromptRecords))
+		}
 		line(fmt.Sprintf("Earlier records (%d, oldest first):", len(recs)))
 		for _, r := range recs {
 			block("- " + strings.TrimSpace(clean(r)))
