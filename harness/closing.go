@@ -183,7 +183,7 @@ func (r *Research) CheckNow(ctx context.Context) string {
 	if _, err := r.Tree.QueueSummary(ctx); err != nil {
 		return r.Messages().Text(err)
 	}
-	if err := r.Tree.CheckProgress(ctx); err != nil {
+	if err := r.checkRecords(ctx); err != nil {
 		return r.Messages().Text(err)
 	}
 	g, err := r.Git(ctx)

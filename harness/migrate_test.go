@@ -136,7 +136,7 @@ func TestMigrateResearchOfMain(t *testing.T) {
 	// The records moved first, in a commit of their own
 	// (migrateprogress_test.go), then the queue.
 	checkMigration(t, root, head, 2, "1 to 3", "M\t.strom/queue.json", "A\t.strom/tasks/T-1-99.json")
-	if msg := gitOut(t, root, "log", "-1", "--format=%b", "HEAD~1"); !strings.Contains(msg, "Strom-Migrate: progress.jsonl to progress/") {
+	if msg := gitOut(t, root, "log", "-1", "--format=%b", "HEAD~1"); !strings.Contains(msg, "Strom-Migrate: progress to records/") {
 		t.Errorf("the commit before the queue's migration is not the records':\n%s", msg)
 	}
 	if files := gitOut(t, root, "show", "--name-status", "--no-renames", "--format=", "HEAD~1"); !strings.Contains(files, "M\t.strom/.gitattributes") {
@@ -155,7 +155,7 @@ func TestMigrateResearchOfMain(t *testing.T) {
 	if after.NextID != before.NextID || !reflect.DeepEqual(after.Tasks, before.Tasks) {
 		t.Errorf("migrated queue differs:\n got %+v\nwant %+v", after, before)
 	}
-	if now := segmentsText(t, r.Tree); now != string(records) {
+	if now := recordsText(t, r.Tree); now != string(records) {
 		t.Error("the records changed")
 	}
 	if v, _ := r.Tree.QueueVersionOnDisk(); v != statefiles.QueueVersion {
@@ -318,7 +318,7 @@ func TestMigrateResearchOf5ce811e(t *testing.T) {
 	if diff := gitOut(t, root, "diff", "HEAD", "--", ".strom/tasks/T-1-99.json"); !strings.Contains(diff, `+      "state": "started",`) || !strings.Contains(diff, `+      "session": "20261201T151036Z-cb95"`) {
 		t.Errorf("T-2's change is not left uncommitted:\n%s", diff)
 	}
-	if now := segmentsText(t, r.Tree); now != string(keep[statefiles.ProgressFile]) {
+	if now := recordsText(t, r.Tree); now != string(keep[statefiles.ProgressFile]) {
 		t.Error("the records changed")
 	}
 	if now, _ := os.ReadFile(r.Tree.Path(statefiles.ParkFile)); string(now) != string(keep[statefiles.ParkFile]) {

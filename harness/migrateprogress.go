@@ -12,8 +12,10 @@ import (
 )
 
 // progressMigration is the trailer value of the commit that moved the records of
-// progress.jsonl into segments.
-const progressMigration = statefiles.ProgressFile + " to " + statefiles.ProgressDir + "/"
+// an older strom (segments, progress.jsonl) into the files of a hundred; an
+// earlier strom's commit that moved progress.jsonl into segments says
+// "progress.jsonl to progress/".
+const progressMigration = "progress to " + statefiles.RecordsDir + "/"
 
 // commitProgressMigration is the tree's OnMigrateProgress: the commit of the
 // records moved from .strom/progress.jsonl into .strom/progress/, its own, with
@@ -26,15 +28,18 @@ func (r *Research) commitProgressMigration(records int) error {
 		return err
 	}
 	var paths []string
-	legacy := statefiles.DirName + "/" + statefiles.ProgressFile
-	// git names only a path it knows: progress.jsonl may never have been committed.
-	if known, err := g.IndexPaths(ctx, legacy); err != nil {
-		return err
-	} else if len(known) > 0 {
-		paths = append(paths, legacy)
+	// git names only a path it knows: progress.jsonl or the segments may never
+	// have been committed.
+	for _, rel := range []string{statefiles.ProgressFile, statefiles.ProgressDir} {
+		old := statefiles.DirName + "/" + rel
+		if known, err := g.IndexPaths(ctx, old); err != nil {
+			return err
+		} else if len(known) > 0 {
+			paths = append(paths, old)
+		}
 	}
-	if _, err := os.Stat(r.Tree.Path(statefiles.ProgressDir)); err == nil {
-		paths = append(paths, statefiles.DirName+"/"+statefiles.ProgressDir)
+	if _, err := os.Stat(r.Tree.Path(statefiles.RecordsDir)); err == nil {
+		paths = append(paths, statefiles.DirName+"/"+statefiles.RecordsDir)
 	}
 	attrs := r.Tree.Path(statefiles.AttributesFile)
 	if old, err := os.ReadFile(attrs); err == nil && olderStromAttributes(string(old)) {
@@ -64,6 +69,7 @@ var earlierAttributes = []string{
 	"queue.json merge=strom-queue",
 	"tasks/*.json merge=strom-task",
 	"progress.jsonl merge=strom-progress",
+	"progress/*.jsonl merge=strom-progress",
 	"park.json merge=strom-park",
 	"",
 }

@@ -3,22 +3,20 @@ package harness
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/strom-research/strom/statefiles"
 )
 
-// segmentsText is every record segment's bytes in the work tree, in order.
-func segmentsText(t *testing.T, tr *statefiles.Tree) string {
+// recordsText is every file of records' bytes in the work tree, in order.
+func recordsText(t *testing.T, tr *statefiles.Tree) string {
 	t.Helper()
-	segs, err := tr.Segments()
-	if err != nil {
-		t.Fatal(err)
-	}
+	names, _ := filepath.Glob(tr.Path(statefiles.RecordsDir, "*.jsonl"))
 	var b strings.Builder
-	for _, s := range segs {
-		data, err := os.ReadFile(tr.Path(s))
+	for _, name := range names {
+		data, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -30,8 +28,9 @@ func segmentsText(t *testing.T, tr *statefiles.Tree) string {
 // TestMigrateRecordsOfMain opens a research written by strom at 5ce811e (every
 // record in .strom/progress.jsonl, one of them not committed yet, a task left
 // changed by a run that was killed). Reading commands read progress.jsonl as it is
-// and change nothing; the first write moves the records into segments, byte for
-// byte and in order, in a commit of its own before the write's change.
+// and change nothing; the first write moves the records into the files of a
+// hundred beside their tasks, byte for byte and in order, in a commit of its own
+// before the write's change.
 func TestMigrateRecordsOfMain(t *testing.T) {
 	r, root := openFixture(t, "research-5ce811e", 16)
 	ctx := context.Background()
@@ -67,8 +66,8 @@ func TestMigrateRecordsOfMain(t *testing.T) {
 	if now, _ := os.ReadFile(legacy); string(now) != string(records) {
 		t.Fatal("a reading command changed progress.jsonl")
 	}
-	if _, err := os.Stat(r.Tree.Path(statefiles.ProgressDir)); err == nil {
-		t.Fatal("a reading command made segments")
+	if _, err := os.Stat(r.Tree.Path(statefiles.RecordsDir)); err == nil {
+		t.Fatal("a reading command made files of records")
 	}
 	if got := strings.TrimSpace(gitOut(t, root, "rev-parse", "HEAD")); got != head {
 		t.Fatal("a reading command made a commit")
@@ -87,16 +86,16 @@ func TestMigrateRecordsOfMain(t *testing.T) {
 		t.Fatalf("the migrations are not two commits on top of the old HEAD")
 	}
 	msg := gitOut(t, root, "log", "-1", "--format=%s%n%b", "HEAD~1")
-	if !strings.Contains(msg, "strom: the records moved to segments of their own") || !strings.Contains(msg, "Strom-Migrate: progress.jsonl to progress/") ||
+	if !strings.Contains(msg, "strom: the records moved into files beside their tasks") || !strings.Contains(msg, "Strom-Migrate: progress to records/") ||
 		!strings.Contains(msg, "The 5 records of .strom/progress.jsonl") {
 		t.Errorf("the last commit is not the records' migration:\n%s", msg)
 	}
 	files := gitOut(t, root, "show", "--name-status", "--no-renames", "--format=", "HEAD~1")
-	if files != "M\t.strom/.gitattributes\nD\t.strom/progress.jsonl\nA\t.strom/progress/000001.jsonl\n" {
+	if files != "M\t.strom/.gitattributes\nD\t.strom/progress.jsonl\nA\t.strom/records/T-1-99.jsonl\n" {
 		t.Errorf("the migration commit holds\n%s", files)
 	}
-	if got := gitOut(t, root, "show", "HEAD:.strom/progress/000001.jsonl"); got != string(records) {
-		t.Errorf("the committed segment is not progress.jsonl byte for byte:\n%s", got)
+	if got := gitOut(t, root, "show", "HEAD:.strom/records/T-1-99.jsonl"); got != string(records) {
+		t.Errorf("the committed file of records is not progress.jsonl byte for byte:\n%s", got)
 	}
 	if got := gitOut(t, root, "show", "HEAD:.strom/.gitattributes"); got != statefiles.Attributes {
 		t.Errorf("the committed .gitattributes:\n%s", got)
@@ -105,33 +104,33 @@ func TestMigrateRecordsOfMain(t *testing.T) {
 	if got := gitOut(t, root, "status", "--porcelain"); !strings.Contains(got, " M .strom/tasks/T-1-99.json") || strings.Contains(got, "progress") {
 		t.Errorf("after the migration and the change, git status is\n%s", got)
 	}
-	if got := segmentsText(t, r.Tree); got != string(records) {
-		t.Errorf("the segments are not progress.jsonl:\n%s", got)
+	if got := recordsText(t, r.Tree); got != string(records) {
+		t.Errorf("the files of records are not progress.jsonl:\n%s", got)
 	}
 	if again, err := r.Records(ctx, "T-2"); err != nil || len(again) != 2 || again[1] != t2[1] {
 		t.Errorf("T-2's records after the migration = %+v, %v", again, err)
 	}
 
-	// Records go on in the segments; the run's rules work on the migrated research.
+	// Records go on in the files of records; the run's rules work on the migrated research.
 	if err := r.Tree.AppendProgress(ctx, statefiles.Record{Time: r.Now(), Task: "T-6", Text: "the farms of 1850"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := segmentsText(t, r.Tree); !strings.HasPrefix(got, string(records)) || !strings.HasSuffix(got, "\"text\":\"the farms of 1850\"}\n") {
+	if got := recordsText(t, r.Tree); !strings.HasPrefix(got, string(records)) || !strings.HasSuffix(got, "\"text\":\"the farms of 1850\"}\n") {
 		t.Errorf("the new record is not after the old ones:\n%s", got)
 	}
 	if err := r.recoverCrash(ctx, func(string) {}, ""); err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(gitOut(t, root, "log", "--format=%b"), "Strom-Migrate: progress.jsonl"); n != 1 {
+	if n := strings.Count(gitOut(t, root, "log", "--format=%b"), "Strom-Migrate: progress to records/"); n != 1 {
 		t.Errorf("%d migration commits, want 1", n)
 	}
 }
 
-// TestProgressAgainBesideSegments: a progress.jsonl that comes back beside the
-// segments (a merge from a history an older strom wrote) is read with them, and
-// the next write moves in its records the segments do not hold, in a commit of the
-// same kind.
-func TestProgressAgainBesideSegments(t *testing.T) {
+// TestProgressAgainBesideRecords: a progress.jsonl that comes back beside the
+// files of records (a merge from a history an older strom wrote) is read with
+// them, and the next write moves in its records the files do not hold, in a commit
+// of the same kind.
+func TestProgressAgainBesideRecords(t *testing.T) {
 	r, root := openFixture(t, "research-5ce811e", 16)
 	ctx := context.Background()
 	records, _ := os.ReadFile(r.Tree.Path(statefiles.ProgressFile))
@@ -148,7 +147,7 @@ func TestProgressAgainBesideSegments(t *testing.T) {
 	gitOut(t, root, "-c", "user.name=Eva", "-c", "user.email=eva@example.com", "commit", "-q", "--no-verify", "-m", "merge from an older strom")
 	head := strings.TrimSpace(gitOut(t, root, "rev-parse", "HEAD"))
 	if recs, err := r.Records(ctx, "T-1"); err != nil || len(recs) != 3 || recs[2].Text != "the older strom's note" {
-		t.Fatalf("T-1 beside the segments = %+v, %v", recs, err)
+		t.Fatalf("T-1 beside the files of records = %+v, %v", recs, err)
 	}
 	if _, err := r.Tree.LoadProgress(); err != nil {
 		t.Fatal(err)
@@ -159,11 +158,11 @@ func TestProgressAgainBesideSegments(t *testing.T) {
 	if parent := strings.TrimSpace(gitOut(t, root, "rev-parse", "HEAD~1")); parent != head {
 		t.Fatal("the move is not one commit on top of the merge")
 	}
-	if msg := gitOut(t, root, "log", "-1", "--format=%b"); !strings.Contains(msg, "The 1 record of .strom/progress.jsonl") || !strings.Contains(msg, "Strom-Migrate: progress.jsonl to progress/") {
+	if msg := gitOut(t, root, "log", "-1", "--format=%b"); !strings.Contains(msg, "The 1 record of .strom/progress.jsonl") || !strings.Contains(msg, "Strom-Migrate: progress to records/") {
 		t.Errorf("the move's commit:\n%s", msg)
 	}
-	if got := segmentsText(t, r.Tree); got != older {
-		t.Errorf("the segments after the move:\n%s", got)
+	if got := recordsText(t, r.Tree); got != older {
+		t.Errorf("the files of records after the move:\n%s", got)
 	}
 	if recs, err := r.Records(ctx, "T-1"); err != nil || len(recs) != 3 {
 		t.Errorf("T-1 after the move = %+v, %v", recs, err)

@@ -45,7 +45,7 @@ func CheckStaged(ctx context.Context, r *Research, inSession bool) error {
 			switch {
 			case rel == statefiles.QueueFile:
 				return messages.New("hooks.queue_deleted", nil)
-			case isSegment(rel):
+			case isSegment(rel) || statefiles.RecordsOfFile(rel):
 				return messages.New("hooks.records_deleted", messages.Args{"File": p})
 			case isShard:
 				queueFiles = true
@@ -153,10 +153,10 @@ func isSegment(rel string) bool {
 	return ok
 }
 
-// isRecords reports whether a path under .strom/ is a file of records: a segment
-// or an older progress.jsonl.
+// isRecords reports whether a path under .strom/ is a file of records: a file of
+// a hundred, or an older segment or progress.jsonl.
 func isRecords(rel string) bool {
-	return isSegment(rel) || rel == statefiles.ProgressFile
+	return statefiles.RecordsOfFile(rel) || isSegment(rel) || rel == statefiles.ProgressFile
 }
 
 // checkStagedRecords validates a staged file of records: when the commit only

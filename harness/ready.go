@@ -2,6 +2,9 @@ package harness
 
 import (
 	"context"
+	"strings"
+
+	"github.com/strom-research/strom/statefiles"
 )
 
 // readyForSession checks everything a session's commit needs, before a task is
@@ -15,7 +18,7 @@ func (r *Research) readyForSession(ctx context.Context) error {
 	if _, err := r.Tree.QueueSummary(ctx); err != nil {
 		return err
 	}
-	if err := r.Tree.CheckProgress(ctx); err != nil {
+	if err := r.checkRecords(ctx); err != nil {
 		return err
 	}
 	if _, err := r.Tree.LoadPark(); err != nil {
@@ -32,4 +35,27 @@ func (r *Research) readyForSession(ctx context.Context) error {
 		return err
 	}
 	return g.ReadyToCommit(ctx)
+}
+
+// checkRecords validates the records' files changed since the last commit (git
+// status of .strom's records): what was committed was checked on its way in, and
+// what a command reads it validates; a file broken by hand since would stop the
+// session's commit after the agent worked.
+func (r *Research) checkRecords(ctx context.Context) error {
+	g, err := r.Git(ctx)
+	if err != nil {
+		return err
+	}
+	dir := statefiles.DirName + "/"
+	changes, err := g.StatusOf(ctx, dir+statefiles.RecordsDir, dir+statefiles.ProgressDir, dir+statefiles.ProgressFile)
+	if err != nil {
+		return err
+	}
+	var rels []string
+	for _, c := range changes {
+		if rel, ok := strings.CutPrefix(c.Path, dir); ok && c.Worktree != 'D' && c.Index != 'D' {
+			rels = append(rels, rel)
+		}
+	}
+	return r.Tree.CheckRecordFiles(rels)
 }

@@ -23,7 +23,7 @@ var queuePaths = []string{statefiles.DirName + "/" + statefiles.QueueFile, state
 
 // renumberNew runs before the remote's branch is merged in. When tasks this
 // clone added since it last met the remote have ids the remote's branch added
-// too, this clone's get the next free ids, with their records (the segments)
+// too, this clone's get the next free ids, with their records
 // and park counters, in a commit of their own that says so; then the merge meets
 // no id twice. The remote's tasks keep theirs: they are published already. A
 // merge driver could rename a task but not its records, nor move it to the shard

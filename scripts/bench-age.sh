@@ -4,7 +4,7 @@
 # 50,000 session commits) and a small one (1,000 records, 100 tasks, 100 commits),
 # against git doing the same. Both researches are built in seconds: the history with
 # git fast-import, the state files (queue.json, the tasks in files of a hundred, the
-# records in segments of 256 KiB) with awk. Prints the ratios BENCHMARKS.md records
+# records in files of a hundred tasks) with awk. Prints the ratios BENCHMARKS.md records
 # under "A research's age".
 #
 # STROM names another build to measure (default bin/strom); ONLY=commands stops
@@ -89,20 +89,16 @@ research() {
 		if (cur != "") printf "\n  ]\n}\n" >cur
 		printf "\n  ]\n}\n" >".strom/queue.json"
 	}'
-	# The records in segments of at most 256 KiB, as strom appends them
-	# (.strom/progress/000001.jsonl, …): no migration falls into a measured command.
-	mkdir -p .strom/progress
-	LC_ALL=C awk -v n="$records" -v tasks="$tasks" -v limit=262144 'BEGIN {
-		seg = 1; size = 0; f = sprintf(".strom/progress/%06d.jsonl", seg)
+	# The records beside their tasks, in files of a hundred, as strom appends them
+	# (.strom/records/T-100-199.jsonl, …): no migration falls into a measured command.
+	mkdir -p .strom/records
+	LC_ALL=C awk -v n="$records" -v tasks="$tasks" 'BEGIN {
 		for (i = 1; i <= n; i++) {
-			line = sprintf("{\"version\":1,\"time\":\"2026-11-30T09:%02d:%02dZ\",\"session\":\"20261130T%06dZ-%04x\",\"task\":\"T-%d\",\"text\":\"Register %d, page %d: no baptism of Anna Novak between 1848 and 1852; the index of the parish of Tábor lists none either.\"}", i % 60, i % 60, i % 1000000, i % 65536, i % tasks + 1, i, i % 400)
-			if (size > 0 && size + length(line) + 1 > limit) {
-				close(f); seg++; size = 0; f = sprintf(".strom/progress/%06d.jsonl", seg)
-			}
-			print line >f
-			size += length(line) + 1
+			t = i % tasks + 1
+			lo = int(t / 100) * 100
+			f = sprintf(".strom/records/T-%d-%d.jsonl", lo < 1 ? 1 : lo, lo + 99)
+			printf "{\"version\":1,\"time\":\"2026-11-30T09:%02d:%02dZ\",\"session\":\"20261130T%06dZ-%04x\",\"task\":\"T-%d\",\"text\":\"Register %d, page %d: no baptism of Anna Novak between 1848 and 1852; the index of the parish of Tábor lists none either.\"}\n", i % 60, i % 60, i % 1000000, i % 65536, t, i, i % 400 >f
 		}
-		close(f)
 	}'
 	git add -A && git commit -q --no-verify -m "the research"
 	cd - >/dev/null
@@ -112,11 +108,11 @@ start=$(date +%s%N)
 research "$work/small" 1000 100 100 &
 research "$work/big" 100000 20000 50000 &
 wait
-printf 'built both researches in %d ms: big has %s commits, %d KB queue.json, %d files of tasks (%d KB), %d KB of records in %d segments\n' \
+printf 'built both researches in %d ms: big has %s commits, %d KB queue.json, %d files of tasks (%d KB), %d KB of records in %d files\n' \
 	$((($(date +%s%N) - start) / 1000000)) "$(git -C "$work/big" rev-list --count HEAD)" \
 	$(($(wc -c <"$work/big/.strom/queue.json") / 1024)) "$(find "$work/big/.strom/tasks" -name 'T-*.json' | wc -l)" \
-	$(($(cat "$work/big/.strom/tasks"/*.json | wc -c) / 1024)) $(($(cat "$work/big/.strom/progress"/*.jsonl | wc -c) / 1024)) \
-	"$(find "$work/big/.strom/progress" -name '*.jsonl' | wc -l)"
+	$(($(cat "$work/big/.strom/tasks"/*.json | wc -c) / 1024)) $(($(cat "$work/big/.strom/records"/*.jsonl | wc -c) / 1024)) \
+	"$(find "$work/big/.strom/records" -name '*.jsonl' | wc -l)"
 
 # The first command after a checkout builds the indexes under .strom/run/: once.
 for s in small big; do

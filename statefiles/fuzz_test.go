@@ -244,10 +244,10 @@ func FuzzOrder(f *testing.F) {
 	})
 }
 
-// FuzzProgress reads a segment of the records, .strom/progress/000001.jsonl, and
-// appends what it read to another research's records.
+// FuzzProgress reads a file of records, .strom/records/T-1-99.jsonl, and appends
+// what it read to another research's records.
 func FuzzProgress(f *testing.F) {
-	fuzzStateFile(f, stateFile{SegmentFile(1),
+	fuzzStateFile(f, stateFile{RecordsFile("T-1"),
 		func(tr *Tree) (any, error) {
 			recs, err := tr.LoadProgress()
 			return normalRecords(recs), err

@@ -1,135 +1,113 @@
 package statefiles
 
 import (
-	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/strom-research/strom/schemas"
 )
 
-// MigrateProgress moves the records of an older .strom/progress.jsonl into
-// segments now; it does nothing when there is no such file. Hold the lock.
+// MigrateProgress moves the records of an older layout (segments, progress.jsonl)
+// into the files of a hundred now; it does nothing when there are none. Hold the
+// lock.
 func (t *Tree) MigrateProgress() error {
 	return t.migrateProgressLocked()
 }
 
-// migrateProgressLocked moves the records of .strom/progress.jsonl into segments
-// (segments.go), byte for byte and in order, removes the file, and lets
-// OnMigrateProgress commit that. Beside segments already there (a merge from a
-// history an older strom wrote), only its records the segments do not hold are
-// moved, appended after theirs. When OnMigrateProgress fails the research is put
-// back as it was and its error returned. Every write of records or state calls it
-// first; without progress.jsonl it costs one stat. Hold the lock.
+// migrateProgressLocked moves the records of an older strom's segments
+// (.strom/progress/) and .strom/progress.jsonl into the files of a hundred
+// (records.go), each line byte for byte and each task's in its order, removes the
+// older files, and lets OnMigrateProgress commit that. Beside files of a hundred
+// already there (a merge of a history an older strom wrote), only the records they
+// do not hold are moved, appended after theirs. The files change together
+// (journal.go); when OnMigrateProgress fails, the research is put back as it was
+// and its error returned. Every write of records or state calls it first; without
+// older files it costs two stats. Hold the lock.
 func (t *Tree) migrateProgressLocked() error {
-	legacy := t.Path(ProgressFile)
-	if _, err := os.Lstat(legacy); errors.Is(err, os.ErrNotExist) {
+	if !t.legacy() {
 		return nil
 	}
-	shown := t.rel(ProgressFile)
-	data, err := os.ReadFile(legacy)
-	if err != nil {
-		return fmt.Errorf("migrate %s: %w", shown, err)
-	}
-	if err := checkProgress(shown, data); err != nil {
-		return fmt.Errorf("migrate %s: %w", shown, err)
-	}
-	nums, err := t.segments()
-	if err != nil {
-		return fmt.Errorf("migrate %s: %w", shown, err)
-	}
-	if err := os.MkdirAll(t.Path(ProgressDir), 0o755); err != nil {
-		return fmt.Errorf("migrate %s: %w", shown, err)
-	}
-	moved := data
-	last, lastSize := 0, int64(0)
-	if len(nums) > 0 {
-		var srcs []readSource
-		for _, n := range nums {
-			b, err := os.ReadFile(t.Path(SegmentFile(n)))
-			if err != nil {
-				return fmt.Errorf("migrate %s: %w", shown, err)
-			}
-			if err := checkProgress(t.rel(SegmentFile(n)), b); err != nil {
-				return fmt.Errorf("migrate %s: %w", shown, err)
-			}
-			srcs = append(srcs, readSource{data: b})
+	srcs := t.readSources()
+	before := map[string][]byte{} // every file the move changes, as it was; nil: none
+	after := map[string][]byte{}
+	records := 0
+	for _, src := range srcs {
+		if src.err != nil {
+			return fmt.Errorf("migrate %s: %w", t.rel(src.file), src.err)
 		}
-		have := heldLines(srcs)
-		moved = nil
-		for _, l := range progressLines(data) {
-			if have[string(l)] > 0 {
-				have[string(l)]--
+		if err := checkProgress(t.rel(src.file), src.data); err != nil {
+			return fmt.Errorf("migrate %s: %w", t.rel(src.file), err)
+		}
+		if RecordsOfFile(src.file) {
+			continue
+		}
+		before[src.file] = src.data
+		after[src.file] = nil
+		for _, line := range recordLines(src.data) {
+			if src.skip[string(line)] > 0 {
+				src.skip[string(line)]--
 				continue
 			}
-			moved = append(append(moved, l...), '\n')
-		}
-		last, lastSize = nums[len(nums)-1], int64(len(srcs[len(srcs)-1].data))
-	}
-	// Undo puts the segments back as they were: the last one cut to its size, the
-	// new ones removed.
-	var created []int
-	undo := func() {
-		for _, n := range created {
-			os.Remove(t.Path(SegmentFile(n)))
-		}
-		if last > 0 {
-			os.Truncate(t.Path(SegmentFile(last)), lastSize)
-		}
-		os.Remove(t.Path(ProgressDir)) // only when empty
-	}
-	// The moved lines go where appends would put them: after the last segment's,
-	// in a new segment whenever one would pass SegmentLimit.
-	type part struct {
-		n     int
-		data  []byte
-		fresh bool
-	}
-	var parts []part
-	cur, size := last, lastSize
-	records := 0
-	for line := range bytes.Lines(moved) {
-		if cur == 0 || (size > 0 && size+int64(len(line)) > SegmentLimit) {
-			cur, size = cur+1, 0
-			parts = append(parts, part{n: cur, fresh: true})
-		} else if len(parts) == 0 {
-			parts = append(parts, part{n: cur})
-		}
-		parts[len(parts)-1].data = append(parts[len(parts)-1].data, line...)
-		size += int64(len(line))
-		if len(bytes.TrimSpace(line)) > 0 {
+			var r struct{ Task string }
+			if err := json.Unmarshal(line, &r); err != nil {
+				return fmt.Errorf("migrate %s: %w", t.rel(src.file), err)
+			}
+			rel := RecordsFile(r.Task)
+			if _, ok := after[rel]; !ok {
+				old, err := readOptional(t.Path(rel))
+				if err != nil {
+					return fmt.Errorf("migrate %s: %w", t.rel(src.file), err)
+				}
+				before[rel], after[rel] = old, slices.Clone(old)
+			}
+			after[rel] = append(append(after[rel], line...), '\n')
 			records++
 		}
 	}
-	for _, p := range parts {
-		if !p.fresh {
-			if err := appendLine(t.Path(SegmentFile(p.n)), p.data); err != nil {
-				undo()
-				return fmt.Errorf("migrate %s: %w", shown, err)
-			}
-			continue
-		}
-		if err := WriteAtomic(t.Path(SegmentFile(p.n)), p.data, 0o644); err != nil {
-			undo()
-			return fmt.Errorf("migrate %s: %w", shown, err)
-		}
-		created = append(created, p.n)
-		// Its lines were validated as progress.jsonl's: the index need not again.
-		validated.remember(sumOf(schemas.Progress, p.data))
+	if err := t.writeFiles(after); err != nil {
+		return err
 	}
-	if err := os.Remove(legacy); err != nil {
-		undo()
-		return fmt.Errorf("migrate %s: %w", shown, err)
+	// The older folder goes when it is empty (a write's temporary file keeps it).
+	os.Remove(t.Path(ProgressDir))
+	for _, data := range after {
+		if data != nil { // its lines were validated where they were
+			validated.remember(sumOf(schemas.Progress, data))
+		}
 	}
 	if t.OnMigrateProgress != nil {
 		if err := t.OnMigrateProgress(records); err != nil {
-			if werr := WriteAtomic(legacy, data, 0o644); werr != nil {
+			if werr := t.writeFiles(before); werr != nil {
 				return errors.Join(err, werr)
 			}
-			undo()
-			return fmt.Errorf("migrate %s: %w", shown, err)
+			return fmt.Errorf("migrate %s: %w", t.rel(ProgressDir), err)
 		}
 	}
 	return nil
+}
+
+// writeFiles writes files (under .strom/, nil: removed) as one change.
+func (t *Tree) writeFiles(files map[string][]byte) error {
+	return t.journaled(func() error {
+		for _, rel := range slices.Sorted(func(yield func(string) bool) {
+			for rel := range files {
+				if !yield(rel) {
+					return
+				}
+			}
+		}) {
+			var err error
+			if files[rel] == nil {
+				err = t.drop(rel)
+			} else {
+				err = t.put(rel, files[rel])
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

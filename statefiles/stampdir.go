@@ -47,3 +47,8 @@ func (d *stampDir) numberedStamps(rec stamp, recorded []int, number func(string)
 	}
 	return nums, stamps, folder, nil
 }
+
+// sameFolder reports whether the folder's stamp cur is the one recorded.
+func sameFolder(cur, rec stamp) bool {
+	return cur.Ino == rec.Ino && cur.Size == rec.Size && cur.MTime == rec.MTime && cur.CTime == rec.CTime
+}

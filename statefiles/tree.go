@@ -41,6 +41,7 @@ const (
 const Attributes = `# strom merges its own files where two lines of history meet (strom hooks install).
 queue.json merge=strom-queue
 tasks/*.json merge=strom-task
+records/*.jsonl merge=strom-progress
 progress/*.jsonl merge=strom-progress
 progress.jsonl merge=strom-progress
 park.json merge=strom-park

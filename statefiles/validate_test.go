@@ -246,28 +246,30 @@ func TestMemoNeverHidesAnInvalidFile(t *testing.T) {
 		t.Errorf("the restored queue: %v", err)
 	}
 
-	// The records: an append validates its own line (the index covers the rest,
-	// progressindex_test.go); a hand-broken line is still found by a full read and
-	// through the index.
+	// The records: an append validates its own line; a hand-broken line is found
+	// by a check of the file and by a full read.
 	for _, text := range []string{"one", "two"} {
 		if err := tr.AppendProgress(t.Context(), Record{Time: t0, Task: "T-1", Text: text}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	data, err := os.ReadFile(tr.Path(SegmentFile(1)))
+	data, err := os.ReadFile(tr.Path(RecordsFile("T-1")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	broken := strings.Replace(string(data), `"task":"T-1"`, `"task":"task one"`, 1)
-	if err := os.WriteFile(tr.Path(SegmentFile(1)), []byte(broken), 0o644); err != nil {
+	broken := strings.Replace(string(data), `"text":"one"`, `"text":""`, 1)
+	if err := os.WriteFile(tr.Path(RecordsFile("T-1")), []byte(broken), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var se *SchemaError
-	if err := tr.CheckProgress(t.Context()); !errors.As(err, &se) || se.Line != 1 {
+	if err := tr.CheckRecordFiles([]string{RecordsFile("T-1")}); !errors.As(err, &se) || se.Line != 1 {
 		t.Errorf("a broken first record checked as %v, want a SchemaError on line 1", err)
 	}
 	if _, err := tr.LoadProgress(); !errors.As(err, &se) || se.Line != 1 {
 		t.Errorf("a broken first record read as %v, want a SchemaError on line 1", err)
+	}
+	if _, err := tr.TaskRecords(t.Context(), "T-1"); !errors.As(err, &se) || se.Line != 1 {
+		t.Errorf("a broken first record of T-1 read as %v, want a SchemaError on line 1", err)
 	}
 }
 

@@ -38,7 +38,7 @@ func checkAnnaCommit(t *testing.T, c *claudeRepo, before, agent string) {
 	}
 	mustContain(t, "the commit", c.git(t, "log", "-1", "--format=%B"), "Anna Novak was baptised in Tábor on 3 May 1850")
 	mustContain(t, "the committed notes", c.git(t, "show", "HEAD:notes.md"), "Baptism: Tábor, 3 May 1850.")
-	mustContain(t, ".strom/progress/", committedRecords(func(args ...string) string { return c.git(t, args...) }, "HEAD"), "Anna Novak was baptised")
+	mustContain(t, ".strom/records/", committedRecords(func(args ...string) string { return c.git(t, args...) }, "HEAD"), "Anna Novak was baptised")
 	if st := c.git(t, "status", "--porcelain"); strings.TrimSpace(st) != "" {
 		t.Errorf("the work tree is not clean after the commit:\n%s", st)
 	}

@@ -8,14 +8,12 @@ import (
 	"github.com/strom-research/strom/statefiles"
 )
 
-// Progress merges three versions of a segment of the records
-// (.strom/progress/000042.jsonl, or an older progress.jsonl) as the union of their
-// records:
-// every line of ours, in its order, then every line of theirs that ours does not
-// have (as often as theirs has it more often), in theirs' order. A record either
-// side wrote is never lost; base is not needed, since records are only appended.
-// Two machines that each started the same segment merge into one segment (it may
-// then pass the segment limit: the next append starts the next).
+// Progress merges three versions of a file of records (.strom/records/
+// T-100-199.jsonl, or an older strom's segment or progress.jsonl) as the union of
+// their records: every line of ours, in its order, then every line of theirs that
+// ours does not have (as often as theirs has it more often), in theirs' order. A
+// record either side wrote is never lost; base is not needed, since records are
+// only appended to.
 func Progress(ours, theirs []byte) ([]byte, error) {
 	for _, side := range []struct {
 		which string

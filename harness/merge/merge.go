@@ -1,6 +1,6 @@
 // Package merge merges strom's own state files where two lines of a research's
 // history meet — a git merge, rebase or pull between clones of one research: the
-// queue task by task, a segment of the records as the union of both sides', park.json counter
+// queue task by task, a file of records as the union of both sides', park.json counter
 // by counter. `strom hooks merge-driver` runs it for git (.strom/.gitattributes names
 // the drivers, strom hooks install registers them).
 //

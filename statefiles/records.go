@@ -1,0 +1,569 @@
+package statefiles
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"os"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/strom-research/strom/schemas"
+)
+
+// The records live beside their tasks, in files of the same hundred ids:
+// .strom/records/T-100-199.jsonl holds the records of T-100 to T-199, one JSON
+// object a line (each valid against the progress schema), each task's lines in the
+// order they were made. One task's records are one file, an append touches one
+// file, and nothing is kept beside them: what a command reads follows its task,
+// not the research's age, and a fresh clone costs what a warm one does.
+//
+// A research of an older strom has its records in segments (.strom/progress/
+// 000001.jsonl, …) or in .strom/progress.jsonl. strom reads those as they are
+// (the reading commands of a research not yet migrated) and moves their records
+// into the files of a hundred, byte for byte, at the first write of records or
+// state (migrateProgressLocked), which the harness commits on its own
+// (Tree.OnMigrateProgress). Segments or a progress.jsonl that come back (a merge of
+// a history an older strom wrote) are moved the same way by the next write, their
+// records the files hold already left out.
+
+const (
+	// RecordsDir holds the records' files of a hundred.
+	RecordsDir = "records"
+	// ProgressDir held the record segments of an older strom.
+	ProgressDir = "progress"
+	recordsExt  = ".jsonl"
+)
+
+// RecordsFile names the file under .strom/ that holds the records of task id
+// ("records/T-1200-1299.jsonl" for T-1234).
+func RecordsFile(id string) string {
+	lo, hi := shardRange(idNumber(id))
+	return RecordsDir + "/T-" + strconv.Itoa(lo) + "-" + strconv.Itoa(hi) + recordsExt
+}
+
+// RecordsOfFile reports whether a path under .strom/ is a records' file of a
+// hundred ("records/T-100-199.jsonl").
+func RecordsOfFile(rel string) bool {
+	name, ok := strings.CutPrefix(rel, RecordsDir+"/T-")
+	if !ok {
+		return false
+	}
+	lo, _, ok := strings.Cut(name, "-")
+	n, err := strconv.Atoi(lo)
+	return ok && err == nil && n > 0 && RecordsFile("T-"+lo) == rel
+}
+
+// SegmentOfFile returns the number of the segment of an older strom a path under
+// .strom/ names ("progress/000042.jsonl" is 42); ok is false for any other path.
+func SegmentOfFile(rel string) (n int, ok bool) {
+	dir, name := path.Split(rel)
+	if dir != ProgressDir+"/" {
+		return 0, false
+	}
+	return segmentName(name)
+}
+
+// segmentName is the number of a segment's file name: six digits or more (no
+// leading zero past the sixth), then .jsonl; 0 is no segment.
+func segmentName(name string) (int, bool) {
+	digits, ok := strings.CutSuffix(name, recordsExt)
+	if !ok || len(digits) < 6 || (len(digits) > 6 && digits[0] == '0') {
+		return 0, false
+	}
+	n, err := strconv.Atoi(digits)
+	if err != nil || n < 1 || fmt.Sprintf("%06d", n) != digits {
+		return 0, false
+	}
+	return n, true
+}
+
+// Record is one line of the records: what an agent (or a person) wrote down about
+// a task.
+type Record struct {
+	Version int       `json:"version"`
+	Time    time.Time `json:"time"`
+	Session string    `json:"session,omitempty"`
+	Task    string    `json:"task"`
+	Text    string    `json:"text"`
+}
+
+// legacy reports whether records of an older layout are there: segments or
+// progress.jsonl.
+func (t *Tree) legacy() bool {
+	if _, err := os.Lstat(t.Path(ProgressFile)); err == nil {
+		return true
+	}
+	if _, err := os.Lstat(t.Path(ProgressDir)); err != nil {
+		return false
+	}
+	segs, err := t.filesIn(ProgressDir, segmentName)
+	return err != nil || len(segs) > 0
+}
+
+// TaskRecords returns the records of one task, oldest first: the lines of its
+// file of a hundred that are its own, each validated. It takes no lock: records
+// are only appended to, and files are replaced whole.
+func (t *Tree) TaskRecords(ctx context.Context, task string) ([]Record, error) {
+	return t.TaskRecordsLocked(task)
+}
+
+// TaskRecordsLocked is TaskRecords for a caller that holds the lock.
+func (t *Tree) TaskRecordsLocked(task string) ([]Record, error) {
+	task = NormalizeID(task)
+	if !validID(task) {
+		return nil, nil
+	}
+	if t.legacy() {
+		all, err := t.LoadProgress()
+		var out []Record
+		for _, r := range all {
+			if r.Task == task {
+				out = append(out, r)
+			}
+		}
+		return out, err
+	}
+	rel := RecordsFile(task)
+	data, err := readOptional(t.Path(rel))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", t.rel(rel), err)
+	}
+	if err := lastLineWhole(t.rel(rel), data); err != nil {
+		return nil, err
+	}
+	quoted := []byte(`"` + task + `"`)
+	var out []Record
+	for n, line := range recordLines(data) {
+		if !bytes.Contains(line, quoted) {
+			continue
+		}
+		var r Record
+		if err := json.Unmarshal(line, &r); err != nil {
+			return nil, &SchemaError{File: t.rel(rel), Line: n, Rule: err.Error()}
+		}
+		if r.Task != task {
+			continue
+		}
+		if err := validate(t.rel(rel), n, schemas.Progress, line); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// LoadProgress reads and validates every record: the files of a hundred in order
+// of their ids (or an older layout's segments and progress.jsonl), the records
+// then in the order they were made.
+func (t *Tree) LoadProgress() ([]Record, error) {
+	var recs []Record
+	for _, src := range t.readSources() {
+		if src.err != nil {
+			return nil, fmt.Errorf("read %s: %w", t.rel(src.file), src.err)
+		}
+		got, err := parseProgress(t.rel(src.file), src.data, src.skip)
+		if err == nil && RecordsOfFile(src.file) {
+			err = recordsInRange(t.rel(src.file), src.file, src.data)
+		}
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, got...)
+	}
+	slices.SortStableFunc(recs, func(a, b Record) int { return a.Time.Compare(b.Time) })
+	return recs, nil
+}
+
+// CheckRecordFiles validates the records' files named (paths under .strom/: the
+// ones changed since the last commit), each line; a file whose bytes were validated
+// before costs a hash (memo.go). Other paths are left alone.
+func (t *Tree) CheckRecordFiles(rels []string) error {
+	for _, rel := range rels {
+		if !RecordsOfFile(rel) && rel != ProgressFile {
+			if _, ok := SegmentOfFile(rel); !ok {
+				continue
+			}
+		}
+		data, err := readOptional(t.Path(rel))
+		if err != nil {
+			return fmt.Errorf("read %s: %w", t.rel(rel), err)
+		}
+		if err := checkProgress(t.rel(rel), data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type readSource struct {
+	file string         // under .strom/
+	data []byte         // its bytes
+	skip map[string]int // lines the sources before it hold already
+	err  error          // the read's
+}
+
+// readSources reads every source of records: the files of a hundred, then an
+// older strom's segments, then its progress.jsonl; the records of a later source
+// that an earlier one holds are to be skipped (the same history merged twice).
+func (t *Tree) readSources() []readSource {
+	var out []readSource
+	for _, dir := range []struct {
+		rel    string
+		number func(string) (int, bool)
+	}{{RecordsDir, recordsName}, {ProgressDir, segmentName}} {
+		files, err := t.filesIn(dir.rel, dir.number)
+		if err != nil {
+			return []readSource{{file: dir.rel, err: err}}
+		}
+		held := len(out) > 0
+		var srcs []readSource
+		for _, f := range files {
+			file := dir.rel + "/" + f.name
+			data, err := os.ReadFile(t.Path(file))
+			srcs = append(srcs, readSource{file: file, data: data, err: err})
+		}
+		if held && len(srcs) > 0 {
+			have := heldLines(out)
+			for i := range srcs {
+				srcs[i].skip = have
+			}
+		}
+		out = append(out, srcs...)
+	}
+	legacy, err := readOptional(t.Path(ProgressFile))
+	if err != nil || legacy != nil {
+		src := readSource{file: ProgressFile, data: legacy, err: err}
+		if len(out) > 0 {
+			src.skip = heldLines(out)
+		}
+		out = append(out, src)
+	}
+	return out
+}
+
+// recordsName is the first id of a records' file's name ("T-100-199.jsonl" is 100).
+func recordsName(name string) (int, bool) {
+	lo, _, ok := strings.Cut(strings.TrimPrefix(name, "T-"), "-")
+	n, err := strconv.Atoi(lo)
+	if !ok || err != nil || n < 0 || !RecordsOfFile(RecordsDir+"/"+name) {
+		return 0, false
+	}
+	return n, true
+}
+
+// heldLines counts the record lines of the sources, by their bytes.
+func heldLines(srcs []readSource) map[string]int {
+	have := map[string]int{}
+	for _, s := range srcs {
+		for _, l := range recordLines(s.data) {
+			have[string(l)]++
+		}
+	}
+	return have
+}
+
+// parseProgress validates a records' file (checkProgress) and decodes its
+// records, less those skip counts (each as often as it counts it).
+func parseProgress(shown string, data []byte, skip map[string]int) ([]Record, error) {
+	if err := checkProgress(shown, data); err != nil {
+		return nil, err
+	}
+	var recs []Record
+	for n, line := range recordLines(data) {
+		if skip[string(line)] > 0 {
+			skip[string(line)]--
+			continue
+		}
+		var r Record
+		if err := json.Unmarshal(line, &r); err != nil {
+			return nil, &SchemaError{File: shown, Line: n, Rule: err.Error()}
+		}
+		recs = append(recs, r)
+	}
+	return recs, nil
+}
+
+// lastLineWhole refuses a records' file whose last line has no newline: a write
+// cut short, or a hand edit.
+func lastLineWhole(shown string, data []byte) error {
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		line := bytes.Count(data, []byte("\n")) + 1
+		return &SchemaError{File: shown, Line: line, Rule: "the last line has no newline: the file looks truncated"}
+	}
+	return nil
+}
+
+// checkProgress validates every line of a records' file, unless its bytes were
+// validated before (memo.go).
+func checkProgress(shown string, data []byte) error {
+	if err := lastLineWhole(shown, data); err != nil {
+		return err
+	}
+	s, ok := validated.known(schemas.Progress, data)
+	if ok {
+		return nil
+	}
+	for n, line := range recordLines(data) {
+		if err := validate(shown, n, schemas.Progress, line); err != nil {
+			return err
+		}
+	}
+	validated.remember(s)
+	return nil
+}
+
+// CheckProgressLines validates lines appended to the records of shown (a path
+// like .strom/records/T-1-99.jsonl): data is what was added, first the number its
+// first line has in the file. Each line of a file of a hundred must be of a task
+// of that hundred. The pre-commit hook checks a file the commit only appended to
+// this way.
+func CheckProgressLines(shown string, data []byte, first int) error {
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		line := first + bytes.Count(data, []byte("\n"))
+		return &SchemaError{File: shown, Line: line, Rule: "the last line has no newline: the file looks truncated"}
+	}
+	for n, line := range recordLines(data) {
+		if err := validate(shown, first-1+n, schemas.Progress, line); err != nil {
+			return err
+		}
+	}
+	if rel := strings.TrimPrefix(shown, DirName+"/"); RecordsOfFile(rel) {
+		if err := recordsInRange(shown, rel, data); err != nil {
+			var se *SchemaError
+			if errors.As(err, &se) {
+				se.Line += first - 1
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// validateProgressFile is Validate for the records' files: a file of a hundred,
+// a segment or progress.jsonl; handled is false for any other file.
+func validateProgressFile(rel, shown string, data []byte) (handled bool, err error) {
+	if _, ok := SegmentOfFile(rel); ok || rel == ProgressFile || RecordsOfFile(rel) {
+		if err := checkProgress(shown, data); err != nil {
+			return true, err
+		}
+		if RecordsOfFile(rel) {
+			return true, recordsInRange(shown, rel, data)
+		}
+		return true, nil
+	}
+	for _, dir := range []string{RecordsDir, ProgressDir} {
+		if strings.HasPrefix(rel, dir+"/") && !strings.HasPrefix(path.Base(rel), ".tmp-") {
+			return true, &SchemaError{File: shown, Rule: "only files of records named like T-100-199.jsonl belong in " + DirName + "/" + RecordsDir}
+		}
+	}
+	return false, nil
+}
+
+// recordsInRange checks that every record of a file of a hundred is of a task of
+// that hundred.
+func recordsInRange(shown, rel string, data []byte) error {
+	for n, line := range recordLines(data) {
+		var r struct{ Task string }
+		if json.Unmarshal(line, &r) == nil && RecordsFile(r.Task) != rel {
+			return &SchemaError{File: shown, Line: n, Pointer: "/task", Rule: fmt.Sprintf("a record of %s belongs in %s/%s", r.Task, DirName, RecordsFile(r.Task))}
+		}
+	}
+	return nil
+}
+
+// recordLines yields the non-blank lines of a records' file with their numbers,
+// counted from 1.
+func recordLines(data []byte) iter.Seq2[int, []byte] {
+	return func(yield func(int, []byte) bool) {
+		n := 0
+		for line := range bytes.Lines(data) {
+			n++
+			line = bytes.TrimSuffix(line, []byte("\n"))
+			if len(bytes.TrimSpace(line)) == 0 {
+				continue
+			}
+			if !yield(n, line) {
+				return
+			}
+		}
+	}
+}
+
+// AppendProgress adds one record. It takes the lock and appends the line to its
+// task's file with a single write, so concurrent writers lose nothing.
+func (t *Tree) AppendProgress(ctx context.Context, r Record) error {
+	return t.Locked(ctx, func() error { return t.AppendProgressLocked(r) })
+}
+
+// AppendProgressLocked is AppendProgress for a caller that holds the lock. It
+// validates the new line; records of an older layout are moved first.
+func (t *Tree) AppendProgressLocked(r Record) error {
+	r.Version = 1
+	r.Time = r.Time.UTC()
+	r.Text = strings.TrimSpace(r.Text)
+	line, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("encode record: %w", err)
+	}
+	if err := validate(t.rel(RecordsDir), 0, schemas.Progress, line); err != nil {
+		return fmt.Errorf("refuse to write an invalid record: %w", err)
+	}
+	if err := t.migrateProgressLocked(); err != nil {
+		return err
+	}
+	rel := RecordsFile(r.Task)
+	if err := t.wholeTail(rel); err != nil {
+		return err
+	}
+	if err := appendLine(t.Path(rel), append(line, '\n')); err != nil {
+		return fmt.Errorf("append to %s: %w", t.rel(rel), err)
+	}
+	return nil
+}
+
+// wholeTail refuses to append to a records' file whose last line has no newline
+// (a write cut short, a hand edit): the new line would join it.
+func (t *Tree) wholeTail(rel string) error {
+	f, err := os.Open(t.Path(rel))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", t.rel(rel), err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return err
+	}
+	var last [1]byte
+	if _, err := f.ReadAt(last[:], fi.Size()-1); err != nil {
+		return fmt.Errorf("read %s: %w", t.rel(rel), err)
+	}
+	if last[0] == '\n' {
+		return nil
+	}
+	data, err := os.ReadFile(t.Path(rel))
+	if err != nil {
+		return fmt.Errorf("read %s: %w", t.rel(rel), err)
+	}
+	return lastLineWhole(t.rel(rel), data)
+}
+
+// appendLine appends b to the file at path with one write and syncs it, creating
+// the file (and its folder) when missing.
+func appendLine(path string, b []byte) error {
+	err := appendPlain(path, b, true, true)
+	if errors.Is(err, os.ErrNotExist) {
+		if err := os.MkdirAll(path[:strings.LastIndexByte(path, os.PathSeparator)], 0o755); err != nil {
+			return err
+		}
+		err = appendPlain(path, b, true, true)
+	}
+	return err
+}
+
+// RenameTaskRecordsLocked gives the records of the tasks in ids (old id → new id)
+// their new task id and moves them to the new id's file, after its own, in their
+// order; every other line stays as it was, byte for byte. The files change
+// together (journal.go). Hold the lock.
+func (t *Tree) RenameTaskRecordsLocked(ids map[string]string) error {
+	if err := t.migrateProgressLocked(); err != nil {
+		return err
+	}
+	files := map[string][]byte{} // by file: its bytes as they become
+	read := func(rel string) ([]byte, error) {
+		if b, ok := files[rel]; ok {
+			return b, nil
+		}
+		b, err := readOptional(t.Path(rel))
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", t.rel(rel), err)
+		}
+		if err := checkProgress(t.rel(rel), b); err != nil {
+			return nil, err
+		}
+		files[rel] = b
+		return b, nil
+	}
+	// Each old file loses the lines of its renamed tasks; they go, renamed, to
+	// the end of their new files in the order they had.
+	moved := map[string][]byte{}
+	olds := slices.Collect(func(yield func(string) bool) {
+		for old := range ids {
+			if !yield(RecordsFile(old)) {
+				return
+			}
+		}
+	})
+	slices.Sort(olds)
+	for _, rel := range slices.Compact(olds) {
+		data, err := read(rel)
+		if err != nil {
+			return err
+		}
+		var keep []byte
+		for line := range bytes.Lines(data) {
+			var r Record
+			body := bytes.TrimSuffix(line, []byte("\n"))
+			if len(bytes.TrimSpace(body)) > 0 && json.Unmarshal(body, &r) == nil {
+				if to, ok := ids[r.Task]; ok {
+					r.Task = to
+					b, err := json.Marshal(r)
+					if err != nil {
+						return fmt.Errorf("encode record: %w", err)
+					}
+					moved[RecordsFile(to)] = append(append(moved[RecordsFile(to)], b...), '\n')
+					continue
+				}
+			}
+			keep = append(keep, line...)
+		}
+		files[rel] = keep
+	}
+	for _, rel := range slices.Sorted(func(yield func(string) bool) {
+		for rel := range moved {
+			if !yield(rel) {
+				return
+			}
+		}
+	}) {
+		data, err := read(rel)
+		if err != nil {
+			return err
+		}
+		files[rel] = append(slices.Clone(data), moved[rel]...)
+	}
+	return t.journaled(func() error {
+		for _, rel := range slices.SortedFunc(func(yield func(string) bool) {
+			for rel := range files {
+				if !yield(rel) {
+					return
+				}
+			}
+		}, cmp.Compare) {
+			data, _ := readOptional(t.Path(rel))
+			if bytes.Equal(data, files[rel]) {
+				continue
+			}
+			var err error
+			if len(files[rel]) == 0 {
+				err = t.drop(rel)
+			} else {
+				err = t.put(rel, files[rel])
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
