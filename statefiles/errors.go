@@ -63,3 +63,7 @@ var ErrNotUTF8 = errors.New("not UTF-8 text")
 
 // ErrArchiveName means an archive's name has characters a name may not have.
 var ErrArchiveName = errors.New("not an archive name")
+
+// ErrTooBig means a file of the research's state is over FileMax, so strom
+// neither reads nor writes it.
+var ErrTooBig = errors.New("larger than strom's bound for a state file")

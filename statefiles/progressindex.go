@@ -249,6 +249,9 @@ func (t *Tree) readStamped(seg int) ([]byte, stamp, error) {
 	if err != nil {
 		return nil, stamp{}, fmt.Errorf("read %s: %w", t.rel(file), err)
 	}
+	if err := checkFileSize(t.rel(file), fi.Size()); err != nil {
+		return nil, stamp{}, err
+	}
 	data := make([]byte, fi.Size())
 	n, err := f.ReadAt(data, 0)
 	if err != nil && !errors.Is(err, io.EOF) {
@@ -271,6 +274,9 @@ func (t *Tree) extendSource(o source) (source, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return o, fmt.Errorf("read %s: %w", t.rel(file), err)
+	}
+	if err := checkFileSize(t.rel(file), fi.Size()); err != nil {
+		return o, err
 	}
 	data := make([]byte, max(0, fi.Size()-o.Stamp.Size))
 	n, err := f.ReadAt(data, o.Stamp.Size)

@@ -28,7 +28,7 @@ func (t *Tree) migrateProgressLocked() error {
 		return nil
 	}
 	shown := t.rel(ProgressFile)
-	data, err := os.ReadFile(legacy)
+	data, err := readFile(legacy)
 	if err != nil {
 		return fmt.Errorf("migrate %s: %w", shown, err)
 	}
@@ -47,7 +47,7 @@ func (t *Tree) migrateProgressLocked() error {
 	if len(nums) > 0 {
 		var srcs []readSource
 		for _, n := range nums {
-			b, err := os.ReadFile(t.Path(SegmentFile(n)))
+			b, err := readFile(t.Path(SegmentFile(n)))
 			if err != nil {
 				return fmt.Errorf("migrate %s: %w", shown, err)
 			}

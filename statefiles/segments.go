@@ -115,7 +115,7 @@ func (t *Tree) LoadProgress() ([]Record, error) {
 	var recs []Record
 	for _, src := range t.readSources() {
 		if src.err != nil {
-			return nil, fmt.Errorf("read %s: %w", t.rel(src.file), src.err)
+			return nil, readError(t.rel(src.file), src.err)
 		}
 		got, err := parseProgress(t.rel(src.file), src.data, src.skip)
 		if err != nil {
@@ -142,7 +142,7 @@ func (t *Tree) readSources() []readSource {
 	}
 	var out []readSource
 	for _, n := range nums {
-		data, err := os.ReadFile(t.Path(SegmentFile(n)))
+		data, err := readFile(t.Path(SegmentFile(n)))
 		out = append(out, readSource{file: SegmentFile(n), data: data, err: err})
 	}
 	legacy, err := readOptional(t.Path(ProgressFile))
@@ -391,7 +391,7 @@ func (t *Tree) RenameTaskRecordsLocked(ids map[string]string) error {
 func (t *Tree) renameInFile(file string, ids map[string]string) error {
 	data, err := readOptional(t.Path(file))
 	if err != nil {
-		return fmt.Errorf("read %s: %w", t.rel(file), err)
+		return readError(t.rel(file), err)
 	}
 	if err := checkProgress(t.rel(file), data); err != nil {
 		return err

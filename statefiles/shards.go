@@ -324,7 +324,7 @@ func (s *shard) find(id string) int {
 func (t *Tree) readShard(rel string) (*shard, error) {
 	data, err := readOptional(t.Path(rel))
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", t.rel(rel), err)
+		return nil, readError(t.rel(rel), err)
 	}
 	s := &shard{rel: rel, data: data}
 	if data == nil {
@@ -360,6 +360,9 @@ func (t *Tree) writeShardNoting(rel string, tasks []Task, old []byte, note bool)
 	}
 	if old != nil && bytes.Equal(old, data) {
 		return old, false, nil
+	}
+	if err := checkWriteSize(shown, data); err != nil {
+		return old, false, err
 	}
 	if err := os.MkdirAll(t.Path(TasksDir), 0o755); err != nil {
 		return old, false, fmt.Errorf("write %s: %w", shown, err)
