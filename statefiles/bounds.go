@@ -8,17 +8,95 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/strom-research/strom/messages"
 )
 
-// FileMax is the most bytes of each file of the research's state under .strom/
-// (queue.json, a file of a hundred tasks, a segment of records, config.json,
-// park.json, mode.json, a gate's hold.json). Such a file over it is neither read
-// nor written, so no file, however it was made, makes every command slow, and no
-// file strom writes is one it would refuse to read. It holds queue.json's order of
-// the tasks T-1 … T-1000000 (15.9 MB).
-const FileMax = 16 << 20
+// The bounds on what strom takes in and keeps. A text over its bound is refused
+// where it enters (a command's argument, flag or file), with a sentence that names
+// the bound, before anything is written; a file of the research's state over
+// FileMax is neither read nor written. So no input, however it was made, makes
+// every later command slow, and no file strom writes is one it would refuse to read.
+const (
+	// TitleMax is the most characters of a task's title: a title is one line of
+	// strom task list, of a commit's subject and of every prompt on the task.
+	TitleMax = 500
+	// BodyMax is the most bytes of a task's text (its body). Longer material belongs
+	// in a file of the research that the text names; a file of a hundred tasks
+	// (FileMax) holds fifteen texts at this bound.
+	BodyMax = 1 << 20
+	// AnswerMax is the most bytes of a person's answer to a task's question.
+	AnswerMax = 1 << 20
+	// RecordMax is the most bytes of one record: every later session on the task
+	// reads it, and a segment of records (SegmentLimit) holds three at this bound.
+	RecordMax = 64 << 10
+	// QuestionMax is the most bytes of the question a task waits with.
+	QuestionMax = 64 << 10
+	// ReasonMax is the most characters of the reason a person parks a task with: it
+	// is shown on the task's line beside its title.
+	ReasonMax = 500
+	// FileMax is the most bytes of each file of the research's state under .strom/
+	// (queue.json, a file of a hundred tasks, a segment of records, config.json,
+	// park.json, mode.json, a gate's hold.json). It holds queue.json's order of the
+	// tasks T-1 … T-1000000 (15.9 MB).
+	FileMax = 16 << 20
+)
+
+// A TextKind is a kind of text strom takes from a person or an agent and keeps in
+// the research's state; each has its bound.
+type TextKind string
+
+// The kinds of text, named as the ids of their sentences (files.too_long_<kind>).
+const (
+	TitleText    TextKind = "title"
+	BodyText     TextKind = "body"
+	AnswerText   TextKind = "answer"
+	RecordText   TextKind = "record"
+	QuestionText TextKind = "question"
+	ReasonText   TextKind = "reason"
+)
+
+// bound is the kind's bound: max characters when chars, else max bytes.
+func (k TextKind) bound() (max int, chars bool) {
+	switch k {
+	case TitleText:
+		return TitleMax, true
+	case ReasonText:
+		return ReasonMax, true
+	case BodyText:
+		return BodyMax, false
+	case AnswerText:
+		return AnswerMax, false
+	case RecordText:
+		return RecordMax, false
+	case QuestionText:
+		return QuestionMax, false
+	}
+	panic("statefiles: unknown text kind " + string(k))
+}
+
+// CheckLength refuses a text of kind k over its bound with one sentence that says
+// the bound (errors.Is ErrTooLong). from names where a person gave it — a flag
+// ("--title"), a flag and its file ("--body-file notes.md") — for the sentence;
+// "" for a command's argument, which needs no name.
+func CheckLength(k TextKind, text, from string) error {
+	max, chars := k.bound()
+	n := len(text)
+	if chars && n > max {
+		n = utf8.RuneCountInString(text)
+	}
+	if n <= max {
+		return nil
+	}
+	id := "files.too_long_" + string(k)
+	args := messages.Args{"Bound": boundText(max, chars)}
+	if from != "" {
+		id += "_from"
+		args["From"] = from
+	}
+	return messages.Errorf(ErrTooLong, id, args)
+}
 
 // boundText is a bound as the sentences say it: a count of characters, or bytes
 // in KiB or MiB.

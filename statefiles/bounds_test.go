@@ -129,3 +129,37 @@ func TestFileBoundWrite(t *testing.T) {
 		t.Fatalf("after the refusal: %v; want the %d tasks before", err, FileMax/size-1)
 	}
 }
+
+// Each text is refused one past its bound, said with the bound and, when given,
+// where it came from; a title's bound counts characters, not bytes.
+func TestCheckLength(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		kind      TextKind
+		at, over  string
+		from, say string
+	}{
+		{TitleText, strings.Repeat("č", TitleMax), strings.Repeat("č", TitleMax+1), "", "the task's title is over strom's bound of 500 characters"},
+		{TitleText, strings.Repeat("a", TitleMax), strings.Repeat("a", TitleMax+1), "--title", "the task's title (--title) is over strom's bound of 500 characters"},
+		{BodyText, strings.Repeat("a", BodyMax), strings.Repeat("a", BodyMax+1), "--body-file notes.md", "the task's text (--body-file notes.md) is over strom's bound of 1 MiB"},
+		{AnswerText, strings.Repeat("a", AnswerMax), strings.Repeat("a", AnswerMax+1), "", "the answer is over strom's bound of 1 MiB"},
+		{RecordText, strings.Repeat("a", RecordMax), strings.Repeat("a", RecordMax+1), "", "the record is over strom's bound of 64 KiB"},
+		{QuestionText, strings.Repeat("a", QuestionMax), strings.Repeat("a", QuestionMax+1), "", "the question is over strom's bound of 64 KiB"},
+		{ReasonText, strings.Repeat("ř", ReasonMax), strings.Repeat("ř", ReasonMax+1), "--why", "the reason (--why) is over strom's bound of 500 characters"},
+	}
+	for _, tc := range cases {
+		if err := CheckLength(tc.kind, tc.at, tc.from); err != nil {
+			t.Errorf("%s at its bound: %v", tc.kind, err)
+		}
+		err := CheckLength(tc.kind, tc.over, tc.from)
+		if !errors.Is(err, ErrTooLong) || !strings.HasPrefix(err.Error(), tc.say+" — ") {
+			t.Errorf("%s over its bound: err = %v, want ErrTooLong said as %q", tc.kind, err, tc.say)
+		}
+	}
+	if err := CheckText(strings.Repeat("a", TitleMax+1), ""); !errors.Is(err, ErrTooLong) {
+		t.Errorf("CheckText of a long title: %v", err)
+	}
+	if err := CheckText("x", strings.Repeat("a", BodyMax+1)); !errors.Is(err, ErrTooLong) {
+		t.Errorf("CheckText of a long text: %v", err)
+	}
+}
