@@ -23,6 +23,9 @@ func (r *Research) Record(ctx context.Context, ref SessionRef, text string) (sta
 	if strings.TrimSpace(text) == "" {
 		return statefiles.Record{}, messages.New("agent.record_empty", nil)
 	}
+	if err := statefiles.CheckLength(statefiles.RecordText, text, ""); err != nil {
+		return statefiles.Record{}, err
+	}
 	rec := statefiles.Record{Time: r.Now(), Session: ref.Session, Task: statefiles.NormalizeID(ref.Task), Text: text}
 	if ref.Session != "" {
 		if err := r.liveSession(ref.Session); err != nil {
@@ -97,6 +100,9 @@ func (r *Research) Done(ctx context.Context, ref SessionRef, id string) (statefi
 func (r *Research) Ask(ctx context.Context, ref SessionRef, id, question string) (statefiles.Task, error) {
 	if strings.TrimSpace(question) == "" {
 		return statefiles.Task{}, messages.New("agent.question_empty", nil)
+	}
+	if err := statefiles.CheckLength(statefiles.QuestionText, question, ""); err != nil {
+		return statefiles.Task{}, err
 	}
 	if id == "" {
 		id = ref.Task

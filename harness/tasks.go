@@ -23,6 +23,10 @@ func (r *Research) AddTask(ctx context.Context, title, body, session string) (st
 // be set up with a probe.
 func (r *Research) AddTaskNeeding(ctx context.Context, title, body, session string, needs []string) (statefiles.Task, error) {
 	var out statefiles.Task
+	// Refused before the lock is waited for; NewTask checks it again.
+	if err := statefiles.CheckText(strings.TrimSpace(title), body); err != nil {
+		return out, err
+	}
 	if err := r.CheckNeeds(needs); err != nil {
 		return out, err
 	}
@@ -71,7 +75,7 @@ func (r *Research) EditTask(ctx context.Context, id string, title, body *string)
 	return r.ChangeTask(ctx, id, func(t *statefiles.Task) error {
 		var ti, bo string
 		if title != nil {
-			ti = *title
+			ti = strings.TrimSpace(*title)
 		}
 		if body != nil {
 			bo = *body
@@ -133,6 +137,9 @@ func (r *Research) RewordTask(ctx context.Context, id string, was statefiles.Tas
 
 // ParkTask sets a task aside; only a person unparks it.
 func (r *Research) ParkTask(ctx context.Context, id, why string) (statefiles.Task, error) {
+	if err := statefiles.CheckLength(statefiles.ReasonText, why, ""); err != nil {
+		return statefiles.Task{}, err
+	}
 	return r.ChangeTask(ctx, id, func(t *statefiles.Task) error {
 		if t.State == statefiles.Started {
 			return messages.New("task.park_started", messages.Args{"Task": t.ID, "Session": t.Session})
@@ -184,6 +191,9 @@ func (r *Research) UnparkTask(ctx context.Context, id string) (statefiles.Task, 
 
 // AnswerTask gives a waiting task a person's answer; the task returns to the queue.
 func (r *Research) AnswerTask(ctx context.Context, id, answer string) (statefiles.Task, error) {
+	if err := statefiles.CheckLength(statefiles.AnswerText, answer, ""); err != nil {
+		return statefiles.Task{}, err
+	}
 	return r.ChangeTask(ctx, id, func(t *statefiles.Task) error {
 		return t.AnswerQuestion(answer, r.Now())
 	})

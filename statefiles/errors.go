@@ -66,3 +66,10 @@ var errOutside = errors.New("the path leads out of .strom/")
 
 // ErrArchiveName means an archive's name has characters a name may not have.
 var ErrArchiveName = errors.New("not an archive name")
+
+// ErrTooLong means a text a person or an agent gave is over its bound (bounds.go).
+var ErrTooLong = errors.New("longer than strom's bound")
+
+// ErrTooBig means a file of the research's state is over FileMax, so strom
+// neither reads nor writes it.
+var ErrTooBig = errors.New("larger than strom's bound for a state file")

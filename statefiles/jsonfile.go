@@ -3,6 +3,7 @@ package statefiles
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,7 +14,7 @@ import (
 func loadFile(path, shown, schemaName string, v any) (found bool, err error) {
 	data, err := readOptional(path)
 	if err != nil {
-		return false, fmt.Errorf("read %s: %w", shown, err)
+		return false, readError(shown, err)
 	}
 	if data == nil {
 		return false, nil
@@ -48,7 +49,12 @@ func saveFileData(path, shown, schemaName string, v any) (data []byte, err error
 	if err := check(shown, schemaName, data); err != nil {
 		return nil, fmt.Errorf("refuse to write invalid data: %w", err)
 	}
-	if old, err := readOptional(path); err == nil && old != nil {
+	if err := checkWriteSize(shown, data); err != nil {
+		return nil, err
+	}
+	if old, err := readOptional(path); errors.Is(err, ErrTooBig) {
+		return nil, err // unread, so kept like an invalid file
+	} else if err == nil && old != nil {
 		if bytes.Equal(old, data) {
 			return data, nil
 		}

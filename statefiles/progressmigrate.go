@@ -36,7 +36,7 @@ func (t *Tree) migrateProgressLocked() error {
 	records := 0
 	for _, src := range srcs {
 		if src.err != nil {
-			return fmt.Errorf("migrate %s: %w", t.rel(src.file), src.err)
+			return readError(t.rel(src.file), src.err)
 		}
 		if err := checkProgress(t.rel(src.file), src.data); err != nil {
 			return fmt.Errorf("migrate %s: %w", t.rel(src.file), err)

@@ -121,8 +121,15 @@ func NewTask(id, title, body string, now time.Time) (Task, error) {
 	return *t, nil
 }
 
-// CheckText refuses a task title or text that is not UTF-8.
+// CheckText refuses a task title or text that is over its bound (TitleMax,
+// BodyMax) or not UTF-8.
 func CheckText(title, body string) error {
+	if err := CheckLength(TitleText, title, ""); err != nil {
+		return err
+	}
+	if err := CheckLength(BodyText, body, ""); err != nil {
+		return err
+	}
 	if !utf8.ValidString(title) {
 		return fmt.Errorf("the task's title is %w: write it in UTF-8 (iconv -t UTF-8 converts other encodings)", ErrNotUTF8)
 	}

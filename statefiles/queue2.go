@@ -105,12 +105,12 @@ func (t *Tree) taskFiles2() ([]string, error) {
 // ErrUnknownTask.
 func (t *Tree) readTask2(id string) (*Task, error) {
 	rel := TaskFile(id)
-	data, err := os.ReadFile(t.Path(rel))
+	data, err := readFile(t.Path(rel))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, unknownTask(id)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", t.rel(rel), err)
+		return nil, readError(t.rel(rel), err)
 	}
 	return ParseTask(t.rel(rel), rel, data)
 }
@@ -127,8 +127,8 @@ func (t *Tree) loadTasks2(o *Order) (*Queue, error) {
 	}
 	raw := make([][]byte, len(o.Order))
 	for i, id := range o.Order {
-		if raw[i], err = os.ReadFile(t.Path(TaskFile(id))); err != nil {
-			return nil, fmt.Errorf("read %s: %w", t.rel(TaskFile(id)), err)
+		if raw[i], err = readFile(t.Path(TaskFile(id))); err != nil {
+			return nil, readError(t.rel(TaskFile(id)), err)
 		}
 	}
 	set, known := validated.knownSet(schemas.Task, o.Order, raw)

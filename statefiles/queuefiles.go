@@ -184,7 +184,7 @@ func (t *Tree) readOrder() (version int, o *Order, data []byte, err error) {
 	shown := t.rel(QueueFile)
 	data, err = readOptional(t.Path(QueueFile))
 	if err != nil {
-		return 0, nil, nil, fmt.Errorf("read %s: %w", shown, err)
+		return 0, nil, nil, readError(shown, err)
 	}
 	if data == nil {
 		return 0, &Order{Version: QueueVersion, NextID: 1, Order: []string{}}, nil, nil
@@ -238,6 +238,9 @@ func (t *Tree) writeOrder(o *Order, old []byte, added []string) ([]byte, error) 
 	}
 	if old != nil && bytes.Equal(old, data) {
 		return data, nil
+	}
+	if err := checkWriteSize(shown, data); err != nil {
+		return nil, err
 	}
 	if old != nil && queueVersion(old) == QueueVersion {
 		mini, err := marshal(&Order{Version: o.Version, NextID: o.NextID, Order: append([]string{}, added...)})
@@ -309,8 +312,8 @@ func (t *Tree) loadShards(o *Order) (*Queue, map[string][]byte, error) {
 	}
 	raw := make([][]byte, len(rels))
 	for i, rel := range rels {
-		if raw[i], err = os.ReadFile(t.Path(rel)); err != nil {
-			return nil, nil, fmt.Errorf("read %s: %w", t.rel(rel), err)
+		if raw[i], err = readFile(t.Path(rel)); err != nil {
+			return nil, nil, readError(t.rel(rel), err)
 		}
 	}
 	set := shardSetSum(rels, raw)

@@ -256,7 +256,7 @@ func (t *Tree) updateQueueIndexLocked() error {
 		rel := shardOf(lo)
 		data, err := readOptional(t.Path(rel))
 		if err != nil {
-			return fmt.Errorf("read %s: %w", t.rel(rel), err)
+			return readError(t.rel(rel), err)
 		}
 		read[rel] = data
 		var tasks []Task

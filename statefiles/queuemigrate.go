@@ -27,7 +27,7 @@ func (t *Tree) MigrateQueue() error {
 // OnMigrate fails the research is put back as it was and its error returned.
 func (t *Tree) migrateLocked(from int) error {
 	shown := t.rel(QueueFile)
-	data, err := os.ReadFile(t.Path(QueueFile))
+	data, err := readFile(t.Path(QueueFile))
 	if err != nil {
 		return fmt.Errorf("read %s: %w", shown, err)
 	}
@@ -51,7 +51,7 @@ func (t *Tree) migrateLocked(from int) error {
 		return fmt.Errorf("migrate %s: %w", shown, err)
 	}
 	for _, id := range ids2 {
-		b, err := os.ReadFile(t.Path(TaskFile(id)))
+		b, err := readFile(t.Path(TaskFile(id)))
 		if err != nil {
 			return fmt.Errorf("migrate %s: %w", shown, err)
 		}
@@ -62,7 +62,7 @@ func (t *Tree) migrateLocked(from int) error {
 		return fmt.Errorf("migrate %s: %w", shown, err)
 	}
 	for _, rel := range left {
-		b, err := os.ReadFile(t.Path(rel))
+		b, err := readFile(t.Path(rel))
 		if err != nil {
 			return fmt.Errorf("migrate %s: %w", shown, err)
 		}

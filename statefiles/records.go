@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/schemas"
 )
 
@@ -134,7 +135,7 @@ func (t *Tree) TaskRecordsLocked(task string) ([]Record, error) {
 	rel := RecordsFile(task)
 	data, err := readOptional(t.Path(rel))
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", t.rel(rel), err)
+		return nil, readError(t.rel(rel), err)
 	}
 	if err := lastLineWhole(t.rel(rel), data); err != nil {
 		return nil, err
@@ -167,7 +168,7 @@ func (t *Tree) LoadProgress() ([]Record, error) {
 	var recs []Record
 	for _, src := range t.readSources() {
 		if src.err != nil {
-			return nil, fmt.Errorf("read %s: %w", t.rel(src.file), src.err)
+			return nil, readError(t.rel(src.file), src.err)
 		}
 		got, err := parseProgress(t.rel(src.file), src.data, src.skip)
 		if err == nil && RecordsOfFile(src.file) {
@@ -194,7 +195,7 @@ func (t *Tree) CheckRecordFiles(rels []string) error {
 		}
 		data, err := readOptional(t.Path(rel))
 		if err != nil {
-			return fmt.Errorf("read %s: %w", t.rel(rel), err)
+			return readError(t.rel(rel), err)
 		}
 		if err := checkProgress(t.rel(rel), data); err != nil {
 			return err
@@ -227,7 +228,7 @@ func (t *Tree) readSources() []readSource {
 		var srcs []readSource
 		for _, f := range files {
 			file := dir.rel + "/" + f.name
-			data, err := os.ReadFile(t.Path(file))
+			data, err := readFile(t.Path(file))
 			srcs = append(srcs, readSource{file: file, data: data, err: err})
 		}
 		if held && len(srcs) > 0 {
@@ -420,18 +421,20 @@ func (t *Tree) AppendProgressLocked(r Record) error {
 		return err
 	}
 	rel := RecordsFile(r.Task)
-	if err := t.wholeTail(rel); err != nil {
+	line = append(line, '\n')
+	if err := t.wholeTail(rel, len(line)); err != nil {
 		return err
 	}
-	if err := appendLine(t.Path(rel), append(line, '\n')); err != nil {
+	if err := appendLine(t.Path(rel), line); err != nil {
 		return fmt.Errorf("append to %s: %w", t.rel(rel), err)
 	}
 	return nil
 }
 
-// wholeTail refuses to append to a records' file whose last line has no newline
-// (a write cut short, a hand edit): the new line would join it.
-func (t *Tree) wholeTail(rel string) error {
+// wholeTail refuses to append add bytes to a records' file whose last line has no
+// newline (a write cut short, a hand edit: the new line would join it), or that
+// they would take past FileMax.
+func (t *Tree) wholeTail(rel string, add int) error {
 	f, err := os.Open(t.Path(rel))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -441,8 +444,14 @@ func (t *Tree) wholeTail(rel string) error {
 	}
 	defer f.Close()
 	fi, err := f.Stat()
-	if err != nil || fi.Size() == 0 {
+	if err != nil {
 		return err
+	}
+	if fi.Size()+int64(add) > FileMax {
+		return messages.Errorf(ErrTooBig, "files.too_big_write", messages.Args{"File": t.rel(rel), "Bound": boundText(FileMax, false)})
+	}
+	if fi.Size() == 0 {
+		return nil
 	}
 	var last [1]byte
 	if _, err := f.ReadAt(last[:], fi.Size()-1); err != nil {
@@ -486,7 +495,7 @@ func (t *Tree) RenameTaskRecordsLocked(ids map[string]string) error {
 		}
 		b, err := readOptional(t.Path(rel))
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", t.rel(rel), err)
+			return nil, readError(t.rel(rel), err)
 		}
 		if err := checkProgress(t.rel(rel), b); err != nil {
 			return nil, err

@@ -323,7 +323,7 @@ func (s *shard) find(id string) int {
 func (t *Tree) readShard(rel string) (*shard, error) {
 	data, err := readOptional(t.Path(rel))
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", t.rel(rel), err)
+		return nil, readError(t.rel(rel), err)
 	}
 	s := &shard{rel: rel, data: data}
 	if data == nil {
@@ -359,6 +359,9 @@ func (t *Tree) writeShardNoting(rel string, tasks []Task, old []byte, note bool)
 	}
 	if old != nil && bytes.Equal(old, data) {
 		return old, false, nil
+	}
+	if err := checkWriteSize(shown, data); err != nil {
+		return old, false, err
 	}
 	if err := t.put(rel, data); err != nil {
 		return old, false, err

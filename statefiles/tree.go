@@ -126,9 +126,10 @@ func (t *Tree) Exists() bool {
 	return err == nil
 }
 
-// readOptional reads a file, returning nil data for a missing one.
+// readOptional reads a state file (bounded: readFile), returning nil data for a
+// missing one.
 func readOptional(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
+	"github.com/strom-research/strom/statefiles"
 )
 
 // Exit statuses shared by every command. `strom run` adds its own (see cmd_run.go).
@@ -296,6 +297,9 @@ func (s *sys) finish(err error) int {
 			return code
 		}
 	case errors.As(err, &ue):
+		code = exitUsage
+	case errors.Is(err, statefiles.ErrTooLong):
+		// A text over its bound is input to mend, however deep it was refused.
 		code = exitUsage
 	case isFlagError(err):
 		code = exitUsage

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"strings"
@@ -76,6 +77,9 @@ func taskAddCommand(s *sys) *ffcli.Command {
 				return s.usage("usage.task.add.title", messages.Args{"Count": len(args)})
 			}
 			text := *body
+			if err := statefiles.CheckLength(statefiles.BodyText, text, "--body"); err != nil {
+				return err
+			}
 			if *bodyFile != "" {
 				if *body != "" {
 					return s.usage("usage.task.body_both")
@@ -106,16 +110,26 @@ func taskAddCommand(s *sys) *ffcli.Command {
 	}
 }
 
+// readText reads the text --body-file names (- for stdin), at most one byte past
+// its bound: a larger file is refused without being read whole.
 func readText(s *sys, path string) (string, error) {
-	if path == "-" {
-		b, err := readAll(s.stdin)
-		return string(b), err
+	var r io.Reader = s.stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return "", fmt.Errorf("read %s: %w", path, err)
+		}
+		defer f.Close()
+		r = f
 	}
-	b, err := os.ReadFile(path)
+	if r == nil {
+		return "", nil
+	}
+	b, err := io.ReadAll(io.LimitReader(r, statefiles.BodyMax+1))
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", path, err)
 	}
-	return string(b), nil
+	return string(b), statefiles.CheckLength(statefiles.BodyText, string(b), "--body-file "+path)
 }
 
 func taskListCommand(s *sys) *ffcli.Command {
@@ -409,12 +423,18 @@ func taskEditCommand(s *sys) *ffcli.Command {
 			set := map[string]bool{}
 			fs.Visit(func(f *flagT) { set[f.Name] = true })
 			if set["title"] {
+				if err := statefiles.CheckLength(statefiles.TitleText, strings.TrimSpace(*title), "--title"); err != nil {
+					return err
+				}
 				tp = title
 			}
 			if set["body"] && set["body-file"] {
 				return s.usage("usage.task.body_both")
 			}
 			if set["body"] {
+				if err := statefiles.CheckLength(statefiles.BodyText, *body, "--body"); err != nil {
+					return err
+				}
 				bp = body
 			}
 			if set["body-file"] {
@@ -495,6 +515,9 @@ func taskParkCommand(s *sys) *ffcli.Command {
 			}
 			if strings.TrimSpace(*why) == "" {
 				return s.usage("usage.task.park.why")
+			}
+			if err := statefiles.CheckLength(statefiles.ReasonText, *why, "--why"); err != nil {
+				return err
 			}
 			r, err := s.research()
 			if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -96,9 +97,9 @@ func editTask(ctx context.Context, s *sys, r *harness.Research, id string) error
 	if err := cmd.Run(); err != nil {
 		return errors.New(p.Say("task.edit_failed", messages.Args{"Editor": editor, "Problem": err.Error(), "Task": was.ID, "Kept": kept}))
 	}
-	b, err := os.ReadFile(path)
+	b, err := readEdit(path, shown)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", shown, err)
+		return err
 	}
 	title, body := parseTaskEdit(string(b))
 	switch {
@@ -107,6 +108,12 @@ func editTask(ctx context.Context, s *sys, r *harness.Research, id string) error
 	case title == was.Title && body == normalizeBody(was.Body):
 		fmt.Fprintln(s.stdout, p.Say("task.unchanged", messages.Args{"Task": was.ID}))
 		return nil
+	}
+	if err := statefiles.CheckLength(statefiles.TitleText, title, shown); err != nil {
+		return err
+	}
+	if err := statefiles.CheckLength(statefiles.BodyText, body, shown); err != nil {
+		return err
 	}
 	saved, err := r.RewordTask(ctx, was.ID, was, title, body)
 	if errors.Is(err, harness.ErrEditedMeanwhile) {
@@ -117,6 +124,28 @@ func editTask(ctx context.Context, s *sys, r *harness.Research, id string) error
 	}
 	fmt.Fprintln(s.stdout, p.Say("task.edited", messages.Args{"Task": saved.ID}))
 	return nil
+}
+
+// editMax is the most the editor's file is read of: a task's text at its bound,
+// and room for its title and the help under the scissors.
+const editMax = statefiles.BodyMax + 64<<10
+
+// readEdit reads what the editor saved (shown names it), at most one byte past
+// editMax: a file larger holds a text over its bound, however it ends.
+func readEdit(path, shown string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", shown, err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, editMax+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", shown, err)
+	}
+	if len(b) > editMax {
+		return nil, statefiles.CheckLength(statefiles.BodyText, string(b), shown)
+	}
+	return b, nil
 }
 
 // chooseEditor is the editor git would start: GIT_EDITOR, core.editor, VISUAL,

@@ -1,0 +1,176 @@
+package statefiles
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/strom-research/strom/messages"
+)
+
+// The bounds on what strom takes in and keeps. A text over its bound is refused
+// where it enters (a command's argument, flag or file), with a sentence that names
+// the bound, before anything is written; a file of the research's state over
+// FileMax is neither read nor written. So no input, however it was made, makes
+// every later command slow, and no file strom writes is one it would refuse to read.
+const (
+	// TitleMax is the most characters of a task's title: a title is one line of
+	// strom task list, of a commit's subject and of every prompt on the task.
+	TitleMax = 500
+	// BodyMax is the most bytes of a task's text (its body). Longer material belongs
+	// in a file of the research that the text names; a file of a hundred tasks
+	// (FileMax) holds fifteen texts at this bound.
+	BodyMax = 1 << 20
+	// AnswerMax is the most bytes of a person's answer to a task's question.
+	AnswerMax = 1 << 20
+	// RecordMax is the most bytes of one record: every later session on the task
+	// reads it.
+	RecordMax = 64 << 10
+	// QuestionMax is the most bytes of the question a task waits with.
+	QuestionMax = 64 << 10
+	// ReasonMax is the most characters of the reason a person parks a task with: it
+	// is shown on the task's line beside its title.
+	ReasonMax = 500
+	// FileMax is the most bytes of each file of the research's state under .strom/
+	// (queue.json, a file of a hundred tasks or of their records, config.json,
+	// park.json, mode.json, a gate's hold.json). It holds queue.json's order of the
+	// tasks T-1 … T-1000000 (15.9 MB).
+	FileMax = 16 << 20
+)
+
+// A TextKind is a kind of text strom takes from a person or an agent and keeps in
+// the research's state; each has its bound.
+type TextKind string
+
+// The kinds of text, named as the ids of their sentences (files.too_long_<kind>).
+const (
+	TitleText    TextKind = "title"
+	BodyText     TextKind = "body"
+	AnswerText   TextKind = "answer"
+	RecordText   TextKind = "record"
+	QuestionText TextKind = "question"
+	ReasonText   TextKind = "reason"
+)
+
+// bound is the kind's bound: max characters when chars, else max bytes.
+func (k TextKind) bound() (max int, chars bool) {
+	switch k {
+	case TitleText:
+		return TitleMax, true
+	case ReasonText:
+		return ReasonMax, true
+	case BodyText:
+		return BodyMax, false
+	case AnswerText:
+		return AnswerMax, false
+	case RecordText:
+		return RecordMax, false
+	case QuestionText:
+		return QuestionMax, false
+	}
+	panic("statefiles: unknown text kind " + string(k))
+}
+
+// CheckLength refuses a text of kind k over its bound with one sentence that says
+// the bound (errors.Is ErrTooLong). from names where a person gave it — a flag
+// ("--title"), a flag and its file ("--body-file notes.md") — for the sentence;
+// "" for a command's argument, which needs no name.
+func CheckLength(k TextKind, text, from string) error {
+	max, chars := k.bound()
+	n := len(text)
+	if chars && n > max {
+		n = utf8.RuneCountInString(text)
+	}
+	if n <= max {
+		return nil
+	}
+	id := "files.too_long_" + string(k)
+	args := messages.Args{"Bound": boundText(max, chars)}
+	if from != "" {
+		id += "_from"
+		args["From"] = from
+	}
+	return messages.Errorf(ErrTooLong, id, args)
+}
+
+// boundText is a bound as the sentences say it: a count of characters, or bytes
+// in KiB or MiB.
+func boundText(max int, chars bool) string {
+	switch {
+	case chars:
+		return fmt.Sprint(max)
+	case max >= 1<<20 && max%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", max>>20)
+	case max >= 1<<10 && max%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", max>>10)
+	}
+	return fmt.Sprintf("%d bytes", max)
+}
+
+// readFile reads a file of the research's state whole, as os.ReadFile does, but
+// refuses one over FileMax (errors.Is ErrTooBig) before reading it: by its size,
+// or, for a file that does not say its size, after FileMax+1 bytes.
+func readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkFileSize(shownPath(path), fi.Size()); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(fi.Size()) + bytes.MinRead)
+	if _, err := buf.ReadFrom(io.LimitReader(f, FileMax+1)); err != nil {
+		return nil, err
+	}
+	if err := checkFileSize(shownPath(path), int64(buf.Len())); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// checkFileSize refuses a state file of size bytes over FileMax, naming it shown.
+func checkFileSize(shown string, size int64) error {
+	if size <= FileMax {
+		return nil
+	}
+	return messages.Errorf(ErrTooBig, "files.too_big", messages.Args{"File": shown, "Bound": boundText(FileMax, false)})
+}
+
+// checkWriteSize refuses to write data as the state file shown when it is over
+// FileMax: strom would refuse to read it back.
+func checkWriteSize(shown string, data []byte) error {
+	if len(data) <= FileMax {
+		return nil
+	}
+	return messages.Errorf(ErrTooBig, "files.too_big_write", messages.Args{"File": shown, "Bound": boundText(FileMax, false)})
+}
+
+// readError is the error of reading the state file shown: a file over its bound
+// is its own sentence, which names the file; any other error is wrapped.
+func readError(shown string, err error) error {
+	if errors.Is(err, ErrTooBig) {
+		return err
+	}
+	return fmt.Errorf("read %s: %w", shown, err)
+}
+
+// shownPath names a state file as messages show it: from .strom/ on, or the whole
+// path of a file outside a research (the person's own settings).
+func shownPath(path string) string {
+	p := filepath.ToSlash(path)
+	if i := strings.LastIndex(p, "/"+DirName+"/"); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}

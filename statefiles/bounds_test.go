@@ -1,0 +1,166 @@
+package statefiles
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/strom-research/strom/messages"
+)
+
+// padded is data with spaces before it up to size bytes: still valid JSON.
+func padded(data string, size int) []byte {
+	return append(bytes.Repeat([]byte(" "), size-len(data)), data...)
+}
+
+// Every state file over FileMax is refused before it is read, with one sentence
+// naming the file and the bound; the file is left as it is. At the bound it is read.
+func TestFileBound(t *testing.T) {
+	t.Parallel()
+	task := `{"id":"T-1","title":"x","state":"open","created":"2026-11-30T09:00:00Z","updated":"2026-11-30T09:00:00Z"}`
+	record := `{"version":1,"time":"2026-11-30T09:00:00Z","task":"T-1","text":"found it"}` + "\n"
+	add := func(tr *Tree) error {
+		_, err := tr.AddTask(context.Background(), func(id string) (Task, error) { return NewTask(id, "y", "", t0) })
+		return err
+	}
+	appendRecord := func(tr *Tree) error {
+		return tr.AppendProgress(context.Background(), Record{Time: t0, Task: "T-1", Text: "more"})
+	}
+	cases := []struct {
+		file        string
+		data        string
+		load, write func(tr *Tree) error
+	}{
+		{QueueFile, `{"version":3,"next_id":2,"order":["T-1"]}`, func(tr *Tree) error { _, err := tr.LoadQueue(); return err }, add},
+		{ShardFile("T-1"), `{"tasks":[` + task + `]}`, func(tr *Tree) error { _, err := tr.LoadQueue(); return err }, add},
+		{ConfigFile, `{"version":1}`, func(tr *Tree) error { _, err := tr.TreeConfig().Load(); return err },
+			func(tr *Tree) error { return tr.TreeConfig().Save(&Config{Version: 1}) }},
+		{ParkFile, `{"version":1}`, func(tr *Tree) error { _, err := tr.LoadPark(); return err },
+			func(tr *Tree) error { return tr.SavePark(&Park{Version: 1, Empty: map[string]int{"T-1": 1}}) }},
+		{ModeFile, `{"version":1,"mode":"research"}`, func(tr *Tree) error { _, err := tr.LoadMode(); return err },
+			func(tr *Tree) error { return tr.SaveMode(&Mode{Version: 1, Mode: ModeArchive}) }},
+		{GatesDir + "/cap/" + HoldFile, `{"version":1}`, func(tr *Tree) error { _, err := tr.LoadHold("cap", &map[string]any{}); return err },
+			func(tr *Tree) error { return tr.SaveHold("cap", map[string]any{"version": 1, "waiting": true}) }},
+		{RecordsFile("T-1"), record, func(tr *Tree) error { _, err := tr.TaskRecords(context.Background(), "T-1"); return err }, appendRecord},
+		{ProgressDir + "/000001.jsonl", record, func(tr *Tree) error { _, err := tr.LoadProgress(); return err }, appendRecord},
+		{ProgressFile, record, func(tr *Tree) error { _, err := tr.LoadProgress(); return err }, appendRecord},
+	}
+	for _, tc := range cases {
+		t.Run(tc.file, func(t *testing.T) {
+			t.Parallel()
+			tr := newTree(t)
+			if err := tr.SaveQueue(&Queue{Version: QueueVersion, NextID: 2, Tasks: []Task{{ID: "T-1", Title: "x", State: Open, Created: t0, Updated: t0}}}); err != nil {
+				t.Fatal(err)
+			}
+			path := tr.Path(filepath.FromSlash(tc.file))
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, padded(tc.data, FileMax), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := tc.load(tr); err != nil {
+				t.Fatalf("a file of FileMax bytes: %v", err)
+			}
+			over := padded(tc.data, FileMax+1)
+			if strings.HasSuffix(tc.file, ".jsonl") {
+				over = append([]byte(tc.data), bytes.Repeat([]byte("\n"), FileMax+1-len(tc.data))...)
+			}
+			if err := os.WriteFile(path, over, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			err := tc.load(tr)
+			if !errors.Is(err, ErrTooBig) {
+				t.Fatalf("err = %v, want ErrTooBig", err)
+			}
+			want := ".strom/" + tc.file + " is over strom's bound of 16 MiB for a file of the research's state, so strom does not read it"
+			if !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("err = %q, want it to start %q", err, want)
+			}
+			if got := messages.For(messages.English).Text(err); got != err.Error() {
+				t.Errorf("said %q, want the sentence alone, %q", got, err)
+			}
+			// A write that reads it first is refused, and the file stays.
+			if err := tc.write(tr); !errors.Is(err, ErrTooBig) {
+				t.Errorf("write: err = %v, want ErrTooBig", err)
+			}
+			if now, _ := os.ReadFile(path); !bytes.Equal(now, over) {
+				t.Errorf("%s was written to", tc.file)
+			}
+		})
+	}
+}
+
+// A write that would make a state file larger than FileMax is refused, and nothing
+// is written: strom never writes a file it would refuse to read.
+func TestFileBoundWrite(t *testing.T) {
+	t.Parallel()
+	tr := newTree(t)
+	const size = 1 << 20
+	body := strings.Repeat("a", size)
+	// As many texts of 1 MiB as a file of a hundred holds, with the fields around
+	// them; the next is refused.
+	q := NewQueue()
+	for range FileMax/size - 1 {
+		if _, err := q.Add("x", body, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tr.SaveQueue(q); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(tr.Path(QueueFile))
+	_, err := tr.AddTask(context.Background(), func(id string) (Task, error) { return NewTask(id, "x", body, t0) })
+	if !errors.Is(err, ErrTooBig) {
+		t.Fatalf("err = %v, want ErrTooBig", err)
+	}
+	want := ".strom/tasks/T-1-99.json would grow over strom's bound of 16 MiB"
+	if !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("err = %q, want it to start %q", err, want)
+	}
+	if after, _ := os.ReadFile(tr.Path(QueueFile)); !bytes.Equal(after, before) {
+		t.Errorf("queue.json was written")
+	}
+	q, err = tr.LoadQueue()
+	if err != nil || len(q.Tasks) != FileMax/size-1 {
+		t.Fatalf("after the refusal: %v; want the %d tasks before", err, FileMax/size-1)
+	}
+}
+
+// Each text is refused one past its bound, said with the bound and, when given,
+// where it came from; a title's bound counts characters, not bytes.
+func TestCheckLength(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		kind      TextKind
+		at, over  string
+		from, say string
+	}{
+		{TitleText, strings.Repeat("č", TitleMax), strings.Repeat("č", TitleMax+1), "", "the task's title is over strom's bound of 500 characters"},
+		{TitleText, strings.Repeat("a", TitleMax), strings.Repeat("a", TitleMax+1), "--title", "the task's title (--title) is over strom's bound of 500 characters"},
+		{BodyText, strings.Repeat("a", BodyMax), strings.Repeat("a", BodyMax+1), "--body-file notes.md", "the task's text (--body-file notes.md) is over strom's bound of 1 MiB"},
+		{AnswerText, strings.Repeat("a", AnswerMax), strings.Repeat("a", AnswerMax+1), "", "the answer is over strom's bound of 1 MiB"},
+		{RecordText, strings.Repeat("a", RecordMax), strings.Repeat("a", RecordMax+1), "", "the record is over strom's bound of 64 KiB"},
+		{QuestionText, strings.Repeat("a", QuestionMax), strings.Repeat("a", QuestionMax+1), "", "the question is over strom's bound of 64 KiB"},
+		{ReasonText, strings.Repeat("ř", ReasonMax), strings.Repeat("ř", ReasonMax+1), "--why", "the reason (--why) is over strom's bound of 500 characters"},
+	}
+	for _, tc := range cases {
+		if err := CheckLength(tc.kind, tc.at, tc.from); err != nil {
+			t.Errorf("%s at its bound: %v", tc.kind, err)
+		}
+		err := CheckLength(tc.kind, tc.over, tc.from)
+		if !errors.Is(err, ErrTooLong) || !strings.HasPrefix(err.Error(), tc.say+" — ") {
+			t.Errorf("%s over its bound: err = %v, want ErrTooLong said as %q", tc.kind, err, tc.say)
+		}
+	}
+	if err := CheckText(strings.Repeat("a", TitleMax+1), ""); !errors.Is(err, ErrTooLong) {
+		t.Errorf("CheckText of a long title: %v", err)
+	}
+	if err := CheckText("x", strings.Repeat("a", BodyMax+1)); !errors.Is(err, ErrTooLong) {
+		t.Errorf("CheckText of a long text: %v", err)
+	}
+}
