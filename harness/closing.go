@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/internal/capped"
+	"github.com/strom-research/strom/internal/procgroup"
 	"github.com/strom-research/strom/statefiles"
 
 	"github.com/strom-research/strom/messages"
@@ -208,11 +210,16 @@ func (r *Research) runCheck(ctx context.Context, check string) string {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", "-c", check)
 	cmd.Dir = r.Tree.Root
-	out, err := cmd.CombinedOutput()
+	// The check and whatever it started end with its verdict, its exit: a child it
+	// left holding the output neither keeps the session open nor outlives the check.
+	// Only the end of the output is kept, for its last line.
+	out := &capped.Tail{N: 1 << 16}
+	cmd.Stdout, cmd.Stderr = out, out
+	err := procgroup.Run(cmd)
 	if err == nil {
 		return ""
 	}
-	last := strings.TrimSpace(string(out))
+	last := strings.TrimSpace(out.String())
 	if i := strings.LastIndex(last, "\n"); i >= 0 {
 		last = last[i+1:]
 	}

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,8 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/strom-research/strom/harness/agents"
+	"github.com/strom-research/strom/internal/capped"
+	"github.com/strom-research/strom/internal/procgroup"
 )
 
 // codexStatusTimeout bounds `codex login status`, which answers at once from the
@@ -85,11 +88,14 @@ func (r *Research) codexNotLoggedIn(ctx context.Context, p sessionPlan) (string,
 	if r.Tree != nil {
 		cmd.Dir = r.Tree.Root
 	}
-	out, err := cmd.CombinedOutput()
-	if err == nil {
+	// Codex and whatever it started end with its answer.
+	var out bytes.Buffer
+	w := &capped.Writer{B: &out, N: 1 << 16}
+	cmd.Stdout, cmd.Stderr = w, w
+	if err := procgroup.Run(cmd); err == nil {
 		return "", false
 	}
-	if sig, ok := p.Profile.Patterns().Match(string(out)); ok && sig.Text == "Not logged in" {
+	if sig, ok := p.Profile.Patterns().Match(out.String()); ok && sig.Text == "Not logged in" {
 		return r.loginAdvice(p), true
 	}
 	return "", false

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/strom-research/strom/harness/agents"
+	"github.com/strom-research/strom/internal/testenv"
 )
 
 func TestCodexNotLoggedIn(t *testing.T) {
@@ -70,4 +71,35 @@ func writeWrapper(t *testing.T, bin string) string {
 		t.Fatal(err)
 	}
 	return w
+}
+
+// `codex login status` is answered by what it printed and its exit, whatever it left
+// running: a child holding its output neither delays the answer nor outlives it.
+func TestCodexLoginLeavesChild(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "codex")
+	child := filepath.Join(dir, "child")
+	script := "#!/bin/sh\nsleep 300 &\necho $! > '" + child + "'\necho 'Not logged in'\nexit 1\n"
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	r := &Research{Getenv: func(k string) string { return map[string]string{"CODEX_HOME": home}[k] }}
+	prof := agents.Profile{Name: "codex", Binary: "codex", Command: []string{bin}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	type answer struct {
+		advice string
+		ok     bool
+	}
+	done := make(chan answer, 1)
+	go func() {
+		advice, ok := r.codexNotLoggedIn(ctx, sessionPlan{Profile: prof})
+		done <- answer{advice, ok}
+	}()
+	got := testenv.WaitAnswer(t, done, cancel, child)
+	if !got.ok || got.advice != "run codex once and log in" {
+		t.Errorf("codexNotLoggedIn = %q, %v; want the advice to log in", got.advice, got.ok)
+	}
 }

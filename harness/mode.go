@@ -368,7 +368,9 @@ func (r *Research) lookPath(name string) (string, error) {
 
 // RunInstall runs an agent's install line (a shell line) for a person who said yes,
 // with the person's terminal as its input and its output shown, on the research's
-// PATH.
+// PATH. It stays in strom's process group, the terminal's job, and is not run by
+// procgroup: in a group of its own it could not read the terminal (a password, a
+// question), or, handed the terminal, would stop alone on Ctrl-Z with strom waiting.
 func (r *Research) RunInstall(ctx context.Context, line string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cmd := exec.CommandContext(ctx, "sh", "-c", line)
 	cmd.Dir = r.Tree.Root

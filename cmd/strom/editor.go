@@ -87,7 +87,11 @@ func editTask(ctx context.Context, s *sys, r *harness.Research, id string) error
 		return fmt.Errorf("write %s: %w", shown, err)
 	}
 	kept := p.Say("task.edit_kept", messages.Args{"File": shown})
-	// As git runs it: the editor setting is shell text, the file its argument.
+	// As git runs it: the editor setting is shell text, the file its argument. It
+	// stays in strom's process group, the terminal's job, as git's editor does, and
+	// is not run by procgroup: in a group of its own it could not read the terminal,
+	// or, handed the terminal, would stop alone on Ctrl-Z with strom waiting for it;
+	// and what it leaves running (a graphical editor's server) is the person's.
 	cmd := exec.CommandContext(ctx, "sh", "-c", editor+` "$@"`, editor, path)
 	cmd.Dir = r.Tree.Root
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.stdin, s.rawStdout, s.rawStderr

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -140,6 +141,7 @@ func TestScripts(t *testing.T) {
 				ts.Check(set(true))
 				ts.Defer(func() { _ = set(false) })
 			},
+			"gone": goneCmd,
 			"grepcount": func(ts *testscript.TestScript, neg bool, args []string) {
 				// grepcount N PATTERN FILE: the file has exactly N lines containing PATTERN.
 				data := ts.ReadFile(args[2])
@@ -158,6 +160,27 @@ func TestScripts(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// goneCmd: gone PIDFILE... no process whose pid a file holds still runs; a process
+// strom killed is given up to 10 s to end. One that still runs is killed, so that a
+// failing script leaves nothing behind.
+func goneCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: gone PIDFILE...")
+	}
+	for _, f := range args {
+		pid, err := strconv.Atoi(strings.TrimSpace(ts.ReadFile(f)))
+		ts.Check(err)
+		deadline := time.Now().Add(10 * time.Second)
+		for testenv.Running(pid) && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if testenv.Running(pid) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			ts.Fatalf("process %d (from %s) still runs after strom ended", pid, f)
+		}
+	}
+}
 
 // editInPlaceCmd: editinplace [-keeptime] FILE N OLD NEW writes NEW over the N-th
 // OLD in FILE where it lies, as an editor that saves in place or os.pwrite does:

@@ -7,12 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/strom-research/strom/agentpty"
 	"github.com/strom-research/strom/internal/capped"
 	"github.com/strom-research/strom/internal/clock"
+	"github.com/strom-research/strom/internal/procgroup"
 
 	"github.com/strom-research/strom/messages"
 )
@@ -74,12 +74,9 @@ func Probe(ctx context.Context, c clock.Clock, dir, name, line string) Result {
 	cmd.Env = append(os.Environ(), "STROM_ARCHIVE="+name)
 	var stderr bytes.Buffer
 	cmd.Stderr = &capped.Writer{B: &stderr, N: 1 << 12}
-	// The probe and whatever it started stop together, or a child holding its
-	// output open would keep the probe from ending.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 2 * time.Second
-	err := cmd.Run()
+	// The probe and whatever it started end with its answer: the answer is its
+	// exit, whatever a child it left behind still holds open.
+	err := procgroup.Run(cmd)
 	select {
 	case <-timedOut:
 		res.saying(messages.New("archives.timeout", messages.Args{"Timeout": ProbeTimeout.String()}))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/internal/clock"
+	"github.com/strom-research/strom/internal/testenv"
 )
 
 func TestProbe(t *testing.T) {
@@ -89,5 +90,37 @@ func TestProberOncePerMinute(t *testing.T) {
 	p.Line = func(ctx context.Context, name string) (string, string, error) { return "", "no probe is set", nil }
 	if r, _ := p.Check(ctx, "other"); r.Answers || r.Why != "no probe is set" {
 		t.Fatalf("no probe: %+v", r)
+	}
+}
+
+// A probe's answer is its exit, whatever it left running: a background process that
+// still holds its output neither turns an answer into silence nor outlives the probe.
+func TestProbeLeavesChild(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		line    string
+		answers bool
+		why     string
+	}{
+		{"a child holding stderr", `sleep 300 & echo $! > child`, true, ""},
+		{"a child holding stdout", `sleep 300 2>/dev/null & echo $! > child`, true, ""},
+		{"a child holding nothing", `sleep 300 >/dev/null 2>&1 & echo $! > child`, true, ""},
+		{"a failure with a child holding stderr", `sleep 300 & echo $! > child; echo 'host not found' >&2; exit 6`, false, "exit 6: host not found"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := clock.NewFake(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
+			dir := t.TempDir()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan Result, 1)
+			go func() { done <- Probe(ctx, c, dir, "parish", tt.line) }()
+			r := testenv.WaitAnswer(t, done, cancel, filepath.Join(dir, "child"))
+			if r.Answers != tt.answers || r.Why != tt.why {
+				t.Errorf("%q: %+v, want answers %v why %q", tt.line, r, tt.answers, tt.why)
+			}
+		})
 	}
 }

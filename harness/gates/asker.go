@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/strom-research/strom/agentpty"
@@ -20,6 +19,7 @@ import (
 	"github.com/strom-research/strom/harness/gates/claudeusage"
 	"github.com/strom-research/strom/internal/capped"
 	"github.com/strom-research/strom/internal/clock"
+	"github.com/strom-research/strom/internal/procgroup"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -138,12 +138,9 @@ func (a *Asker) program(ctx context.Context) Reply {
 	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &capped.Writer{B: &stdout, N: 1 << 16}, &capped.Writer{B: &stderr, N: 1 << 16}
-	// The gate and whatever it started stop together: a child left holding stdout
-	// would keep the answer from ever ending.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 2 * time.Second
-	err = cmd.Run()
+	// The gate and whatever it started end with its answer: the answer is what it
+	// printed and its exit, whatever a child it left behind still holds open.
+	err = procgroup.Run(cmd)
 	exit := -1
 	if cmd.ProcessState != nil {
 		exit = cmd.ProcessState.ExitCode()

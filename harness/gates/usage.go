@@ -2,6 +2,7 @@ package gates
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,11 +11,12 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/strom-research/strom/harness/gates/claudeusage"
 	"github.com/strom-research/strom/harness/limits"
+	"github.com/strom-research/strom/internal/capped"
+	"github.com/strom-research/strom/internal/procgroup"
 	"github.com/strom-research/strom/statefiles"
 
 	"github.com/strom-research/strom/messages"
@@ -45,14 +47,6 @@ func (a *Asker) withCallLimit(ctx context.Context) (context.Context, context.Can
 		}
 	}()
 	return ctx, cancel
-}
-
-// killGroup makes cmd start in a process group of its own and end with all of it:
-// a child of Claude Code left holding the output would keep the call from ending.
-func killGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 2 * time.Second
 }
 
 // ReportFile and WatchFile live in .strom/run/: the agent's last usage report in
@@ -177,12 +171,16 @@ func (a *Asker) claude(ctx context.Context, stdin io.Reader, args ...string) (st
 	cmd.Dir = a.Tree.Root
 	cmd.Env = a.claudeEnv()
 	cmd.Stdin = stdin
-	killGroup(cmd)
-	out, err := cmd.CombinedOutput()
+	// Claude Code and whatever it started end with the call; what it printed is
+	// kept up to the longest line getUsage reads.
+	var out bytes.Buffer
+	w := &capped.Writer{B: &out, N: 4 << 20}
+	cmd.Stdout, cmd.Stderr = w, w
+	err := procgroup.Run(cmd)
 	if err != nil && errors.Is(err, exec.ErrNotFound) {
 		return "", err
 	}
-	return string(out), err
+	return out.String(), err
 }
 
 func (a *Asker) claudeEnv() []string {
@@ -202,7 +200,6 @@ func (a *Asker) getUsage(ctx context.Context) (line []byte, key bool, err error)
 		"--output-format", "stream-json", "--no-session-persistence", "--tools", "", "--strict-mcp-config")
 	cmd.Dir = a.Tree.Root
 	cmd.Env = a.claudeEnv()
-	killGroup(cmd)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, false, fmt.Errorf("ask get_usage: %w", err)
@@ -211,13 +208,14 @@ func (a *Asker) getUsage(ctx context.Context) (line []byte, key bool, err error)
 	if err != nil {
 		return nil, false, fmt.Errorf("ask get_usage: %w", err)
 	}
-	if err := cmd.Start(); err != nil {
+	g, err := procgroup.Start(cmd)
+	if err != nil {
 		return nil, false, fmt.Errorf("ask get_usage: %w", err)
 	}
 	defer func() {
 		in.Close()
 		cancel()
-		_ = cmd.Wait()
+		_ = g.Wait()
 	}()
 	const request = `{"type":"control_request","request_id":"strom-usage","request":{"subtype":"get_usage"}}` + "\n"
 	sent := false

@@ -1,4 +1,5 @@
-// Package testenv prepares the environment of strom's test processes.
+// Package testenv prepares the environment of strom's test processes, and tells
+// whether a process they started is still running.
 package testenv
 
 import (
