@@ -8,7 +8,7 @@
 # under "A research's age".
 #
 # STROM names another build to measure (default bin/strom); ONLY=commands stops
-# after the commands' table. R rounds (default 11); in each, N runs (default 10) of every command on both
+# after the commands' table, ONLY=clone after the first commands of fresh clones. R rounds (default 11); in each, N runs (default 10) of every command on both
 # researches, one command after the other, so that a change of the machine's load
 # falls on all alike. A time is the median of its round means; a ratio is the
 # median of the rounds' ratios, each of two times taken in the same round.
@@ -123,6 +123,47 @@ for s in small big; do
 	printf 'first commands on %s (the indexes built): %d ms\n' "$s" $((($(date +%s%N) - t0) / 1000000))
 done
 
+# The first command after git clone of the big research, beside the same command
+# run again at once (warm): wall and CPU time (perf stat's task-clock), the median of C
+# fresh clones (default 5), and what the clone's .strom/run/ holds afterwards.
+clone_first() {
+	local rounds=${C:-5} cmd i kind
+	declare -A t
+	for i in $(seq 1 "$rounds"); do
+		rm -rf "$work/clone"
+		git clone -q "$work/big" "$work/clone"
+		cd "$work/clone"
+		for cmd in task status list record; do
+			for kind in cold warm; do
+				case $cmd in
+				task) set -- env STROM_SESSION=bench STROM_TASK=T-7 "$strom" task ;;
+				status) set -- "$strom" status ;;
+				list) set -- "$strom" task list ;;
+				record) set -- "$strom" record --task T-8 "Register 12 checked" ;;
+				esac
+				t0=$(date +%s%N)
+				perf stat -x, -e task-clock -o "$work/time" "$@" >/dev/null
+				t[$cmd-$kind-wall]+=" $(( ($(date +%s%N) - t0) / 1000 ))"
+				t[$cmd-$kind-cpu]+=" $(awk -F, '$3 == "task-clock" { printf "%d", $1 * 1000 }' "$work/time")"
+			done
+		done
+		run_kb=$(du -sk .strom/run 2>/dev/null | cut -f1)
+		cd "$work"
+	done
+	printf '\nthe first command after git clone of the big research (median of %d clones; ms):\n' "$rounds"
+	printf '| command | cold wall | warm wall | cold/warm | cold CPU | warm CPU | cold/warm |\n|---|---|---|---|---|---|---|\n'
+	for cmd in task status list record; do
+		cw=$(echo "${t[$cmd-cold-wall]}" | median1000) ww=$(echo "${t[$cmd-warm-wall]}" | median1000)
+		cc=$(echo "${t[$cmd-cold-cpu]}" | median1000) wc=$(echo "${t[$cmd-warm-cpu]}" | median1000)
+		printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$cmd" "$cw" "$ww" "$(div "$cw" "$ww")" "$cc" "$wc" "$(div "$cc" "$wc")"
+	done
+	printf '.strom/run/ of the clone afterwards: %d KB\n' "$run_kb"
+}
+median1000() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 / 1000 } END { printf "%.2f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+div() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }'; }
+clone_first
+if [ "${ONLY:-}" = clone ]; then exit 0; fi
+
 in_session() { STROM_SESSION=bench STROM_TASK=T-7 "$strom" "$@"; }
 # The agent's record: inside a session when the harness accepts a session that is
 # not live, else for the task by name (the same write). The records go to T-8, so
@@ -191,7 +232,6 @@ done
 median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { printf "%.2f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 declare -A med
 for n in "${names[@]}"; do med[$n]=$(echo "${runs[$n]}" | median); done
-div() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 # ratio A B: the median of the rounds' ratios of A to B, both measured in the same
 # round, so that a change of the machine's load between rounds falls on neither.
 ratio() {
