@@ -18,9 +18,10 @@ import (
 const progressMigration = "progress to " + statefiles.RecordsDir + "/"
 
 // commitProgressMigration is the tree's OnMigrateProgress: the commit of the
-// records moved from .strom/progress.jsonl into .strom/progress/, its own, with
-// only those files (and .strom/.gitattributes, when it is one strom wrote before,
-// so that the segments merge with strom's driver). The caller holds the lock.
+// records moved from an older strom's .strom/progress.jsonl and segments into
+// .strom/records/, its own, with only those files (and .strom/.gitattributes,
+// when it is one strom wrote before, so that the files of records merge with
+// strom's driver). The caller holds the lock.
 func (r *Research) commitProgressMigration(records int) error {
 	ctx := context.Background()
 	g, err := r.Git(ctx)

@@ -204,8 +204,8 @@ func (r *Research) MoveTask(ctx context.Context, id, before string) error {
 	return r.Tree.UpdateQueue(ctx, func(q *statefiles.Queue) error { return q.Move(id, before) })
 }
 
-// Records returns the records of one task, oldest first, through the index of
-// the records: the cost is the task's, not the segments'.
+// Records returns the records of one task, oldest first, from the file of its
+// hundred: the cost is the task's, not the research's.
 func (r *Research) Records(ctx context.Context, task string) ([]statefiles.Record, error) {
 	return r.Tree.TaskRecords(ctx, statefiles.NormalizeID(task))
 }
