@@ -164,11 +164,7 @@ func (r *Research) cleanStateOf(ctx context.Context, check string, changes []git
 		return nil
 	}
 	if statusErr == nil {
-		var paths []string
-		for _, c := range changes {
-			paths = append(paths, c.Path)
-		}
-		if marked, err := g.ConflictMarkers(ctx, paths); err == nil && len(marked) > 0 {
+		if marked, err := g.ConflictMarkers(ctx, changes); err == nil && len(marked) > 0 {
 			notes = append(notes, "failed: conflict markers in "+strings.Join(marked, ", "))
 		}
 	}

@@ -12,30 +12,25 @@ import (
 	"syscall"
 )
 
-// ConflictMarkers returns the paths among paths (relative to the work tree top) that
-// are tracked or staged and contain a complete set of conflict markers: a line
-// starting "<<<<<<< ", then a line "=======", then a line starting ">>>>>>> ".
-// Binary files (a NUL byte in the first 8000 bytes, git's own test), symlinks and
-// missing files are skipped. It reads the work tree copies.
-func (r *Repo) ConflictMarkers(ctx context.Context, paths []string) ([]string, error) {
-	if len(paths) == 0 {
-		return nil, nil
-	}
-	args := append([]string{"ls-files", "-z", "--cached", "--"}, paths...)
-	out, err := r.git(ctx, args, nil, []string{"GIT_LITERAL_PATHSPECS=1"})
-	if err != nil {
-		return nil, fmt.Errorf("list tracked files: %w", err)
-	}
-	tracked := splitNUL(out)
-	seen := make(map[string]bool, len(tracked))
-	uniq := tracked[:0]
-	for _, p := range tracked {
-		if !seen[p] { // an unmerged path is listed once per stage
-			seen[p] = true
-			uniq = append(uniq, p)
+// ConflictMarkers returns the paths of changes (the work tree's status) that git
+// tracks or has staged — an ordinary, renamed or unmerged entry, not an untracked
+// one — and whose work tree copy contains a complete set of conflict markers: a
+// line starting "<<<<<<< ", then a line "=======", then a line starting
+// ">>>>>>> ". Binary files (a NUL byte in the first 8000 bytes, git's own test),
+// symlinks and missing files are skipped. It starts no git: the status says which
+// paths are tracked, so its cost is the changed files' alone, however many files
+// the repository tracks.
+func (r *Repo) ConflictMarkers(ctx context.Context, changes []Change) ([]string, error) {
+	seen := make(map[string]bool, len(changes))
+	var tracked []string
+	for _, c := range changes {
+		if c.Kind == Untracked || c.Kind == Ignored || seen[c.Path] {
+			continue
 		}
+		seen[c.Path] = true
+		tracked = append(tracked, c.Path)
 	}
-	return r.scanMarkers(ctx, uniq)
+	return r.scanMarkers(ctx, tracked)
 }
 
 // scanMarkers checks the work tree copies of paths for conflict markers.
