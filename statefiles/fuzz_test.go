@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -304,4 +305,53 @@ func FuzzConfig(f *testing.F) {
 	}, `{"version": 1, "settings": {"run.minutes": 30, "agent.name": "command", "agent.command": "./agent.sh"}}`,
 		`{"version": 1, "settings": {"run.minutes": 30.0}}`, `{"version": 1, "settings": {"run.minutes": 3}}`,
 		`{"version": 1, "agents": {"mine": {"command": ["./mine"]}}}`)
+}
+
+// FuzzTaskRecords reads a file of records, .strom/records/T-1-99.jsonl, as a
+// task's reader does (TaskRecords: its own lines only) and whole (LoadProgress):
+// where the whole file reads, each task's records are exactly its lines of the
+// whole, in their order; where a task's reader refuses, so does the whole.
+func FuzzTaskRecords(f *testing.F) {
+	f.Add([]byte(`{"version":1,"time":"2026-11-30T09:12:04Z","session":"20261130T091204Z-4f2a","task":"T-12","text":"Register 12"}` + "\n" +
+		`{"version":1,"time":"2026-11-30T09:00:00Z","task":"T-1","text":"by hand, \"T-12\""}` + "\n" +
+		`{"version":1,"time":"2026-11-30T10:00:00Z","task":"T-12","text":"later"}` + "\n"))
+	f.Add([]byte(`{"version":1,"time":"2026-11-30T09:12:04Z","task":"T-1","text":"x"}` + "\n" + `{"task":"T-12"}` + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tr := fuzzTree(t)
+		path := tr.Path(filepath.FromSlash(RecordsFile("T-1")))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		all, err := tr.LoadProgress()
+		for _, task := range []string{"T-1", "T-12", "T-99"} {
+			got, terr := tr.TaskRecords(t.Context(), task)
+			if terr != nil {
+				if err == nil {
+					t.Fatalf("%s's records refused (%v) where the whole file reads, %q", task, terr, data)
+				}
+				continue
+			}
+			if err != nil {
+				continue
+			}
+			var want []Record
+			for _, r := range all {
+				if r.Task == task {
+					want = append(want, r)
+				}
+			}
+			sorted := append([]Record(nil), got...)
+			slicesSortStableByTime(sorted)
+			if diff := cmp.Diff(want, sorted, cmpopts.EquateEmpty()); diff != "" {
+				t.Fatalf("%s's records differ from the whole file's for %q (-whole +task):\n%s", task, data, diff)
+			}
+		}
+	})
+}
+
+func slicesSortStableByTime(recs []Record) {
+	slices.SortStableFunc(recs, func(a, b Record) int { return a.Time.Compare(b.Time) })
 }
