@@ -19,6 +19,10 @@ const killAgent = `#!/bin/sh
 unset STROM_TEST_KILL_AT
 echo "found in $STROM_SESSION" > "found-$STROM_TASK.txt"
 strom record "first finding" >/dev/null
+if [ "$STROM_TASK" = T-3 ]; then
+	strom ask "Which parish, Tábor or Písek?" >/dev/null
+	exit 0
+fi
 strom record "second finding" >/dev/null
 strom task add "Follow-up of $STROM_TASK" >/dev/null
 strom done >/dev/null
@@ -48,30 +52,62 @@ func TestKillAtEveryWrite(t *testing.T) {
 	h.git(t, "add", "-A")
 	h.git(t, "commit", "-q", "-m", "the research")
 	template := h.repo
+	// The same research with T-3 waiting for an answer (its session asked), and
+	// one whose records are in an older strom's segments.
+	waiting := copyResearch(t, template, filepath.Join(h.dir, "waiting"))
+	if out, err := runIn(t, h, waiting, nil, "run", "--task", "T-3"); err != nil || !strings.Contains(out, "waiting") {
+		t.Fatalf("the session that asks: %v\n%s", err, out)
+	}
+	older := copyResearch(t, template, filepath.Join(h.dir, "older"))
+	records := filepath.Join(older, ".strom", "records", "T-1-99.jsonl")
+	data, err := os.ReadFile(records)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(older, ".strom", "progress"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(older, ".strom", "progress", "000001.jsonl"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(records)
+	cmd := exec.Command("sh", "-c", "git add -A && git commit -q --no-verify -m 'the records in segments'")
+	cmd.Dir, cmd.Env = older, h.env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
 
 	cases := []struct {
 		name string
 		args []string
+		from string // the research it starts from; "" the template
 	}{
-		{"task add", []string{"task", "add", "A new task", "--body", "its text"}},
-		{"task edit", []string{"task", "edit", "T-2", "--title", "Task 2, reworded"}},
-		{"task move", []string{"task", "move", "T-3", "--before", "T-1"}},
-		{"task park", []string{"task", "park", "T-2", "--why", "wait for the archive"}},
-		{"task unpark", []string{"task", "unpark", "T-4"}},
-		{"record", []string{"record", "--task", "T-2", "a finding"}},
-		{"run", []string{"run", "--task", "T-1"}},
+		{"task add", []string{"task", "add", "A new task", "--body", "its text"}, ""},
+		{"task edit", []string{"task", "edit", "T-2", "--title", "Task 2, reworded"}, ""},
+		{"task move", []string{"task", "move", "T-3", "--before", "T-1"}, ""},
+		{"task park", []string{"task", "park", "T-2", "--why", "wait for the archive"}, ""},
+		{"task unpark", []string{"task", "unpark", "T-4"}, ""},
+		{"record", []string{"record", "--task", "T-2", "a finding"}, ""},
+		{"run", []string{"run", "--task", "T-1"}, ""},
+		{"run that asks", []string{"run", "--task", "T-3"}, ""},
+		{"task answer", []string{"task", "answer", "T-3", "Tábor"}, waiting},
+		{"record migrating segments", []string{"record", "--task", "T-2", "a finding"}, older},
 	}
 	for _, c := range cases {
 		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			after := copyResearch(t, template, filepath.Join(dir, "after"))
+			from := template
+			if c.from != "" {
+				from = c.from
+			}
+			after := copyResearch(t, from, filepath.Join(dir, "after"))
 			runIn(t, h, after, nil, c.args...)
 			want := stateOf(t, h, after)
-			before := stateOf(t, h, copyResearch(t, template, filepath.Join(dir, "before")))
+			before := stateOf(t, h, copyResearch(t, from, filepath.Join(dir, "before")))
 			points := 0
 			for n := 1; ; n++ {
-				repo := copyResearch(t, template, filepath.Join(dir, fmt.Sprint(n)))
+				repo := copyResearch(t, from, filepath.Join(dir, fmt.Sprint(n)))
 				out, err := runIn(t, h, repo, []string{fmt.Sprintf("STROM_TEST_KILL_AT=%d", n)}, c.args...)
 				var ee *exec.ExitError
 				if !errors.As(err, &ee) || !ee.Sys().(syscall.WaitStatus).Signaled() {
@@ -81,8 +117,8 @@ func TestKillAtEveryWrite(t *testing.T) {
 					break // it went past its last write point
 				}
 				points++
-				if c.name == "run" {
-					checkRunResumed(t, h, repo, n)
+				if strings.HasPrefix(c.name, "run") {
+					checkRunResumed(t, h, repo, n, c.args[len(c.args)-1])
 					os.RemoveAll(repo)
 					continue
 				}
@@ -165,10 +201,10 @@ func stateOf(t *testing.T, h *cliHarness, repo string) string {
 // n: rerunning strom run is the whole recovery. After it the task is done, the
 // agent's file and records are committed, the work tree is clean, and strom status
 // works.
-func checkRunResumed(t *testing.T, h *cliHarness, repo string, n int) {
+func checkRunResumed(t *testing.T, h *cliHarness, repo string, n int, task string) {
 	t.Helper()
-	out, err := runIn(t, h, repo, nil, "run", "--task", "T-1")
-	if err != nil && !strings.Contains(out, "T-1") {
+	out, err := runIn(t, h, repo, nil, "run", "--task", task)
+	if err != nil && !strings.Contains(out, task) {
 		t.Fatalf("killed at write point %d of strom run, the rerun failed: %v\n%s", n, err, out)
 	}
 	if out, err := runIn(t, h, repo, nil, "status"); err != nil {
@@ -180,12 +216,14 @@ func checkRunResumed(t *testing.T, h *cliHarness, repo string, n int) {
 		t.Fatalf("killed at write point %d of strom run, after the rerun git status says: %s %v", n, st, err)
 	}
 	state := stateOf(t, h, repo)
-	if !strings.Contains(state, `T-1 "Task 1" "text" done`) || !strings.Contains(state, `"first finding"`) || !strings.Contains(state, "file found-T-1.txt") {
+	end := map[string]string{"T-1": "done", "T-3": "waiting"}[task]
+	title := map[string]string{"T-1": "Task 1", "T-3": "Task 3"}[task]
+	if !strings.Contains(state, fmt.Sprintf("%s %q \"text\" %s", task, title, end)) || !strings.Contains(state, `"first finding"`) || !strings.Contains(state, "file found-"+task+".txt") {
 		t.Fatalf("killed at write point %d of strom run, after the rerun the research reads:\n%s", n, state)
 	}
-	cmd = exec.Command("git", "ls-files", "found-T-1.txt")
+	cmd = exec.Command("git", "ls-files", "found-"+task+".txt")
 	cmd.Dir, cmd.Env = repo, h.env
 	if ls, _ := cmd.Output(); len(ls) == 0 {
-		t.Fatalf("killed at write point %d of strom run: the agent's file is not committed", n)
+		t.Fatalf("killed at write point %d of strom run: the agent's file found-%s.txt is not committed", n, task)
 	}
 }
