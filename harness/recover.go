@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -199,4 +201,14 @@ func zombie(pid int) bool {
 		return data[i+2] == 'Z'
 	}
 	return false
+}
+
+// mendAfterKill undoes what git processes of a killed strom left (a merge begun,
+// a lock file, a merge driver's temporary file) and says each in one line on out.
+func (r *Research) mendAfterKill(ctx context.Context, g *gitrepo.Repo, out io.Writer) error {
+	mended, err := g.MendAfterKill(ctx)
+	for _, m := range mended {
+		fmt.Fprintln(out, r.Messages().Say("run.mended_"+m.What, messages.Args{"File": m.Path}))
+	}
+	return err
 }

@@ -383,6 +383,12 @@ func (r *Research) startAgentWork(ctx context.Context, o RunOptions, check func(
 		return plan, nil, nil, err
 	}
 	if g, err := r.Git(ctx); err == nil {
+		// What git processes of a strom that was killed left half done is
+		// finished or undone first (gitrepo.MendAfterKill); a person's own merge or
+		// lock then stops the run below.
+		if err := r.mendAfterKill(ctx, g, o.Out); err != nil {
+			return fail(err)
+		}
 		if op, err := g.InProgress(ctx); err == nil && op != "" {
 			return fail(&gitrepo.InProgressError{Op: op, Dir: r.Tree.Root})
 		}

@@ -163,7 +163,9 @@ func (r *Repo) git(ctx context.Context, args []string, stdin io.Reader, env []st
 	if r.Index != "" {
 		env = append(slices.Clip(env), "GIT_INDEX_FILE="+r.Index)
 	}
-	out, err := runGit(ctx, r.Root, args, stdin, env)
+	note := r.noteRun(args)
+	out, err := runGitNoting(ctx, r.Root, args, stdin, env, func(pid int) { note.started(pid, args) })
+	note.done()
 	if err != nil {
 		var ge *GitError
 		if errors.As(err, &ge) {
@@ -242,12 +244,24 @@ func command(ctx context.Context, dir string, args []string, env []string) *exec
 }
 
 func runGit(ctx context.Context, dir string, args []string, stdin io.Reader, env []string) ([]byte, error) {
+	return runGitNoting(ctx, dir, args, stdin, env, nil)
+}
+
+// runGitNoting is runGit, telling started git's pid once it runs (mend.go).
+func runGitNoting(ctx context.Context, dir string, args []string, stdin io.Reader, env []string, started func(pid int)) ([]byte, error) {
 	cmd := command(ctx, dir, args, env)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdin = stdin
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
+	err := cmd.Start()
+	if err == nil {
+		if started != nil {
+			started(cmd.Process.Pid)
+		}
+		err = cmd.Wait()
+	}
+	if err != nil {
 		if ctx.Err() != nil {
 			err = ctx.Err()
 		}

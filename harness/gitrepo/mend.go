@@ -1,0 +1,229 @@
+package gitrepo
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Every git process strom starts is noted, while it runs, in a file of the git
+// dir (strom-git-<strom's pid>-<n>: git's pid, when it started, its arguments).
+// A strom killed while its git ran leaves the note behind, and with it what that
+// git left half done: a merge in progress, a lock file (index.lock, HEAD.lock, a
+// branch's lock, next-index-*.lock), a merge driver's temporary file in the work
+// tree. MendAfterKill finishes or undoes exactly those, by the notes: what a person's
+// own git left (no note names it) is never touched.
+
+const notePrefix = "strom-git-"
+
+var noteSeq atomic.Int64
+
+// runNote is the note of one git process strom started.
+type runNote struct {
+	path string
+}
+
+// noteRun writes the note of a git process about to start in r; its pid is added
+// by started. A note that cannot be written is no error: the process runs, and a
+// kill then leaves nothing mended by itself.
+func (r *Repo) noteRun(args []string) *runNote {
+	if r.GitDir == "" {
+		return nil
+	}
+	n := &runNote{path: filepath.Join(r.GitDir, fmt.Sprintf("%s%d-%d", notePrefix, os.Getpid(), noteSeq.Add(1)))}
+	if n.write(0, args) != nil {
+		return nil
+	}
+	return n
+}
+
+func (n *runNote) write(gitPID int, args []string) error {
+	body := fmt.Sprintf("%d %d %s\n", gitPID, time.Now().UnixNano(), strings.Join(args, "\x1f"))
+	return os.WriteFile(n.path, []byte(body), 0o644)
+}
+
+// started adds the git process's pid to the note.
+func (n *runNote) started(gitPID int, args []string) {
+	if n != nil {
+		_ = n.write(gitPID, args)
+	}
+}
+
+// done removes the note: the process ended.
+func (n *runNote) done() {
+	if n != nil {
+		os.Remove(n.path)
+	}
+}
+
+// Mended is one thing MendAfterKill finished or undid.
+type Mended struct {
+	What string // "merge": a merge aborted; "lock": a lock file removed; "temp": a temporary file removed
+	Path string // the lock or temporary file, relative to the work tree's top where it is in it
+}
+
+// MendAfterKill undoes what git processes of a strom that was killed left behind,
+// as their notes tell: a merge such a git had begun is aborted (its branch and
+// work tree as they were before it, its autostash put back); a lock file it held
+// is removed; a temporary file of a merge driver it ran is removed from the work
+// tree. A note of a strom or a git that still runs is left alone, and so is
+// anything no note accounts for. It returns what it did, in order.
+func (r *Repo) MendAfterKill(ctx context.Context) ([]Mended, error) {
+	notes, _ := filepath.Glob(filepath.Join(r.GitDir, notePrefix+"*"))
+	var out []Mended
+	for _, path := range notes {
+		strom, ok := notePID(filepath.Base(path))
+		if !ok || strom == os.Getpid() || processAlive(strom) {
+			continue
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		gitPID, start, args, ok := parseNote(string(data))
+		if !ok {
+			os.Remove(path)
+			continue
+		}
+		if gitPID > 0 && processAlive(gitPID) {
+			continue // git goes on alone, and ends what it began
+		}
+		if readOnly[subcommand(args)] {
+			os.Remove(path) // a git that only read leaves nothing to mend
+			continue
+		}
+		if gitRunningIn(r.Root) {
+			continue // a person's git works here now: its locks are its own
+		}
+		mended, err := r.mendRun(ctx, start, args)
+		out = append(out, mended...)
+		if err != nil {
+			return out, err
+		}
+		os.Remove(path)
+	}
+	return out, nil
+}
+
+// readOnly are the git commands strom runs that write nothing in the repository.
+var readOnly = map[string]bool{
+	"status": true, "log": true, "show": true, "ls-files": true, "ls-tree": true, "cat-file": true,
+	"rev-parse": true, "rev-list": true, "diff": true, "for-each-ref": true, "merge-base": true,
+	"check-attr": true, "check-ignore": true, "interpret-trailers": true, "show-ref": true,
+	"symbolic-ref": true, "var": true, "version": true, "describe": true, "ls-remote": true,
+}
+
+// notePID is the pid of the strom a note's name gives.
+func notePID(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, notePrefix)
+	if !ok {
+		return 0, false
+	}
+	pid, _, ok := strings.Cut(rest, "-")
+	n, err := strconv.Atoi(pid)
+	return n, ok && err == nil && n > 0
+}
+
+func parseNote(s string) (gitPID int, start time.Time, args []string, ok bool) {
+	f := strings.SplitN(strings.TrimSuffix(s, "\n"), " ", 3)
+	if len(f) != 3 {
+		return 0, time.Time{}, nil, false
+	}
+	pid, err1 := strconv.Atoi(f[0])
+	ns, err2 := strconv.ParseInt(f[1], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, time.Time{}, nil, false
+	}
+	return pid, time.Unix(0, ns), strings.Split(f[2], "\x1f"), true
+}
+
+// mendRun undoes what one killed git process, begun at start with args, left.
+func (r *Repo) mendRun(ctx context.Context, start time.Time, args []string) ([]Mended, error) {
+	var out []Mended
+	// A lock or file of this git is no older than the process: one older than
+	// the note is someone else's. A second of slack for coarse file times.
+	since := start.Add(-time.Second)
+	ours := func(path string) bool {
+		fi, err := os.Lstat(path)
+		return err == nil && fi.Mode().IsRegular() && !fi.ModTime().Before(since)
+	}
+	if subcommand(args) == "merge" {
+		if _, err := os.Lstat(filepath.Join(r.GitDir, "MERGE_HEAD")); err == nil {
+			for _, lock := range r.lockFiles() {
+				if ours(lock) {
+					os.Remove(lock) // the abort needs the index
+				}
+			}
+			if _, err := r.git(context.WithoutCancel(ctx), []string{"merge", "--abort"}, nil, nil); err != nil {
+				return out, fmt.Errorf("abort the merge a stopped strom began: %w", err)
+			}
+			out = append(out, Mended{What: "merge"})
+		}
+		temps, _ := filepath.Glob(filepath.Join(r.Root, ".merge_file_*"))
+		for _, t := range temps {
+			if ours(t) && os.Remove(t) == nil {
+				out = append(out, Mended{What: "temp", Path: filepath.Base(t)})
+			}
+		}
+	}
+	for _, lock := range r.lockFiles() {
+		if ours(lock) && os.Remove(lock) == nil {
+			rel, err := filepath.Rel(r.Root, lock)
+			if err != nil {
+				rel = lock
+			}
+			out = append(out, Mended{What: "lock", Path: filepath.ToSlash(rel)})
+		}
+	}
+	return out, nil
+}
+
+// subcommand is git's command among args (after the options that come before it).
+func subcommand(args []string) string {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-c" || a == "-C":
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			return a
+		}
+	}
+	return ""
+}
+
+// lockFiles are the lock files a git process of strom's may hold in r: the
+// index's and a new index's, HEAD's, the branch's, the refs', the config's.
+func (r *Repo) lockFiles() []string {
+	out := []string{filepath.Join(r.GitDir, "index.lock")}
+	next, _ := filepath.Glob(filepath.Join(r.GitDir, "next-index-*.lock"))
+	out = append(out, next...)
+	if held := r.heldLock(); held != "" && !slices.Contains(out, held) {
+		out = append(out, held)
+	}
+	for _, p := range []string{filepath.Join(r.GitDir, "HEAD.lock"), filepath.Join(r.CommonDir, "packed-refs.lock"), filepath.Join(r.CommonDir, "config.lock")} {
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(r.GitDir, "HEAD")); err == nil {
+		if ref, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "ref: "); ok {
+			dir := r.CommonDir
+			if !strings.HasPrefix(ref, "refs/") || perWorktreeRef(ref) {
+				dir = r.GitDir
+			}
+			if p := filepath.Join(dir, filepath.FromSlash(ref)) + ".lock"; !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	remote, _ := filepath.Glob(filepath.Join(r.CommonDir, "refs", "remotes", "*", "*.lock"))
+	return append(out, remote...)
+}

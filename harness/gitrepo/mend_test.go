@@ -1,0 +1,154 @@
+package gitrepo
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// deadPID is the pid of a process that has ended.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.Process.Pid
+}
+
+// writeNote leaves the note of a git process of a strom of pid strom that was
+// killed while it ran git with args, begun at start.
+func writeNote(t *testing.T, r *Repo, strom, git int, start time.Time, args ...string) string {
+	t.Helper()
+	path := filepath.Join(r.GitDir, fmt.Sprintf("%s%d-1", notePrefix, strom))
+	body := fmt.Sprintf("%d %d %s\n", git, start.UnixNano(), strings.Join(args, "\x1f"))
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestMendAfterKill: what a killed strom's git left — a lock, a merge in progress,
+// a merge driver's temporary file — is undone by the notes; what a person's git
+// left, a live strom's and a git that only read are left alone.
+func TestMendAfterKill(t *testing.T) {
+	t.Parallel()
+	t.Run("a commit's lock", func(t *testing.T) {
+		t.Parallel()
+		r := newRepo(t)
+		note := writeNote(t, r, deadPID(t), deadPID(t), time.Now().Add(-time.Second), "commit", "-q", "-m", "x")
+		writeFile(t, r.GitDir, "index.lock", "")
+		got, err := r.MendAfterKill(ctxT(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []Mended{{What: "lock", Path: ".git/index.lock"}}; !cmp.Equal(got, want) {
+			t.Errorf("mended %v, want %v", got, want)
+		}
+		if _, err := os.Stat(note); !os.IsNotExist(err) {
+			t.Error("the note is still there")
+		}
+		gitIn(t, r.Root, "commit", "-q", "--allow-empty", "-m", "after") // git works again
+	})
+	t.Run("a lock older than the killed git, or no note at all", func(t *testing.T) {
+		t.Parallel()
+		r := newRepo(t)
+		writeFile(t, r.GitDir, "index.lock", "")
+		if got, _ := r.MendAfterKill(ctxT(t)); len(got) != 0 {
+			t.Errorf("with no note, mended %v", got)
+		}
+		writeNote(t, r, deadPID(t), deadPID(t), time.Now().Add(time.Hour), "commit")
+		if got, _ := r.MendAfterKill(ctxT(t)); len(got) != 0 {
+			t.Errorf("a lock older than the git mended: %v", got)
+		}
+		if _, err := os.Stat(filepath.Join(r.GitDir, "index.lock")); err != nil {
+			t.Error("the person's lock is gone")
+		}
+	})
+	t.Run("a live strom's, and a git that only read", func(t *testing.T) {
+		t.Parallel()
+		r := newRepo(t)
+		sleep := exec.Command("sleep", "60")
+		if err := sleep.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { sleep.Process.Kill(); sleep.Wait() })
+		live := writeNote(t, r, sleep.Process.Pid, deadPID(t), time.Now().Add(-time.Second), "commit")
+		writeFile(t, r.GitDir, "index.lock", "")
+		if got, _ := r.MendAfterKill(ctxT(t)); len(got) != 0 {
+			t.Errorf("a live strom's git mended: %v", got)
+		}
+		os.Remove(live)
+		read := writeNote(t, r, deadPID(t), 0, time.Now().Add(-time.Second), "log", "-1")
+		if got, _ := r.MendAfterKill(ctxT(t)); len(got) != 0 {
+			t.Errorf("a git that only read mended: %v", got)
+		}
+		if _, err := os.Stat(read); !os.IsNotExist(err) {
+			t.Error("the note of a git that only read is still there")
+		}
+	})
+	t.Run("a merge begun", func(t *testing.T) {
+		t.Parallel()
+		r := newRepo(t)
+		writeFile(t, r.Root, "a.txt", "base\n")
+		gitIn(t, r.Root, "add", "a.txt")
+		gitIn(t, r.Root, "commit", "-q", "-m", "base")
+		gitIn(t, r.Root, "checkout", "-q", "-b", "other")
+		writeFile(t, r.Root, "a.txt", "theirs\n")
+		gitIn(t, r.Root, "commit", "-q", "-am", "theirs")
+		gitIn(t, r.Root, "checkout", "-q", "-")
+		writeFile(t, r.Root, "a.txt", "ours\n")
+		gitIn(t, r.Root, "commit", "-q", "-am", "ours")
+		head := gitIn(t, r.Root, "rev-parse", "HEAD")
+		start := time.Now().Add(-time.Second)
+		exec.Command("git", "-C", r.Root, "merge", "-q", "other").Run() // stops in its conflict, as a kill would leave it
+		if _, err := os.Stat(filepath.Join(r.GitDir, "MERGE_HEAD")); err != nil {
+			t.Fatal("no merge in progress to mend")
+		}
+		writeFile(t, r.Root, ".merge_file_a1B2c3", "a driver's")
+		writeNote(t, r, deadPID(t), deadPID(t), start, "merge", "-q", "--no-edit", "other")
+		got, err := r.MendAfterKill(ctxT(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []Mended{{What: "merge"}, {What: "temp", Path: ".merge_file_a1B2c3"}}; !cmp.Equal(got, want) {
+			t.Errorf("mended %v, want %v", got, want)
+		}
+		if op, _ := r.InProgress(ctxT(t)); op != "" {
+			t.Errorf("still in progress: %s", op)
+		}
+		if now := gitIn(t, r.Root, "rev-parse", "HEAD"); now != head {
+			t.Error("HEAD moved")
+		}
+		if st := gitIn(t, r.Root, "status", "--porcelain"); st != "" {
+			t.Errorf("the work tree after the abort:\n%s", st)
+		}
+	})
+	t.Run("a person's merge", func(t *testing.T) {
+		t.Parallel()
+		r := newRepo(t)
+		writeFile(t, r.Root, "a.txt", "base\n")
+		gitIn(t, r.Root, "add", "a.txt")
+		gitIn(t, r.Root, "commit", "-q", "-m", "base")
+		gitIn(t, r.Root, "checkout", "-q", "-b", "other")
+		writeFile(t, r.Root, "a.txt", "theirs\n")
+		gitIn(t, r.Root, "commit", "-q", "-am", "theirs")
+		gitIn(t, r.Root, "checkout", "-q", "-")
+		writeFile(t, r.Root, "a.txt", "ours\n")
+		gitIn(t, r.Root, "commit", "-q", "-am", "ours")
+		exec.Command("git", "-C", r.Root, "merge", "-q", "other").Run()
+		writeNote(t, r, deadPID(t), deadPID(t), time.Now().Add(-time.Second), "commit", "-q")
+		if got, _ := r.MendAfterKill(ctxT(t)); len(got) != 0 {
+			t.Errorf("a person's merge mended: %v", got)
+		}
+		if op, _ := r.InProgress(ctxT(t)); op == "" {
+			t.Error("the person's merge is gone")
+		}
+	})
+}
