@@ -298,3 +298,12 @@ func (r *Repo) Extract(ctx context.Context, rev, dir string, paths ...string) er
 		}
 	}
 }
+
+// Tip returns the commit ref names, "" when there is none.
+func (r *Repo) Tip(ctx context.Context, ref string) (string, error) {
+	out, err := r.git(ctx, []string{"rev-parse", "-q", "--verify", ref + "^{commit}"}, nil, nil)
+	if err != nil {
+		return "", nil
+	}
+	return strings.TrimSpace(string(out)), nil
+}

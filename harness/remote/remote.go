@@ -18,9 +18,12 @@ import (
 	"github.com/strom-research/strom/internal/clock"
 )
 
-// MaxTries bounds the rounds of integrate, claim and push that meet a remote
-// branch moved on by others, before a claim or a push gives up for this time.
-const MaxTries = 30
+// MaxStuck bounds the rounds of integrate, claim and push whose push the remote
+// refused although its branch had not moved since the round before: a refusal
+// that is not another machine's progress (a hook on the remote that declines, a
+// branch it protects). Rounds whose refusal another machine's push explains are
+// not counted: a machine never gives up because others made progress.
+const MaxStuck = 5
 
 // Backoff is the longest wait before the second round after a refused push;
 // each further round may wait twice as long, up to MaxBackoff. The wait is a
@@ -33,8 +36,9 @@ const (
 // ErrNoRemote means sync.remote names a remote this clone's git config lacks.
 var ErrNoRemote = errors.New("no such git remote")
 
-// ErrBusy means the remote's branch moved on MaxTries times in a row.
-var ErrBusy = errors.New("the remote's branch kept moving")
+// ErrBusy means the remote refused MaxStuck pushes in a row while its branch
+// did not move.
+var ErrBusy = errors.New("the remote refused the push though its branch did not move")
 
 // Sync is a research synced with one branch of one remote.
 type Sync struct {
@@ -111,9 +115,12 @@ func (s *Sync) Integrate(ctx context.Context) error {
 }
 
 // Publish pushes the clone's commits to the remote's branch, integrating first
-// whenever the branch moved on. Errors as Integrate's, and ErrBusy.
+// whenever the branch moved on, for as long as others' pushes explain each
+// refusal. Errors as Integrate's, and ErrBusy.
 func (s *Sync) Publish(ctx context.Context) error {
-	for try := 0; try < MaxTries; try++ {
+	var r rounds
+	r.stuck(ctx, s)
+	for try := 0; ; try++ {
 		err := s.Git.Push(ctx, s.Remote, s.Branch)
 		if !errors.Is(err, gitrepo.ErrPushRejected) {
 			return err
@@ -124,8 +131,10 @@ func (s *Sync) Publish(ctx context.Context) error {
 		if err := s.Integrate(ctx); err != nil {
 			return err
 		}
+		if r.stuck(ctx, s) {
+			return fmt.Errorf("push to %s: %w (%d times)", s.Remote, ErrBusy, MaxStuck)
+		}
 	}
-	return fmt.Errorf("push to %s: %w (%d tries)", s.Remote, ErrBusy, MaxTries)
 }
 
 // Claim is a task taken in a local commit not pushed yet.
@@ -142,9 +151,13 @@ type Claim struct {
 // and gives an error wrapping gitrepo.ErrRemoteAway: a claim that is not on the
 // remote is no claim.
 func (s *Sync) Claim(ctx context.Context, take func(ctx context.Context) (*Claim, error)) (bool, error) {
-	for try := 0; try < MaxTries; try++ {
+	var r rounds
+	for try := 0; ; try++ {
 		if err := s.Integrate(ctx); err != nil {
 			return false, err
+		}
+		if r.stuck(ctx, s) {
+			return false, fmt.Errorf("claim a task on %s: %w (%d times)", s.Remote, ErrBusy, MaxStuck)
 		}
 		c, err := take(ctx)
 		if err != nil || c == nil {
@@ -164,7 +177,30 @@ func (s *Sync) Claim(ctx context.Context, take func(ctx context.Context) (*Claim
 			return false, err
 		}
 	}
-	return false, fmt.Errorf("claim a task on %s: %w (%d tries)", s.Remote, ErrBusy, MaxTries)
+}
+
+// rounds follows the remote's branch from one round of integrate and push to
+// the next, to tell a refusal that others' progress explains from one it does not.
+type rounds struct {
+	tip     string
+	started bool
+	still   int
+}
+
+// stuck reports, after a round's integrate, whether the remote refused MaxStuck
+// pushes in a row while its branch stayed where it was.
+func (r *rounds) stuck(ctx context.Context, s *Sync) bool {
+	tip, _ := s.Git.Tip(ctx, s.Ref())
+	switch {
+	case !r.started:
+		r.started = true
+	case tip == r.tip:
+		r.still++
+	default:
+		r.still = 0
+	}
+	r.tip = tip
+	return r.still >= MaxStuck
 }
 
 // Unpushed counts the clone's commits with trailer key that the remote's branch

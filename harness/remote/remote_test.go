@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/strom-research/strom/harness/gitrepo"
 )
@@ -289,5 +290,76 @@ func TestBeforeMergeSeesBoth(t *testing.T) {
 	}
 	if head := git(t, a.Git.Root, "rev-parse", "HEAD"); head != ours {
 		t.Errorf("HEAD moved to %s without the merge", head)
+	}
+}
+
+// instant is a clock whose waits are over at once.
+type instant struct{}
+
+func (instant) Now() time.Time { return time.Now() }
+func (instant) After(time.Duration) <-chan time.Time {
+	c := make(chan time.Time, 1)
+	c <- time.Now()
+	return c
+}
+
+// TestClaimNeverGivesUpOnProgress: another machine pushes first in 40 rounds in a
+// row; the claim goes on and reaches the remote in the 41st. A machine never ends
+// its run because others made progress.
+func TestClaimNeverGivesUpOnProgress(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	bare, ms := machines(t, 2)
+	a, b := ms[0], ms[1]
+	a.Clock = instant{}
+	takes := 0
+	ok, err := a.Claim(ctx, func(ctx context.Context) (*Claim, error) {
+		takes++
+		if takes <= 40 {
+			git(t, b.Git.Root, "pull", "-q", "--no-rebase", "--no-edit")
+			commitFile(t, b, "b.txt", strings.Repeat("b", takes)+"\n")
+			if err := b.Git.Push(ctx, b.Remote, b.Branch); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c := commitFile(t, a, "claim.txt", strings.Repeat("a", takes)+"\n")
+		return &Claim{Commit: c, Undo: func(ctx context.Context) error { return a.Git.UndoCommit(ctx, c, "claim.txt") }}, nil
+	})
+	if err != nil || !ok || takes != 41 {
+		t.Fatalf("Claim = %v, %v after %d takes; want a claim in the 41st", ok, err, takes)
+	}
+	if !strings.Contains(git(t, bare, "show", "main:claim.txt"), strings.Repeat("a", 41)) {
+		t.Error("the claim is not on the remote")
+	}
+}
+
+// TestClaimStuckGivesUp: a remote whose hook declines every push, its branch
+// never moving, ends the claim after MaxStuck rounds with ErrBusy, the claim taken
+// back; so does a push of a session's commit.
+func TestClaimStuckGivesUp(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	bare, ms := machines(t, 1)
+	a := ms[0]
+	a.Clock = instant{}
+	hook := filepath.Join(bare, "hooks", "pre-receive")
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\necho declined >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	takes, undos := 0, 0
+	ok, err := a.Claim(ctx, func(ctx context.Context) (*Claim, error) {
+		takes++
+		c := commitFile(t, a, "claim.txt", strings.Repeat("a", takes)+"\n")
+		return &Claim{Commit: c, Undo: func(ctx context.Context) error {
+			undos++
+			return a.Git.UndoCommit(ctx, c, "claim.txt")
+		}}, nil
+	})
+	if ok || !errors.Is(err, ErrBusy) || takes != MaxStuck || undos != takes {
+		t.Fatalf("Claim = %v, %v after %d takes and %d undos; want ErrBusy after %d", ok, err, takes, undos, MaxStuck)
+	}
+	commitFile(t, a, "session.txt", "found\n")
+	if err := a.Publish(ctx); !errors.Is(err, ErrBusy) {
+		t.Fatalf("Publish = %v, want ErrBusy", err)
 	}
 }
