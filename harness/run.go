@@ -226,6 +226,11 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 		}
 	}
 	stopNow := func(s Stop, detail string) (RunResult, error) {
+		if s != StopError {
+			if left := r.leftBehind(ctx); left != "" {
+				s, detail = StopError, left
+			}
+		}
 		rr.Stop, rr.Detail = s, detail
 		return rr, nil
 	}

@@ -373,3 +373,26 @@ func (r *Research) restoreTaskFile(path string, before []byte) error {
 	r.Tree.DropQueueIndex()
 	return nil
 }
+
+// leftBehind pushes, at the end of a synced run, the session commits still in
+// this clone, and says in one sentence what stays behind when it cannot: a run
+// ends only with everything it committed on the remote, or with an error that
+// says what is not. "" when nothing stays behind (or the research is not synced).
+func (r *Research) leftBehind(ctx context.Context) string {
+	sy := r.sync
+	if sy == nil {
+		return ""
+	}
+	n, err := sy.Unpushed(ctx, TrailerSession)
+	if err != nil || n == 0 {
+		return ""
+	}
+	err = sy.Publish(ctx)
+	if err == nil {
+		return ""
+	}
+	if left, cerr := sy.Unpushed(context.WithoutCancel(ctx), TrailerSession); cerr == nil && left > 0 {
+		n = left
+	}
+	return r.Messages().Say("sync.left_behind", messages.Args{"Count": n, "Remote": sy.Remote, "Cause": gitCause(err)})
+}

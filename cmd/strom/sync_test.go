@@ -897,3 +897,38 @@ func TestSyncSameNewID(t *testing.T) {
 		t.Errorf(".strom/tasks/T-1-99.json in the renumbering commit (%v):\n%s", err, f)
 	}
 }
+
+// TestSyncEndsOnlyWhenPushed: a run of one session whose push found the remote
+// away does not end as done: it ends with the sentence that says how many session
+// commits stay in the clone, exit status 1; the next run with the remote back
+// pushes them.
+func TestSyncEndsOnlyWhenPushed(t *testing.T) {
+	t.Parallel()
+	agent := `#!/bin/sh
+if [ ! -e "$KILLED" ]; then
+	touch "$KILLED"
+	kill -9 "-$DAEMON"
+fi
+` + strings.TrimPrefix(syncAgent, "#!/bin/sh\n")
+	h := syncSetup(t, agent, 2)
+	d := startGitDaemon(t, h, h.dir, 0)
+	clone := filepath.Join(h.dir, "laptop")
+	h.gitIn(t, h.dir, "clone", "-q", d.url("remote.git"), clone)
+	cmd := exec.Command(h.strom, "run", "--max", "1", "--agent", "command", "--", "sh", filepath.Join(h.dir, "agent.sh"))
+	cmd.Dir, cmd.Env = clone, append(slices.Clip(h.env), "STROM_HOST=laptop", "KILLED="+filepath.Join(h.dir, "killed"),
+		fmt.Sprintf("DAEMON=%d", d.cmd.Process.Pid))
+	b, err := cmd.CombinedOutput()
+	out := string(b)
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("the run whose push found no remote: %v, want exit status 1:\n%s", err, out)
+	}
+	d.cmd.Wait()
+	if !strings.Contains(out, "ended: done") || !strings.Contains(out, "stopped: error (1 session commit stays in this clone, not on origin (") {
+		t.Errorf("the run's output:\n%s", out)
+	}
+	startGitDaemon(t, h, h.dir, d.port)
+	if out, err := h.syncRun(context.Background(), clone, "STROM_HOST=laptop", "KILLED="+filepath.Join(h.dir, "killed")).CombinedOutput(); err != nil {
+		t.Fatalf("the run with the remote back: %v\n%s", err, out)
+	}
+	checkSynced(t, h, d.url("remote.git"), []string{clone}, 2, 0)
+}
