@@ -83,7 +83,7 @@ func (r *Research) lastActivity(session string) time.Time {
 // readActivity reads the mark at path, again when a write was under way.
 func readActivity(path string) time.Time {
 	for range 3 {
-		b, err := os.ReadFile(path)
+		b, err := statefiles.ReadFile(path)
 		if err != nil {
 			return time.Time{}
 		}

@@ -307,7 +307,7 @@ func checkIndexShards(ctx context.Context, g *gitrepo.Repo, order, head *statefi
 		// A task only the work tree's shard holds: the commit left the file out.
 		rel := statefiles.ShardFile(id)
 		p := statefiles.DirName + "/" + rel
-		if data, err := os.ReadFile(filepath.Join(g.Root, filepath.FromSlash(p))); err == nil {
+		if data, err := statefiles.ReadFile(filepath.Join(g.Root, filepath.FromSlash(p))); err == nil {
 			if tasks, err := statefiles.ParseShard(p, rel, data); err == nil && slices.ContainsFunc(tasks, func(t statefiles.Task) bool { return t.ID == id }) {
 				return messages.New("hooks.task_not_staged", messages.Args{"Task": id, "File": p})
 			}

@@ -36,7 +36,7 @@ func (r *Research) runFile() string { return r.Tree.Path(statefiles.RunDir, "run
 
 // LoadRun reads the live run's file; nil when there is none.
 func (r *Research) LoadRun() (*RunInfo, error) {
-	data, err := os.ReadFile(r.runFile())
+	data, err := statefiles.ReadFile(r.runFile())
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -57,7 +57,7 @@ func (r *Research) SaveRun(ri *RunInfo) error {
 	if err != nil {
 		return fmt.Errorf("encode run state: %w", err)
 	}
-	if err := os.MkdirAll(filepath.Dir(r.runFile()), 0o755); err != nil {
+	if err := statefiles.MkdirAll(filepath.Dir(r.runFile()), 0o755); err != nil {
 		return fmt.Errorf("write run state: %w", err)
 	}
 	return statefiles.WriteAtomic(r.runFile(), append(data, '\n'), 0o644)
@@ -114,7 +114,7 @@ func (r *Research) writeRequest(kind, session, why string) error {
 
 // Requested returns the reason of a pending request, and whether there is one.
 func (r *Research) Requested(kind, session string) (string, bool) {
-	data, err := os.ReadFile(r.requestFile(kind, session))
+	data, err := statefiles.ReadFile(r.requestFile(kind, session))
 	if err != nil {
 		return "", false
 	}

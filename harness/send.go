@@ -42,7 +42,7 @@ func (r *Research) deliverSends(id string, sess *agentpty.Session) {
 	matches, _ := filepath.Glob(r.Tree.Path(statefiles.RunDir, "send-"+id+"-*"))
 	sort.Strings(matches)
 	for _, m := range matches {
-		data, err := os.ReadFile(m)
+		data, err := statefiles.ReadFile(m)
 		os.Remove(m)
 		if err != nil {
 			continue

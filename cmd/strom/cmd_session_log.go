@@ -124,7 +124,7 @@ func sessionLogCommand(s *sys) *ffcli.Command {
 
 // readLines reads a transcript's lines, each without its line break.
 func readLines(path string) ([]string, error) {
-	f, err := os.Open(path)
+	f, err := statefiles.OpenRead(path)
 	if err != nil {
 		return nil, err
 	}
