@@ -122,6 +122,24 @@ func NewSessionID(now time.Time) string {
 	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
 }
 
+// ValidSessionID reports whether id can be a session's id: the ids NewSessionID
+// makes, and nothing that could name a path (no separator, no dot). Session ids
+// name files under .strom/run/ and .strom/sessions/; one that comes from outside
+// (STROM_SESSION, run.json) must not lead out of them. A loop, not a regexp:
+// every strom start would pay for compiling one.
+func ValidSessionID(id string) bool {
+	if id == "" || len(id) > 81 {
+		return false
+	}
+	for i, c := range id {
+		alnum := c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !alnum && (i == 0 || c != '_' && c != '-') {
+			return false
+		}
+	}
+	return true
+}
+
 // CommitLocked is Commit for a caller that already holds the state lock. Sessions
 // that changed nothing still get their commit: the history then says the session
 // happened and why it ended.

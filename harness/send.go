@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/agentpty"
+	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -26,6 +27,9 @@ type Send struct {
 // RequestSend leaves input for a running session's agent; the harness types it in
 // at its next look, in the order the requests came.
 func (r *Research) RequestSend(session string, snd Send) error {
+	if !ValidSessionID(session) {
+		return messages.Errorf(ErrNotLiveSession, "agent.not_live", messages.Args{"Session": session})
+	}
 	data, err := json.Marshal(snd)
 	if err != nil {
 		return fmt.Errorf("send to session %s: %w", session, err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
@@ -64,7 +65,7 @@ func sessionLogCommand(s *sys) *ffcli.Command {
 				}
 				id = strings.TrimSuffix(filepath.Base(logs[len(logs)-1]), ".log")
 			}
-			if !validSessionID(id) {
+			if !harness.ValidSessionID(id) {
 				return errors.New(p.Say("session.no_session", messages.Args{"Session": id}))
 			}
 			path := r.Tree.Path(statefiles.SessionsDir, id+".log")
