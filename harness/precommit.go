@@ -26,9 +26,17 @@ func CheckStaged(ctx context.Context, r *Research, inSession bool) error {
 	}
 	// git commit -a and git commit PATHS hand the hook an index of their own.
 	g = g.WithIndex(r.Getenv("GIT_INDEX_FILE"))
-	staged, err := g.StagedPaths(ctx, statefiles.DirName+"/")
+	changed, err := g.StagedPaths(ctx, statefiles.DirName)
 	if err != nil {
 		return err
+	}
+	// strom follows no link under .strom/: none goes into the history either.
+	staged := make([]string, len(changed))
+	for i, c := range changed {
+		if c.Link {
+			return messages.New("hooks.link", messages.Args{"File": c.Path})
+		}
+		staged[i] = c.Path
 	}
 	queue := statefiles.DirName + "/" + statefiles.QueueFile
 	var after *statefiles.Queue // the staged version 1 queue, when the commit changes it

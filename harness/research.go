@@ -140,24 +140,24 @@ func ValidSessionID(id string) bool {
 	return true
 }
 
-// CommitLocked is Commit for a caller that already holds the state lock. Sessions
-// that changed nothing still get their commit: the history then says the session
-// happened and why it ended.
-func (r *Research) CommitLocked(ctx context.Context, msg gitrepo.Message) (string, error) {
-	return r.commitPaths(ctx, msg, nil)
+// CommitLocked is Commit for a caller that already holds the state lock, leaving
+// the paths leave out of it. Sessions that changed nothing still get their
+// commit: the history then says the session happened and why it ended.
+func (r *Research) CommitLocked(ctx context.Context, msg gitrepo.Message, leave ...string) (string, error) {
+	return r.commitPaths(ctx, msg, nil, leave...)
 }
 
-// commitPaths commits only paths (all when empty); the caller holds the lock. The
-// harness checks state files itself, so the user's hooks do not run: a failing hook
-// must never keep a session's work out of the history.
-func (r *Research) commitPaths(ctx context.Context, msg gitrepo.Message, only []string) (string, error) {
+// commitPaths commits only paths (all when empty), leaving the paths leave out;
+// the caller holds the lock. The harness checks state files itself, so the user's
+// hooks do not run: a failing hook must never keep a session's work out of the
+// history.
+func (r *Research) commitPaths(ctx context.Context, msg gitrepo.Message, only []string, leave ...string) (string, error) {
 	g, err := r.Git(ctx)
 	if err != nil {
 		return "", err
 	}
-	var leave []string
 	if len(only) == 0 {
-		leave = r.stromHookFiles(ctx, g)
+		leave = append(leave, r.stromHookFiles(ctx, g)...)
 	}
 	sha, err := g.Checkpoint(ctx, msg, gitrepo.CheckpointOptions{
 		Only:          only,
