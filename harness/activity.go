@@ -53,7 +53,7 @@ func parseActivity(b []byte) (time.Time, bool) {
 // NoteActivity records that the session's agent ran a strom command now (R7.2): an
 // agent that only calls strom commands is at work, not idle.
 func (r *Research) NoteActivity(session string) {
-	if session == "" || strings.ContainsAny(session, `/\`) {
+	if !ValidSessionID(session) {
 		return
 	}
 	_ = writeActivity(r.activityFile(session), r.Now())
@@ -83,7 +83,7 @@ func (r *Research) lastActivity(session string) time.Time {
 // readActivity reads the mark at path, again when a write was under way.
 func readActivity(path string) time.Time {
 	for range 3 {
-		b, err := os.ReadFile(path)
+		b, err := statefiles.ReadFile(path)
 		if err != nil {
 			return time.Time{}
 		}

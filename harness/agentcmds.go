@@ -58,10 +58,14 @@ func (r *Research) liveSession(id string) error {
 	return messages.Errorf(ErrNotLiveSession, "agent.not_live", messages.Args{"Session": id})
 }
 
-// ownTask checks that a session acts on its own task.
+// ownTask checks that a session acts on its own task, and that its id is one a
+// session can have: it names the session's request files under .strom/run/.
 func ownTask(t *statefiles.Task, ref SessionRef) error {
 	if ref.Session == "" {
 		return nil
+	}
+	if !ValidSessionID(ref.Session) {
+		return messages.Errorf(ErrNotLiveSession, "agent.not_live", messages.Args{"Session": ref.Session})
 	}
 	if t.ID != statefiles.NormalizeID(ref.Task) {
 		return messages.New("agent.not_own_task", messages.Args{"Task": t.ID, "Own": ref.Task})

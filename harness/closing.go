@@ -3,8 +3,10 @@ package harness
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -64,6 +66,7 @@ func (r *Research) closeSession(ctx context.Context, res sessionResult, task sta
 			return err
 		}
 		checks = append(checks, r.cleanStateOf(ctx, p.Check, changes, gerr)...)
+		links := r.linksUnderStrom(changes)
 		res.NotAllowed = r.notAllowedNow(ctx)
 		msg := commitMessage(r.Messages(), res, task.Title, p.Profile.Name, texts, checks)
 		// A crashed session is committed before the run resolves its sync.
@@ -73,7 +76,7 @@ func (r *Research) closeSession(ctx context.Context, res sessionResult, task sta
 			msg.Trailers = append(msg.Trailers, gitrepo.Trailer{Key: TrailerHost, Value: r.hostName()})
 		}
 		r.marked("commit-start")
-		res.Commit, err = r.CommitLocked(ctx, msg)
+		res.Commit, err = r.CommitLocked(ctx, msg, links...)
 		r.marked("commit-end")
 		return err
 	})
@@ -168,10 +171,30 @@ func (r *Research) cleanStateOf(ctx context.Context, check string, changes []git
 			notes = append(notes, "failed: conflict markers in "+strings.Join(marked, ", "))
 		}
 	}
+	if links := r.linksUnderStrom(changes); len(links) > 0 {
+		notes = append(notes, "failed: symbolic links under .strom/ are not committed: "+strings.Join(links, ", "))
+	}
 	if why := r.runCheck(ctx, check); why != "" {
 		notes = append(notes, "failed: "+why)
 	}
 	return notes
+}
+
+// linksUnderStrom lists the changed paths at or under .strom/ that are symbolic
+// links in the work tree. strom follows no link there (statefiles.OpenFile), and a
+// session's commit takes none into the history, where every clone would meet it.
+func (r *Research) linksUnderStrom(changes []gitrepo.Change) []string {
+	var links []string
+	for _, c := range changes {
+		if c.Path != statefiles.DirName && !strings.HasPrefix(c.Path, statefiles.DirName+"/") {
+			continue
+		}
+		fi, err := os.Lstat(filepath.Join(r.Tree.Root, filepath.FromSlash(c.Path)))
+		if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			links = append(links, c.Path)
+		}
+	}
+	return links
 }
 
 // CheckNow is the clean-state check an agent meets when it asks to close: the reason

@@ -64,7 +64,7 @@ func historyKey(g *gitrepo.Repo, head string) string {
 
 // readKeptSessions reads the kept answer; false when there is none or it is not one.
 func (r *Research) readKeptSessions() (keptSessions, bool) {
-	b, err := os.ReadFile(r.Tree.Path(statefiles.RunDir, sessionsFile))
+	b, err := statefiles.ReadFile(r.Tree.Path(statefiles.RunDir, sessionsFile))
 	if err != nil {
 		return keptSessions{}, false
 	}
@@ -157,12 +157,12 @@ func writeOver(path string, b []byte) error {
 // and its folder only when that is missing too: the files strom writes over
 // (the activity mark, the kept sessions) are written often.
 func openWritable(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	f, err := statefiles.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
 	if errors.Is(err, os.ErrNotExist) {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		if err := statefiles.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, err
 		}
-		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+		f, err = statefiles.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
 	}
 	return f, err
 }

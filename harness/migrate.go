@@ -27,7 +27,7 @@ func (r *Research) commitMigration(from, to, tasks int) error {
 		paths = append(paths, statefiles.DirName+"/"+statefiles.TasksDir)
 	}
 	attrs := r.Tree.Path(statefiles.AttributesFile)
-	if old, err := os.ReadFile(attrs); err == nil && bytes.Equal(old, []byte(olderAttributes())) {
+	if old, err := statefiles.ReadFile(attrs); err == nil && bytes.Equal(old, []byte(olderAttributes())) {
 		if err := statefiles.WriteAtomic(attrs, []byte(statefiles.Attributes), 0o644); err != nil {
 			return err
 		}

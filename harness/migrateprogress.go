@@ -43,7 +43,7 @@ func (r *Research) commitProgressMigration(records int) error {
 		paths = append(paths, statefiles.DirName+"/"+statefiles.RecordsDir)
 	}
 	attrs := r.Tree.Path(statefiles.AttributesFile)
-	if old, err := os.ReadFile(attrs); err == nil && olderStromAttributes(string(old)) {
+	if old, err := statefiles.ReadFile(attrs); err == nil && olderStromAttributes(string(old)) {
 		if err := statefiles.WriteAtomic(attrs, []byte(statefiles.Attributes), 0o644); err != nil {
 			return err
 		}

@@ -100,7 +100,7 @@ func (r *Research) Overview(ctx context.Context) (Overview, error) {
 // lastLines returns the last n non-empty lines of a transcript, with the terminal's
 // escapes taken out; nothing when it cannot be read.
 func lastLines(path string, n int) []string {
-	f, err := os.Open(path)
+	f, err := statefiles.OpenRead(path)
 	if err != nil {
 		return nil
 	}
@@ -159,7 +159,7 @@ func (r *Research) Remember(ctx context.Context) error {
 	}
 	list := statefiles.ResearchesPath(r.Getenv)
 	marker := r.Tree.Path(statefiles.RunDir, listedFile)
-	if data, err := os.ReadFile(marker); err == nil && string(data) == list+"\n" {
+	if data, err := statefiles.ReadFile(marker); err == nil && string(data) == list+"\n" {
 		if _, err := os.Stat(list); err == nil {
 			return nil
 		}

@@ -26,9 +26,17 @@ func CheckStaged(ctx context.Context, r *Research, inSession bool) error {
 	}
 	// git commit -a and git commit PATHS hand the hook an index of their own.
 	g = g.WithIndex(r.Getenv("GIT_INDEX_FILE"))
-	staged, err := g.StagedPaths(ctx, statefiles.DirName+"/")
+	changed, err := g.StagedPaths(ctx, statefiles.DirName)
 	if err != nil {
 		return err
+	}
+	// strom follows no link under .strom/: none goes into the history either.
+	staged := make([]string, len(changed))
+	for i, c := range changed {
+		if c.Link {
+			return messages.New("hooks.link", messages.Args{"File": c.Path})
+		}
+		staged[i] = c.Path
 	}
 	queue := statefiles.DirName + "/" + statefiles.QueueFile
 	var after *statefiles.Queue // the staged version 1 queue, when the commit changes it
@@ -307,7 +315,7 @@ func checkIndexShards(ctx context.Context, g *gitrepo.Repo, order, head *statefi
 		// A task only the work tree's shard holds: the commit left the file out.
 		rel := statefiles.ShardFile(id)
 		p := statefiles.DirName + "/" + rel
-		if data, err := os.ReadFile(filepath.Join(g.Root, filepath.FromSlash(p))); err == nil {
+		if data, err := statefiles.ReadFile(filepath.Join(g.Root, filepath.FromSlash(p))); err == nil {
 			if tasks, err := statefiles.ParseShard(p, rel, data); err == nil && slices.ContainsFunc(tasks, func(t statefiles.Task) bool { return t.ID == id }) {
 				return messages.New("hooks.task_not_staged", messages.Args{"Task": id, "File": p})
 			}

@@ -122,24 +122,42 @@ func NewSessionID(now time.Time) string {
 	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
 }
 
-// CommitLocked is Commit for a caller that already holds the state lock. Sessions
-// that changed nothing still get their commit: the history then says the session
-// happened and why it ended.
-func (r *Research) CommitLocked(ctx context.Context, msg gitrepo.Message) (string, error) {
-	return r.commitPaths(ctx, msg, nil)
+// ValidSessionID reports whether id can be a session's id: the ids NewSessionID
+// makes, and nothing that could name a path (no separator, no dot). Session ids
+// name files under .strom/run/ and .strom/sessions/; one that comes from outside
+// (STROM_SESSION, run.json) must not lead out of them. A loop, not a regexp:
+// every strom start would pay for compiling one.
+func ValidSessionID(id string) bool {
+	if id == "" || len(id) > 81 {
+		return false
+	}
+	for i, c := range id {
+		alnum := c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !alnum && (i == 0 || c != '_' && c != '-') {
+			return false
+		}
+	}
+	return true
 }
 
-// commitPaths commits only paths (all when empty); the caller holds the lock. The
-// harness checks state files itself, so the user's hooks do not run: a failing hook
-// must never keep a session's work out of the history.
-func (r *Research) commitPaths(ctx context.Context, msg gitrepo.Message, only []string) (string, error) {
+// CommitLocked is Commit for a caller that already holds the state lock, leaving
+// the paths leave out of it. Sessions that changed nothing still get their
+// commit: the history then says the session happened and why it ended.
+func (r *Research) CommitLocked(ctx context.Context, msg gitrepo.Message, leave ...string) (string, error) {
+	return r.commitPaths(ctx, msg, nil, leave...)
+}
+
+// commitPaths commits only paths (all when empty), leaving the paths leave out;
+// the caller holds the lock. The harness checks state files itself, so the user's
+// hooks do not run: a failing hook must never keep a session's work out of the
+// history.
+func (r *Research) commitPaths(ctx context.Context, msg gitrepo.Message, only []string, leave ...string) (string, error) {
 	g, err := r.Git(ctx)
 	if err != nil {
 		return "", err
 	}
-	var leave []string
 	if len(only) == 0 {
-		leave = r.stromHookFiles(ctx, g)
+		leave = append(leave, r.stromHookFiles(ctx, g)...)
 	}
 	sha, err := g.Checkpoint(ctx, msg, gitrepo.CheckpointOptions{
 		Only:          only,

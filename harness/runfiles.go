@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -36,7 +37,7 @@ func (r *Research) runFile() string { return r.Tree.Path(statefiles.RunDir, "run
 
 // LoadRun reads the live run's file; nil when there is none.
 func (r *Research) LoadRun() (*RunInfo, error) {
-	data, err := os.ReadFile(r.runFile())
+	data, err := statefiles.ReadFile(r.runFile())
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -48,6 +49,10 @@ func (r *Research) LoadRun() (*RunInfo, error) {
 		// A torn run file is only ever left by a crash: treat the run as dead.
 		return &RunInfo{}, nil
 	}
+	if ri.Session != "" && !ValidSessionID(ri.Session) {
+		// strom never wrote it: its session would name files outside .strom/run/.
+		return &RunInfo{}, nil
+	}
 	return &ri, nil
 }
 
@@ -57,7 +62,7 @@ func (r *Research) SaveRun(ri *RunInfo) error {
 	if err != nil {
 		return fmt.Errorf("encode run state: %w", err)
 	}
-	if err := os.MkdirAll(filepath.Dir(r.runFile()), 0o755); err != nil {
+	if err := statefiles.MkdirAll(filepath.Dir(r.runFile()), 0o755); err != nil {
 		return fmt.Errorf("write run state: %w", err)
 	}
 	return statefiles.WriteAtomic(r.runFile(), append(data, '\n'), 0o644)
@@ -92,7 +97,7 @@ func (r *Research) LiveRun() (*RunInfo, error) {
 }
 
 // requestFile names a request file for a session: close-<id>, finish-<id>,
-// stop-<id> or active-<id>.
+// stop-<id> or active-<id>. Writers check the id first (ValidSessionID).
 func (r *Research) requestFile(kind, session string) string {
 	return r.Tree.Path(statefiles.RunDir, kind+"-"+session)
 }
@@ -106,6 +111,9 @@ func (r *Research) RequestClose(session, why string) error {
 // never reads half of it, but not fsynced — a request outlives no crash (recovery
 // commits the session whatever was asked).
 func (r *Research) writeRequest(kind, session, why string) error {
+	if !ValidSessionID(session) {
+		return messages.Errorf(ErrNotLiveSession, "agent.not_live", messages.Args{"Session": session})
+	}
 	if err := statefiles.WriteTransient(r.requestFile(kind, session), []byte(why+"\n")); err != nil {
 		return fmt.Errorf("request %s: %w", kind, err)
 	}
@@ -114,7 +122,10 @@ func (r *Research) writeRequest(kind, session, why string) error {
 
 // Requested returns the reason of a pending request, and whether there is one.
 func (r *Research) Requested(kind, session string) (string, bool) {
-	data, err := os.ReadFile(r.requestFile(kind, session))
+	if !ValidSessionID(session) {
+		return "", false
+	}
+	data, err := statefiles.ReadFile(r.requestFile(kind, session))
 	if err != nil {
 		return "", false
 	}
@@ -123,6 +134,9 @@ func (r *Research) Requested(kind, session string) (string, bool) {
 
 // ClearRequests removes a session's request files once the session is committed.
 func (r *Research) ClearRequests(session string) {
+	if !ValidSessionID(session) {
+		return
+	}
 	for _, k := range []string{"close", "finish", "stop", "active", appFinishRequest} {
 		os.Remove(r.requestFile(k, session))
 	}

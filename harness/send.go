@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/agentpty"
+	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -26,6 +27,9 @@ type Send struct {
 // RequestSend leaves input for a running session's agent; the harness types it in
 // at its next look, in the order the requests came.
 func (r *Research) RequestSend(session string, snd Send) error {
+	if !ValidSessionID(session) {
+		return messages.Errorf(ErrNotLiveSession, "agent.not_live", messages.Args{"Session": session})
+	}
 	data, err := json.Marshal(snd)
 	if err != nil {
 		return fmt.Errorf("send to session %s: %w", session, err)
@@ -42,7 +46,7 @@ func (r *Research) deliverSends(id string, sess *agentpty.Session) {
 	matches, _ := filepath.Glob(r.Tree.Path(statefiles.RunDir, "send-"+id+"-*"))
 	sort.Strings(matches)
 	for _, m := range matches {
-		data, err := os.ReadFile(m)
+		data, err := statefiles.ReadFile(m)
 		os.Remove(m)
 		if err != nil {
 			continue

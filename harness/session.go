@@ -104,7 +104,7 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 	if err := r.readyForSession(ctx); err != nil {
 		return res, err
 	}
-	if err := os.MkdirAll(r.sessionsDir(), 0o755); err != nil {
+	if err := statefiles.MkdirAll(r.sessionsDir(), 0o755); err != nil {
 		return res, fmt.Errorf("start session: %w", err)
 	}
 	// The folder is pruned when a run's first session starts and once a day after.
@@ -165,7 +165,7 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 	v := p.Vars
 	v.Prompt, v.Session = prompt, id
 	v.PromptFile = filepath.Join(r.sessionsDir(), id+".prompt")
-	if err := os.WriteFile(v.PromptFile, []byte(prompt), 0o644); err != nil {
+	if err := statefiles.WriteFile(v.PromptFile, []byte(prompt), 0o644); err != nil {
 		return res, fmt.Errorf("write prompt: %w", err)
 	}
 	// A prompt of any size reaches the agent: one too long for an argument or the
@@ -178,7 +178,7 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 		overlay, err := hooks.ClaudeOverlay(v.Strom, id)
 		if err == nil {
 			v.Settings = filepath.Join(r.sessionsDir(), id+".settings.json")
-			err = os.WriteFile(v.Settings, overlay, 0o644)
+			err = statefiles.WriteFile(v.Settings, overlay, 0o644)
 		}
 		if err != nil {
 			return res, fmt.Errorf("write the Claude Code settings: %w", err)

@@ -36,7 +36,7 @@ func (r *Research) snapshotFile(id string) string {
 
 // loadSnapshot reads a snapshot; nil when it is missing or unreadable.
 func loadSnapshot(path string) *snapshot {
-	data, err := os.ReadFile(path)
+	data, err := statefiles.ReadFile(path)
 	if err != nil {
 		return nil
 	}
@@ -61,7 +61,7 @@ func saveSnapshot(path string, s *snapshot) error {
 // takeSnapshot writes the session's snapshot; own is its task as taken. The caller
 // holds the lock.
 func (r *Research) takeSnapshot(ctx context.Context, session string, own statefiles.Task) error {
-	order, err := os.ReadFile(r.Tree.Path(statefiles.QueueFile))
+	order, err := statefiles.ReadFile(r.Tree.Path(statefiles.QueueFile))
 	if err != nil {
 		return fmt.Errorf("write the session's queue snapshot: %w", err)
 	}
@@ -104,7 +104,7 @@ func (r *Research) keepQueueRules(ctx context.Context, session string, changes [
 	}
 	var notes []string
 	qpath := r.Tree.Path(statefiles.QueueFile)
-	cur, err := os.ReadFile(qpath)
+	cur, err := statefiles.ReadFile(qpath)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("read %s: %w", statefiles.QueueFile, err)
 	}
@@ -119,7 +119,7 @@ func (r *Research) keepQueueRules(ctx context.Context, session string, changes [
 				rule = se.Rule
 			}
 			if cur != nil {
-				_ = os.WriteFile(filepath.Join(r.sessionsDir(), session+".queue.json"), cur, 0o644)
+				_ = statefiles.WriteFile(filepath.Join(r.sessionsDir(), session+".queue.json"), cur, 0o644)
 			}
 			if err := statefiles.WriteAtomic(qpath, []byte(snap.Order), 0o644); err != nil {
 				return nil, err
@@ -179,7 +179,7 @@ func (r *Research) keepShard(ctx context.Context, session, rel string, snap *sna
 	}
 	ids := sortedKeys(was)
 	slices.SortFunc(ids, byIDNumber)
-	data, err := os.ReadFile(r.Tree.Path(rel))
+	data, err := statefiles.ReadFile(r.Tree.Path(rel))
 	if errors.Is(err, os.ErrNotExist) {
 		var notes []string
 		for _, id := range ids {
@@ -197,7 +197,7 @@ func (r *Research) keepShard(ctx context.Context, session, rel string, snap *sna
 	var se *statefiles.SchemaError
 	if errors.As(err, &se) {
 		kept := session + "." + path.Base(rel)
-		_ = os.WriteFile(filepath.Join(r.sessionsDir(), kept), data, 0o644)
+		_ = statefiles.WriteFile(filepath.Join(r.sessionsDir(), kept), data, 0o644)
 		if len(ids) == 0 {
 			if err := os.Remove(r.Tree.Path(rel)); err != nil {
 				return nil, fmt.Errorf("set aside %s: %w", rel, err)

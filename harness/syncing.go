@@ -205,7 +205,7 @@ func (r *Research) claim(ctx context.Context, pk *picker, out io.Writer) (*state
 			if err := r.Tree.MigrateQueue(); err != nil {
 				return err
 			}
-			before, err := os.ReadFile(path)
+			before, err := statefiles.ReadFile(path)
 			if err != nil {
 				return fmt.Errorf("claim task: %w", err)
 			}

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/strom-research/strom/statefiles"
 )
 
 // Transcripts and the sessions folder are bounded: a session's transcript
@@ -40,7 +42,7 @@ type transcript struct {
 }
 
 func openTranscript(path string, limit int64) (*transcript, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	f, err := statefiles.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open transcript: %w", err)
 	}
@@ -103,7 +105,7 @@ func (t *transcript) rotate() error {
 			return err
 		}
 	}
-	f, err := os.OpenFile(t.tailPath(1), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := statefiles.OpenFile(t.tailPath(1), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}
@@ -133,7 +135,7 @@ func (t *transcript) Close() error {
 }
 
 func appendFile(w io.Writer, path string) error {
-	f, err := os.Open(path)
+	f, err := statefiles.OpenRead(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}

@@ -9,7 +9,8 @@ import (
 // WriteAtomic replaces path with data so that a reader sees either the old or the new
 // content, never a mix: a temporary file in the same folder (named .tmp-*, ignored by
 // .strom/.gitignore so a concurrent `git add -A` does not catch it), fsync, rename,
-// fsync of the folder.
+// fsync of the folder. Under .strom/ a link, a fifo or a device at path or on the
+// way to it is refused before anything is written (CheckPath).
 func WriteAtomic(path string, data []byte, perm os.FileMode) error {
 	return replace(path, data, perm, true)
 }
@@ -19,13 +20,16 @@ func WriteAtomic(path string, data []byte, perm os.FileMode) error {
 // strom rebuilds (the memo of validated contents, the kept last session) and
 // requests to a running harness — which the agent's commands write often.
 func WriteTransient(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return replace(path, data, 0o644, false)
 }
 
 func replace(path string, data []byte, perm os.FileMode, durable bool) error {
+	if err := CheckPath(path, false); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
 	dir := filepath.Dir(path)
 	failpoint()
 	f, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
@@ -112,11 +111,12 @@ func boundText(max int, chars bool) string {
 	return fmt.Sprintf("%d bytes", max)
 }
 
-// readFile reads a file of the research's state whole, as os.ReadFile does, but
-// refuses one over FileMax (errors.Is ErrTooBig) before reading it: by its size,
-// or, for a file that does not say its size, after FileMax+1 bytes.
+// readFile reads a file of the research's state whole, as ReadFile does (a link,
+// a fifo or a device under .strom/ refused), but refuses one over FileMax
+// (errors.Is ErrTooBig) before reading it: by its size, or, for a file that does
+// not say its size, after FileMax+1 bytes.
 func readFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := OpenRead(path)
 	if err != nil {
 		return nil, err
 	}
@@ -156,10 +156,11 @@ func checkWriteSize(shown string, data []byte) error {
 	return messages.Errorf(ErrTooBig, "files.too_big_write", messages.Args{"File": shown, "Bound": boundText(FileMax, false)})
 }
 
-// readError is the error of reading the state file shown: a file over its bound
-// is its own sentence, which names the file; any other error is wrapped.
+// readError is the error of reading the state file shown: a file over its bound,
+// or one that is not a plain file (nofollow.go), is its own sentence, which names
+// the file; any other error is wrapped.
 func readError(shown string, err error) error {
-	if errors.Is(err, ErrTooBig) {
+	if errors.Is(err, ErrTooBig) || errors.Is(err, ErrNotPlain) {
 		return err
 	}
 	return fmt.Errorf("read %s: %w", shown, err)

@@ -97,7 +97,7 @@ func (t *Tree) apply(c fileChange) error {
 		failpoint()
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("write %s: %w", t.rel(c.Path), err)
 	}
 	return WriteAtomic(path, c.Data, 0o644)
@@ -116,7 +116,7 @@ func (t *Tree) writeChange(changes []fileChange) error {
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", t.rel(RunDir, journalFile), err)
 	}
-	if err := os.MkdirAll(t.Path(RunDir), 0o755); err != nil {
+	if err := MkdirAll(t.Path(RunDir), 0o755); err != nil {
 		return fmt.Errorf("write %s: %w", t.rel(RunDir, journalFile), err)
 	}
 	if err := WriteAtomic(t.Path(RunDir, journalFile), data, 0o644); err != nil {
@@ -145,7 +145,7 @@ func (t *Tree) replay(changes []fileChange) error {
 // held (none when there was no journal). Hold the lock.
 func (t *Tree) finishJournal() ([]string, error) {
 	path := t.Path(RunDir, journalFile)
-	data, err := os.ReadFile(path)
+	data, err := ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

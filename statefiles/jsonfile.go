@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 )
 
@@ -62,7 +61,7 @@ func saveFileData(path, shown, schemaName string, v any) (data []byte, err error
 			return nil, err
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("write %s: %w", shown, err)
 	}
 	return data, WriteAtomic(path, data, 0o644)

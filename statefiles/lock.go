@@ -89,7 +89,7 @@ func TryLockFile(path string) (unlock func(), held bool, err error) {
 // It looks with a shared lock, let go at once: lookers never stand in each other's
 // way, and a holder's exclusive lock is all they can see.
 func LockHeld(path string) (bool, error) {
-	f, err := os.Open(path)
+	f, err := OpenRead(path)
 	if err != nil {
 		return false, err
 	}
@@ -106,10 +106,10 @@ func LockHeld(path string) (bool, error) {
 }
 
 func openLock(path string) (*os.File, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
-	return os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	return OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 }
 
 // tryFlock takes f's lock without waiting: false and no error when another process

@@ -527,7 +527,7 @@ func (t *Tree) UpdateQueue(ctx context.Context, fn func(*Queue) error) error {
 // headVersion reads the version from the first bytes of queue.json, without
 // reading the order (0: no queue.json).
 func (t *Tree) headVersion() (int, error) {
-	f, err := os.Open(t.Path(QueueFile))
+	f, err := OpenRead(t.Path(QueueFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, nil
 	}
@@ -605,10 +605,10 @@ const writtenFile = "tasks-written"
 // error (a snapshot then keeps HEAD's version of that task).
 func (t *Tree) noteWritten(id string) {
 	path := t.Path(RunDir, writtenFile)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return
 	}
@@ -619,7 +619,7 @@ func (t *Tree) noteWritten(id string) {
 // WrittenTasks returns the ids of the tasks strom wrote since ClearWrittenTasks,
 // each once.
 func (t *Tree) WrittenTasks() []string {
-	data, _ := os.ReadFile(t.Path(RunDir, writtenFile))
+	data, _ := ReadFile(t.Path(RunDir, writtenFile))
 	seen := map[string]bool{}
 	var ids []string
 	for _, l := range strings.Split(string(data), "\n") {

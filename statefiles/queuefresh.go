@@ -243,11 +243,11 @@ func (t *Tree) updateQueueIndexLocked() error {
 	if len(cur.changed) == 0 && sameFolder(cur.folder, st.Folder) {
 		return nil
 	}
-	order, err := os.ReadFile(t.queueIndexPath(queueIndexOrder))
+	order, err := ReadFile(t.queueIndexPath(queueIndexOrder))
 	if err != nil || len(order) != orderEntry*st.Total {
 		return t.indexQueueLocked()
 	}
-	ids, err := os.ReadFile(t.queueIndexPath(queueIndexIDs))
+	ids, err := ReadFile(t.queueIndexPath(queueIndexIDs))
 	if err != nil {
 		return t.indexQueueLocked()
 	}

@@ -93,7 +93,7 @@ func (ix *queueIndex) Close() {
 // readQueueState returns the index's state; ok is false when there is none this
 // strom can use.
 func (t *Tree) readQueueState() (queueState, bool) {
-	b, err := os.ReadFile(t.queueIndexPath(queueIndexState))
+	b, err := ReadFile(t.queueIndexPath(queueIndexState))
 	if err != nil {
 		return queueState{}, false
 	}
@@ -126,11 +126,11 @@ func (t *Tree) openFreshQueueIndex() (*queueIndex, bool) {
 		_ = t.writeQueueState(st)
 	}
 	ix := &queueIndex{st: st, checked: cur.at}
-	if ix.order, err = os.Open(t.queueIndexPath(queueIndexOrder)); err != nil {
+	if ix.order, err = OpenRead(t.queueIndexPath(queueIndexOrder)); err != nil {
 		ix.Close()
 		return nil, false
 	}
-	if ix.ids, err = os.Open(t.queueIndexPath(queueIndexIDs)); err != nil {
+	if ix.ids, err = OpenRead(t.queueIndexPath(queueIndexIDs)); err != nil {
 		ix.Close()
 		return nil, false
 	}

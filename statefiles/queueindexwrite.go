@@ -71,7 +71,7 @@ func (t *Tree) writeQueueIndex(q *Queue, st queueState) error {
 		binary.LittleEndian.PutUint32(ids[4*n:], uint32(i+1))
 	}
 	run := t.Path(RunDir)
-	if err := os.MkdirAll(run, 0o755); err != nil {
+	if err := MkdirAll(run, 0o755); err != nil {
 		return fmt.Errorf("index %s: %w", t.rel(QueueFile), err)
 	}
 	tmp, err := os.MkdirTemp(run, ".tmp-"+queueIndexDir+"-*")
@@ -207,7 +207,7 @@ func writeAt(path string, off int64, v uint32) error {
 
 // writeBytesAt writes b at off of path, extending it with zeros when it is shorter.
 func writeBytesAt(path string, off int64, b []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	f, err := OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
 		return err
 	}

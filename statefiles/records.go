@@ -435,12 +435,12 @@ func (t *Tree) AppendProgressLocked(r Record) error {
 // newline (a write cut short, a hand edit: the new line would join it), or that
 // they would take past FileMax.
 func (t *Tree) wholeTail(rel string, add int) error {
-	f, err := os.Open(t.Path(rel))
+	f, err := OpenRead(t.Path(rel))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("read %s: %w", t.rel(rel), err)
+		return readError(t.rel(rel), err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
@@ -460,7 +460,7 @@ func (t *Tree) wholeTail(rel string, add int) error {
 	if last[0] == '\n' {
 		return nil
 	}
-	data, err := os.ReadFile(t.Path(rel))
+	data, err := ReadFile(t.Path(rel))
 	if err != nil {
 		return fmt.Errorf("read %s: %w", t.rel(rel), err)
 	}
@@ -472,7 +472,7 @@ func (t *Tree) wholeTail(rel string, add int) error {
 func appendLine(path string, b []byte) error {
 	err := appendPlain(path, b, true, true)
 	if errors.Is(err, os.ErrNotExist) {
-		if err := os.MkdirAll(path[:strings.LastIndexByte(path, os.PathSeparator)], 0o755); err != nil {
+		if err := MkdirAll(path[:strings.LastIndexByte(path, os.PathSeparator)], 0o755); err != nil {
 			return err
 		}
 		err = appendPlain(path, b, true, true)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"syscall"
 	"time"
 )
 
@@ -112,47 +111,35 @@ func stampOfInfo(fi os.FileInfo, size int64) stamp {
 }
 
 // openPlain opens a file for reading without registering it with the runtime's
-// poller (which regular files refuse, at two system calls each).
+// poller (which regular files refuse, at two system calls each), and without
+// following a link under .strom/ (OpenFile).
 func openPlain(path string) (*os.File, error) {
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: path, Err: err}
-	}
-	return os.NewFile(uintptr(fd), path), nil
+	return OpenRead(path)
 }
 
-// appendPlain appends b to the file at path with one write, past the runtime's
-// poller as openPlain: creating the file (0644) when create is set, syncing it
-// when sync is.
+// appendPlain appends b to the file at path with one write (a regular file takes
+// all of it), past the runtime's poller as openPlain: creating the file (0644)
+// when create is set, syncing it when sync is.
 func appendPlain(path string, b []byte, create, sync bool) error {
-	mode := syscall.O_WRONLY | syscall.O_APPEND | syscall.O_CLOEXEC
+	mode := os.O_WRONLY | os.O_APPEND
 	if create {
-		mode |= syscall.O_CREAT
+		mode |= os.O_CREATE
 	}
 	failpoint()
-	fd, err := syscall.Open(path, mode, 0o644)
+	f, err := OpenFile(path, mode, 0o644)
 	if err != nil {
-		return &os.PathError{Op: "open", Path: path, Err: err}
+		return err
 	}
-	n, err := syscall.Write(fd, b)
+	_, err = f.Write(b)
 	failpoint()
-	for errors.Is(err, syscall.EINTR) {
-		n, err = syscall.Write(fd, b)
-	}
-	if err == nil && n < len(b) {
-		err = io.ErrShortWrite
-	}
 	if err == nil && sync {
-		err = syscall.Fsync(fd)
+		err = f.Sync()
 		failpoint()
 	}
-	if cerr := syscall.Close(fd); err == nil {
+	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		return &os.PathError{Op: "write", Path: path, Err: err}
-	}
-	return nil
+	return err
 }
 
 // tailAt hashes the stampTail bytes of f that end at size.

@@ -244,7 +244,7 @@ func spanSlotAt(n int) int64 { return int64(n/ShardSize) * spanSlotSize }
 // readSpanSlot reads the slot of the shard that holds T-n; false when there is
 // none or it does not read as one.
 func (t *Tree) readSpanSlot(n int) (spanSlot, bool) {
-	f, err := os.Open(t.queueIndexPath(queueIndexSpans))
+	f, err := OpenRead(t.queueIndexPath(queueIndexSpans))
 	if err != nil {
 		return spanSlot{}, false
 	}

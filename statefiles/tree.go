@@ -143,10 +143,13 @@ type named struct {
 	n    int
 }
 
-// filesIn lists the regular files of the folder rel whose names number gives a
-// number, ordered by it; a missing folder has none. Other files there (a write's
-// temporary file) are left out.
+// filesIn lists the files of the folder rel whose names number gives a number,
+// ordered by it; a missing folder has none. Other files there (a write's temporary
+// file) are left out.
 func (t *Tree) filesIn(rel string, number func(name string) (int, bool)) ([]named, error) {
+	if err := CheckPath(t.Path(rel), true); err != nil {
+		return nil, err
+	}
 	ents, err := os.ReadDir(t.Path(rel))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -157,12 +160,13 @@ func (t *Tree) filesIn(rel string, number func(name string) (int, bool)) ([]name
 	return numbered(ents, number), nil
 }
 
-// numbered keeps the regular files of a folder's listing whose names number gives
-// a number, ordered by it.
+// numbered keeps the files of a folder's listing whose names number gives a number,
+// ordered by it. A link or a fifo of such a name is kept too: reading it refuses it
+// (OpenFile), where leaving it out would hide it.
 func numbered(ents []os.DirEntry, number func(name string) (int, bool)) []named {
 	var out []named
 	for _, e := range ents {
-		if n, ok := number(e.Name()); ok && e.Type().IsRegular() {
+		if n, ok := number(e.Name()); ok && !e.IsDir() {
 			out = append(out, named{name: e.Name(), n: n})
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
@@ -64,7 +65,7 @@ func sessionLogCommand(s *sys) *ffcli.Command {
 				}
 				id = strings.TrimSuffix(filepath.Base(logs[len(logs)-1]), ".log")
 			}
-			if !validSessionID(id) {
+			if !harness.ValidSessionID(id) {
 				return errors.New(p.Say("session.no_session", messages.Args{"Session": id}))
 			}
 			path := r.Tree.Path(statefiles.SessionsDir, id+".log")
@@ -124,7 +125,7 @@ func sessionLogCommand(s *sys) *ffcli.Command {
 
 // readLines reads a transcript's lines, each without its line break.
 func readLines(path string) ([]string, error) {
-	f, err := os.Open(path)
+	f, err := statefiles.OpenRead(path)
 	if err != nil {
 		return nil, err
 	}

@@ -126,21 +126,6 @@ func numText(x float64) string {
 
 func pctText(x float64) string { return numText(x) + "%" }
 
-// validSessionID accepts the ids strom makes (and nothing that could name a path).
-// A loop, not a regexp: every strom start would pay for compiling one.
-func validSessionID(id string) bool {
-	if id == "" || len(id) > 81 {
-		return false
-	}
-	for i, c := range id {
-		alnum := c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-		if !alnum && (i == 0 || c != '_' && c != '-') {
-			return false
-		}
-	}
-	return true
-}
-
 func usageReportCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom usage report")
 	session := fs.String("session", "", "help.usage.report.flag.session")
@@ -174,7 +159,7 @@ func (s *sys) reportUsage(session string, data []byte) string {
 	u, ok := usageFromReport(r.Tree, data, now)
 	status := []string{"strom"}
 	var ri *harness.RunInfo
-	if validSessionID(session) {
+	if harness.ValidSessionID(session) {
 		ri, _ = r.LiveRun()
 	}
 	if ri != nil && ri.Session == session {

@@ -79,11 +79,11 @@ func editTask(ctx context.Context, s *sys, r *harness.Research, id string) error
 	}
 	path := r.Tree.Path(statefiles.RunDir, editFile)
 	shown := filepath.ToSlash(filepath.Join(statefiles.DirName, statefiles.RunDir, editFile))
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := statefiles.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("write %s: %w", shown, err)
 	}
 	p := s.msg()
-	if err := os.WriteFile(path, []byte(editTaskText(p, was)), 0o644); err != nil {
+	if err := statefiles.WriteFile(path, []byte(editTaskText(p, was)), 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", shown, err)
 	}
 	kept := p.Say("task.edit_kept", messages.Args{"File": shown})
@@ -137,7 +137,7 @@ const editMax = statefiles.BodyMax + 64<<10
 // readEdit reads what the editor saved (shown names it), at most one byte past
 // editMax: a file larger holds a text over its bound, however it ends.
 func readEdit(path, shown string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := statefiles.OpenRead(path)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", shown, err)
 	}

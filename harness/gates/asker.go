@@ -120,7 +120,7 @@ func (a *Asker) program(ctx context.Context) Reply {
 	}
 	dir := a.Dir()
 	if !a.DryRun {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := statefiles.MkdirAll(dir, 0o755); err != nil {
 			return Reply{Exit: -1, Err: fmt.Errorf("make the gate folder: %w", err)}
 		}
 	}
@@ -212,7 +212,7 @@ func (a *Asker) claudeUsage(ctx context.Context) Reply {
 	ans, next := claudeusage.Decide(a.now(), p, rd.Usage, hold)
 	if !a.DryRun && next != hold {
 		err := a.Tree.Locked(ctx, func() error {
-			if err := os.MkdirAll(a.Dir(), 0o755); err != nil {
+			if err := statefiles.MkdirAll(a.Dir(), 0o755); err != nil {
 				return fmt.Errorf("save the hold: %w", err)
 			}
 			return a.Tree.SaveHold(ClaudeUsage, &next)

@@ -51,7 +51,7 @@ func AppendLog(tree *statefiles.Tree, e LogEntry) error {
 		return fmt.Errorf("encode gate log entry: %w", err)
 	}
 	path := tree.Path(statefiles.GateLogFile)
-	old, err := os.ReadFile(path)
+	old, err := statefiles.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("read gate log: %w", err)
 	}
@@ -101,7 +101,7 @@ func Prune(data []byte, now time.Time) []byte {
 // LastAnswers returns the newest n entries of .strom/gate.log, newest first; lines
 // strom cannot read are left out. Only the log's tail is read.
 func LastAnswers(tree *statefiles.Tree, n int) []LogEntry {
-	f, err := os.Open(tree.Path(statefiles.GateLogFile))
+	f, err := statefiles.OpenRead(tree.Path(statefiles.GateLogFile))
 	if err != nil {
 		return nil
 	}

@@ -292,7 +292,7 @@ func SaveReport(tree *statefiles.Tree, session string, u claudeusage.Usage) erro
 
 // LoadReport reads the agent's last usage report; false when there is none.
 func LoadReport(tree *statefiles.Tree) (claudeusage.Usage, bool) {
-	data, err := os.ReadFile(tree.Path(statefiles.RunDir, ReportFile))
+	data, err := statefiles.ReadFile(tree.Path(statefiles.RunDir, ReportFile))
 	if err != nil {
 		return claudeusage.Usage{}, false
 	}
@@ -324,7 +324,7 @@ func SaveWatch(tree *statefiles.Tree, pid int, gate string, w *Watch) error {
 	if err != nil {
 		return fmt.Errorf("encode watch: %w", err)
 	}
-	if err := os.MkdirAll(tree.Path(statefiles.RunDir), 0o755); err != nil {
+	if err := statefiles.MkdirAll(tree.Path(statefiles.RunDir), 0o755); err != nil {
 		return fmt.Errorf("save watch: %w", err)
 	}
 	return statefiles.WriteAtomic(path, append(data, '\n'), 0o644)
@@ -332,7 +332,7 @@ func SaveWatch(tree *statefiles.Tree, pid int, gate string, w *Watch) error {
 
 // LoadWatch reads the watched limit; false when none is set.
 func LoadWatch(tree *statefiles.Tree) (Watched, bool) {
-	data, err := os.ReadFile(tree.Path(statefiles.RunDir, WatchFile))
+	data, err := statefiles.ReadFile(tree.Path(statefiles.RunDir, WatchFile))
 	if err != nil {
 		return Watched{}, false
 	}

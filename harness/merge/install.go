@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/internal/shellword"
@@ -27,7 +26,7 @@ var drivers = []struct{ name, kind, title string }{
 func Install(ctx context.Context, g *gitrepo.Repo, tree *statefiles.Tree, strom string) (bool, error) {
 	changed := false
 	path := tree.Path(statefiles.AttributesFile)
-	if old, err := os.ReadFile(path); err != nil || !bytes.Equal(old, []byte(statefiles.Attributes)) {
+	if old, err := statefiles.ReadFile(path); err != nil || !bytes.Equal(old, []byte(statefiles.Attributes)) {
 		if err := statefiles.WriteAtomic(path, []byte(statefiles.Attributes), 0o644); err != nil {
 			return false, fmt.Errorf("install merge drivers: %w", err)
 		}
