@@ -94,6 +94,10 @@ func (r *Repo) Checkpoint(ctx context.Context, msg Message, opts CheckpointOptio
 	}
 
 	addArgs := []string{"add", "-A"}
+	sparse := r.sparse(ctx)
+	if sparse {
+		addArgs = append(addArgs, "--sparse")
+	}
 	if len(opts.Only) > 0 {
 		addArgs = append(append(addArgs, "--"), opts.Only...)
 	}
@@ -101,7 +105,11 @@ func (r *Repo) Checkpoint(ctx context.Context, msg Message, opts CheckpointOptio
 		return "", fmt.Errorf("make checkpoint: %w", err)
 	}
 	if len(force) > 0 {
-		args := append([]string{"add", "-f", "--"}, force...)
+		args := []string{"add", "-f"}
+		if sparse {
+			args = append(args, "--sparse")
+		}
+		args = append(append(args, "--"), force...)
 		if _, err := r.git(ctx, args, nil, []string{"GIT_LITERAL_PATHSPECS=1"}); err != nil {
 			return "", fmt.Errorf("make checkpoint: %w", err)
 		}
@@ -263,4 +271,16 @@ func (r *Repo) identityEnv(ctx context.Context, name, email string) ([]string, e
 		}
 	}
 	return env, nil
+}
+
+// sparse reports whether the work tree is a sparse checkout: then git add takes
+// what the agent wrote outside the checkout's cone only with --sparse (git 2.34),
+// and without it the session's commit would be refused after the agent worked.
+// Files the checkout leaves out are not taken as deleted either way.
+func (r *Repo) sparse(ctx context.Context) bool {
+	if _, err := os.Lstat(filepath.Join(r.GitDir, "info", "sparse-checkout")); err != nil {
+		return false
+	}
+	out, _ := r.git(ctx, []string{"config", "--get", "--type=bool", "core.sparseCheckout"}, nil, nil)
+	return strings.TrimSpace(string(out)) == "true"
 }

@@ -512,3 +512,27 @@ func TestCheckpointProcesses(t *testing.T) {
 		t.Errorf("a checking checkpoint started git %v, want %v", got, want)
 	}
 }
+
+// TestCheckpointSparse: in a sparse checkout the session's commit takes what the
+// agent wrote outside the checkout's cone (git add alone refuses it), and the files
+// the checkout leaves out stay in the commit.
+func TestCheckpointSparse(t *testing.T) {
+	t.Parallel()
+	r := newRepo(t)
+	writeFile(t, r.Root, "inside/a.txt", "a\n")
+	writeFile(t, r.Root, "outside/b.txt", "b\n")
+	gitIn(t, r.Root, "add", "-A")
+	gitIn(t, r.Root, "commit", "-q", "-m", "both")
+	gitIn(t, r.Root, "sparse-checkout", "set", "inside")
+	writeFile(t, r.Root, "outside/found.txt", "found\n")
+	writeFile(t, r.Root, "inside/more.txt", "more\n")
+	if _, err := r.Checkpoint(ctxT(t), sessionMessage(""), CheckpointOptions{NoVerify: true}); err != nil {
+		t.Fatalf("the commit of a sparse checkout: %v", err)
+	}
+	files := gitIn(t, r.Root, "ls-tree", "-r", "--name-only", "HEAD")
+	for _, want := range []string{"inside/a.txt", "inside/more.txt", "outside/b.txt", "outside/found.txt"} {
+		if !strings.Contains(files, want) {
+			t.Errorf("the commit lacks %s:\n%s", want, files)
+		}
+	}
+}
