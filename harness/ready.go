@@ -2,7 +2,16 @@ package harness
 
 import (
 	"context"
+	"io"
+	"os/exec"
 	"strings"
+	"time"
+
+	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/internal/capped"
+	"github.com/strom-research/strom/internal/procgroup"
+	"github.com/strom-research/strom/internal/termsafe"
+	"github.com/strom-research/strom/messages"
 
 	"github.com/strom-research/strom/statefiles"
 )
@@ -34,7 +43,49 @@ func (r *Research) readyForSession(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return g.ReadyToCommit(ctx)
+	if err := g.ReadyToCommit(ctx); err != nil {
+		return err
+	}
+	return r.checkFilters(ctx, g)
+}
+
+// filterTimeout bounds a required clean filter's run on empty input.
+const filterTimeout = 30 * time.Second
+
+// checkFilters runs every required clean filter of git's config (filter.<name>.
+// required) on empty input, as git add would on a file its attributes give it to:
+// one that fails would refuse the session's commit after the agent worked. A
+// filter that is not required cannot stop a commit (git keeps the file as it is),
+// and a process filter (filter.<name>.process alone) speaks a protocol that
+// empty input does not try: neither is run.
+func (r *Research) checkFilters(ctx context.Context, g *gitrepo.Repo) error {
+	filters, err := g.RequiredFilters(ctx)
+	if err != nil {
+		return err
+	}
+	for _, f := range filters {
+		if f.Clean == "" {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(ctx, filterTimeout)
+		cmd := exec.CommandContext(ctx, "sh", "-c", strings.ReplaceAll(f.Clean, "%f", "strom-filter-probe"))
+		cmd.Dir = r.Tree.Root
+		out := &capped.Tail{N: 4 << 10}
+		cmd.Stdout, cmd.Stderr = io.Discard, out
+		err := procgroup.Run(cmd)
+		cancel()
+		if err != nil {
+			cause := strings.TrimSpace(out.String())
+			if i := strings.LastIndex(cause, "\n"); i >= 0 {
+				cause = cause[i+1:]
+			}
+			if cause == "" {
+				cause = err.Error()
+			}
+			return messages.New("run.filter_fails", messages.Args{"Name": f.Name, "Cause": termsafe.String(firstRunes(cause, 200))})
+		}
+	}
+	return nil
 }
 
 // checkRecords validates the records' files changed since the last commit (git
@@ -58,4 +109,15 @@ func (r *Research) checkRecords(ctx context.Context) error {
 		}
 	}
 	return r.Tree.CheckRecordFiles(rels)
+}
+
+// firstRunes is s cut to its first n characters, with "…" where it was cut.
+func firstRunes(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i] + "…"
+		}
+		n--
+	}
+	return s
 }

@@ -57,3 +57,56 @@ func (r *Repo) Writable() error {
 	}
 	return nil
 }
+
+// Filter is a clean filter of the repository's git config that git must run on
+// every file its attributes give it to (filter.<name>.required): if it fails, git
+// add fails.
+type Filter struct {
+	Name  string // filter.<Name>
+	Clean string // its clean command, as git runs it through the shell ("" for a process filter)
+}
+
+// RequiredFilters lists the filters of the git config that are required, each
+// with its clean command.
+func (r *Repo) RequiredFilters(ctx context.Context) ([]Filter, error) {
+	out, err := r.git(ctx, []string{"config", "-z", "--get-regexp", `^filter\.`}, nil, nil)
+	if err != nil {
+		var ge *GitError
+		if errors.As(err, &ge) && ge.Stderr == "" {
+			return nil, nil // none set: git config exits 1 and says nothing
+		}
+		return nil, fmt.Errorf("read the filters of git's config: %w", err)
+	}
+	clean := map[string]string{}
+	required := map[string]bool{}
+	var names []string
+	for _, kv := range splitNUL(out) {
+		key, value, _ := strings.Cut(kv, "\n")
+		rest, ok := strings.CutPrefix(key, "filter.")
+		if !ok {
+			continue
+		}
+		i := strings.LastIndexByte(rest, '.')
+		if i < 0 {
+			continue
+		}
+		name, field := rest[:i], rest[i+1:]
+		if _, seen := clean[name]; !seen {
+			names = append(names, name)
+			clean[name] = ""
+		}
+		switch field {
+		case "clean":
+			clean[name] = value
+		case "required":
+			required[name] = value == "true" || value == "yes" || value == "on" || value == "1" || value == ""
+		}
+	}
+	var fs []Filter
+	for _, n := range names {
+		if required[n] {
+			fs = append(fs, Filter{Name: n, Clean: clean[n]})
+		}
+	}
+	return fs, nil
+}
