@@ -23,7 +23,7 @@ func (r *Research) Record(ctx context.Context, ref SessionRef, text string) (sta
 	if strings.TrimSpace(text) == "" {
 		return statefiles.Record{}, messages.New("agent.record_empty", nil)
 	}
-	if err := statefiles.CheckLength(statefiles.RecordText, text, ""); err != nil {
+	if err := statefiles.CheckInput(statefiles.RecordText, text, ""); err != nil {
 		return statefiles.Record{}, err
 	}
 	rec := statefiles.Record{Time: r.Now(), Session: ref.Session, Task: statefiles.NormalizeID(ref.Task), Text: text}
@@ -101,7 +101,7 @@ func (r *Research) Ask(ctx context.Context, ref SessionRef, id, question string)
 	if strings.TrimSpace(question) == "" {
 		return statefiles.Task{}, messages.New("agent.question_empty", nil)
 	}
-	if err := statefiles.CheckLength(statefiles.QuestionText, question, ""); err != nil {
+	if err := statefiles.CheckInput(statefiles.QuestionText, question, ""); err != nil {
 		return statefiles.Task{}, err
 	}
 	if id == "" {

@@ -137,7 +137,7 @@ func (r *Research) RewordTask(ctx context.Context, id string, was statefiles.Tas
 
 // ParkTask sets a task aside; only a person unparks it.
 func (r *Research) ParkTask(ctx context.Context, id, why string) (statefiles.Task, error) {
-	if err := statefiles.CheckLength(statefiles.ReasonText, why, ""); err != nil {
+	if err := statefiles.CheckInput(statefiles.ReasonText, why, ""); err != nil {
 		return statefiles.Task{}, err
 	}
 	return r.ChangeTask(ctx, id, func(t *statefiles.Task) error {
@@ -191,7 +191,7 @@ func (r *Research) UnparkTask(ctx context.Context, id string) (statefiles.Task, 
 
 // AnswerTask gives a waiting task a person's answer; the task returns to the queue.
 func (r *Research) AnswerTask(ctx context.Context, id, answer string) (statefiles.Task, error) {
-	if err := statefiles.CheckLength(statefiles.AnswerText, answer, ""); err != nil {
+	if err := statefiles.CheckInput(statefiles.AnswerText, answer, ""); err != nil {
 		return statefiles.Task{}, err
 	}
 	return r.ChangeTask(ctx, id, func(t *statefiles.Task) error {

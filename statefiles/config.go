@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/schemas"
@@ -172,7 +173,8 @@ func (k Key) RangeSentence() *messages.Error {
 	}
 }
 
-// Parse checks a value given as text and returns it typed.
+// Parse checks a value given as text and returns it typed. Text that is not UTF-8
+// is refused as every text strom takes is (ErrNotUTF8).
 func (k Key) Parse(s string) (any, error) {
 	bad := messages.Errorf(nil, "setting.bad_value", messages.Args{"Key": k.Name, "Range": k.RangeSentence(), "Value": s})
 	switch k.Kind {
@@ -192,6 +194,9 @@ func (k Key) Parse(s string) (any, error) {
 	default:
 		if strings.TrimSpace(s) == "" {
 			return nil, bad
+		}
+		if !utf8.ValidString(s) {
+			return nil, notUTF8(messages.New("setting.value_of", messages.Args{"Key": k.Name}), "")
 		}
 		return s, nil
 	}

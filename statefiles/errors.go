@@ -57,8 +57,9 @@ func (e *SchemaError) Sentence() *messages.Error {
 // a version this one does not know.
 var ErrNewerStrom = errors.New("written by a newer strom")
 
-// ErrNotUTF8 means a task's title or text is not UTF-8: JSON would silently turn
-// its bytes into replacement characters.
+// ErrNotUTF8 means a text a person or an agent gave (a title, a record, a
+// setting's value) is not UTF-8: JSON would silently turn its bytes into
+// replacement characters.
 var ErrNotUTF8 = errors.New("not UTF-8 text")
 
 // errOutside means a path strom was to write leads out of .strom/.
@@ -73,3 +74,10 @@ var ErrTooLong = errors.New("longer than strom's bound")
 // ErrTooBig means a file of the research's state is over FileMax, so strom
 // neither reads nor writes it.
 var ErrTooBig = errors.New("larger than strom's bound for a state file")
+
+// BadInput reports whether err refuses a text a person or an agent gave for what
+// it is, whatever the research holds: over its bound or not UTF-8. Given on the
+// command line, that is bad usage.
+func BadInput(err error) bool {
+	return errors.Is(err, ErrTooLong) || errors.Is(err, ErrNotUTF8)
+}

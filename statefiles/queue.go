@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // State is a task's state. The words are stable: they are written to queue.json.
@@ -121,22 +120,13 @@ func NewTask(id, title, body string, now time.Time) (Task, error) {
 	return *t, nil
 }
 
-// CheckText refuses a task title or text that is over its bound (TitleMax,
-// BodyMax) or not UTF-8.
+// CheckText refuses a task title or text that CheckInput refuses: over its bound
+// (TitleMax, BodyMax) or not UTF-8.
 func CheckText(title, body string) error {
-	if err := CheckLength(TitleText, title, ""); err != nil {
+	if err := CheckInput(TitleText, title, ""); err != nil {
 		return err
 	}
-	if err := CheckLength(BodyText, body, ""); err != nil {
-		return err
-	}
-	if !utf8.ValidString(title) {
-		return fmt.Errorf("the task's title is %w: write it in UTF-8 (iconv -t UTF-8 converts other encodings)", ErrNotUTF8)
-	}
-	if !utf8.ValidString(body) {
-		return fmt.Errorf("the task's text is %w: write it in UTF-8 (iconv -t UTF-8 converts other encodings)", ErrNotUTF8)
-	}
-	return nil
+	return CheckInput(BodyText, body, "")
 }
 
 // Find returns the task with id, or ErrUnknownTask.

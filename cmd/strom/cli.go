@@ -298,8 +298,9 @@ func (s *sys) finish(err error) int {
 		}
 	case errors.As(err, &ue):
 		code = exitUsage
-	case errors.Is(err, statefiles.ErrTooLong):
-		// A text over its bound is input to mend, however deep it was refused.
+	case statefiles.BadInput(err):
+		// A text over its bound or not UTF-8: input to mend, however deep it was
+		// refused.
 		code = exitUsage
 	case isFlagError(err):
 		code = exitUsage

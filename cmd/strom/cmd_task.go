@@ -77,7 +77,7 @@ func taskAddCommand(s *sys) *ffcli.Command {
 				return s.usage("usage.task.add.title", messages.Args{"Count": len(args)})
 			}
 			text := *body
-			if err := statefiles.CheckLength(statefiles.BodyText, text, "--body"); err != nil {
+			if err := statefiles.CheckInput(statefiles.BodyText, text, "--body"); err != nil {
 				return err
 			}
 			if *bodyFile != "" {
@@ -129,7 +129,7 @@ func readText(s *sys, path string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", path, err)
 	}
-	return string(b), statefiles.CheckLength(statefiles.BodyText, string(b), "--body-file "+path)
+	return string(b), statefiles.CheckInput(statefiles.BodyText, string(b), "--body-file "+path)
 }
 
 func taskListCommand(s *sys) *ffcli.Command {
@@ -423,7 +423,7 @@ func taskEditCommand(s *sys) *ffcli.Command {
 			set := map[string]bool{}
 			fs.Visit(func(f *flagT) { set[f.Name] = true })
 			if set["title"] {
-				if err := statefiles.CheckLength(statefiles.TitleText, strings.TrimSpace(*title), "--title"); err != nil {
+				if err := statefiles.CheckInput(statefiles.TitleText, strings.TrimSpace(*title), "--title"); err != nil {
 					return err
 				}
 				tp = title
@@ -432,7 +432,7 @@ func taskEditCommand(s *sys) *ffcli.Command {
 				return s.usage("usage.task.body_both")
 			}
 			if set["body"] {
-				if err := statefiles.CheckLength(statefiles.BodyText, *body, "--body"); err != nil {
+				if err := statefiles.CheckInput(statefiles.BodyText, *body, "--body"); err != nil {
 					return err
 				}
 				bp = body
@@ -516,7 +516,7 @@ func taskParkCommand(s *sys) *ffcli.Command {
 			if strings.TrimSpace(*why) == "" {
 				return s.usage("usage.task.park.why")
 			}
-			if err := statefiles.CheckLength(statefiles.ReasonText, *why, "--why"); err != nil {
+			if err := statefiles.CheckInput(statefiles.ReasonText, *why, "--why"); err != nil {
 				return err
 			}
 			r, err := s.research()
