@@ -21,7 +21,7 @@ type SessionRef struct {
 // task; outside, a person names the task.
 func (r *Research) Record(ctx context.Context, ref SessionRef, text string) (statefiles.Record, error) {
 	if strings.TrimSpace(text) == "" {
-		return statefiles.Record{}, messages.New("agent.record_empty", nil)
+		return statefiles.Record{}, messages.Errorf(statefiles.ErrEmpty, "agent.record_empty", nil)
 	}
 	if err := statefiles.CheckInput(statefiles.RecordText, text, ""); err != nil {
 		return statefiles.Record{}, err
@@ -99,7 +99,7 @@ func (r *Research) Done(ctx context.Context, ref SessionRef, id string) (statefi
 // Ask puts a task into waiting with a question for a person; the session closes.
 func (r *Research) Ask(ctx context.Context, ref SessionRef, id, question string) (statefiles.Task, error) {
 	if strings.TrimSpace(question) == "" {
-		return statefiles.Task{}, messages.New("agent.question_empty", nil)
+		return statefiles.Task{}, messages.Errorf(statefiles.ErrEmpty, "agent.question_empty", nil)
 	}
 	if err := statefiles.CheckInput(statefiles.QuestionText, question, ""); err != nil {
 		return statefiles.Task{}, err

@@ -85,7 +85,7 @@ func (r *Research) EditTask(ctx context.Context, id string, title, body *string)
 		}
 		if title != nil {
 			if strings.TrimSpace(*title) == "" {
-				return messages.New("task.needs_title", messages.Args{"Task": t.ID, "Title": t.Title})
+				return messages.Errorf(statefiles.ErrEmpty, "task.needs_title", messages.Args{"Task": t.ID, "Title": t.Title})
 			}
 			t.Title = strings.TrimSpace(*title)
 		}
@@ -125,7 +125,7 @@ func (r *Research) RewordTask(ctx context.Context, id string, was statefiles.Tas
 			return messages.Errorf(ErrEditedMeanwhile, "task.edited_meanwhile", messages.Args{"Title": t.Title})
 		}
 		if strings.TrimSpace(title) == "" {
-			return messages.New("task.needs_title", messages.Args{"Task": t.ID, "Title": t.Title})
+			return messages.Errorf(statefiles.ErrEmpty, "task.needs_title", messages.Args{"Task": t.ID, "Title": t.Title})
 		}
 		if err := statefiles.CheckText(title, body); err != nil {
 			return err

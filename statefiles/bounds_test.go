@@ -194,7 +194,8 @@ func TestCheckInputNotUTF8(t *testing.T) {
 	}
 }
 
-// A setting's text value that is not UTF-8 is refused.
+// A setting's text value that is not UTF-8 is refused; a refused value is
+// repeated by its first 200 characters, on one line.
 func TestParseSettingValue(t *testing.T) {
 	t.Parallel()
 	k, err := LookupKey("agent.command")
@@ -203,5 +204,31 @@ func TestParseSettingValue(t *testing.T) {
 	}
 	if _, err := k.Parse("Caf\xe9"); !errors.Is(err, ErrNotUTF8) || !strings.HasPrefix(err.Error(), "the value of agent.command is not UTF-8 text — ") {
 		t.Errorf("Parse of a value not UTF-8: %v", err)
+	}
+	m, _ := LookupKey("run.minutes")
+	_, err = m.Parse(strings.Repeat("x", 120000) + "\n")
+	if err == nil || len(err.Error()) > 300 || !strings.Contains(err.Error(), strings.Repeat("x", 200)+"…") {
+		t.Errorf("Parse of a long bad value: %.400v", err)
+	}
+	if _, err := LookupKey(strings.Repeat("y", 120000)); err == nil || strings.Contains(err.Error(), strings.Repeat("y", 201)) {
+		t.Errorf("LookupKey of a long name: %.400v", err)
+	}
+}
+
+// An id not written as ids are is a bad value (ErrBadTaskID, still
+// ErrUnknownTask); a well-written id of no task is only ErrUnknownTask.
+func TestBadTaskID(t *testing.T) {
+	t.Parallel()
+	for _, id := range []string{"", "nonsense", "T-0", "T--5", strings.Repeat("x", 120000)} {
+		err := unknownTask(NormalizeID(id))
+		if !errors.Is(err, ErrBadTaskID) || !errors.Is(err, ErrUnknownTask) || !BadInput(err) || len(err.Error()) > 400 {
+			t.Errorf("unknownTask(%.20q) = %.400v, want ErrBadTaskID", id, err)
+		}
+	}
+	for _, id := range []string{"T-7", "t-7", "7"} {
+		err := unknownTask(NormalizeID(id))
+		if errors.Is(err, ErrBadTaskID) || !errors.Is(err, ErrUnknownTask) || BadInput(err) {
+			t.Errorf("unknownTask(%q) = %v, want only ErrUnknownTask", id, err)
+		}
 	}
 }

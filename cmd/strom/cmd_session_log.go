@@ -13,6 +13,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/strom-research/strom/internal/clock"
+	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -42,6 +43,9 @@ func sessionLogCommand(s *sys) *ffcli.Command {
 			if len(args) > 1 {
 				return s.usage("usage.session.log.args")
 			}
+			if err := s.namedSessions(args); err != nil {
+				return err
+			}
 			r, err := s.research()
 			if err != nil {
 				return err
@@ -65,7 +69,7 @@ func sessionLogCommand(s *sys) *ffcli.Command {
 				id = strings.TrimSuffix(filepath.Base(logs[len(logs)-1]), ".log")
 			}
 			if !validSessionID(id) {
-				return errors.New(p.Say("session.no_session", messages.Args{"Session": id}))
+				return errors.New(p.Say("session.no_session", messages.Args{"Session": termsafe.Excerpt(id)}))
 			}
 			path := r.Tree.Path(statefiles.SessionsDir, id+".log")
 			if running && *wait > 0 {

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"strings"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/agents"
+	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -47,7 +50,7 @@ func taskCommand(s *sys) *ffcli.Command {
 		},
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) > 0 {
-				return s.usage("usage.task.unknown", messages.Args{"Word": args[0]})
+				return s.usage("usage.task.unknown", messages.Args{"Word": termsafe.Excerpt(args[0])})
 			}
 			s.json = *asJSON
 			if s.inSession() != "" {
@@ -117,7 +120,7 @@ func readText(s *sys, path string) (string, error) {
 	if path != "-" {
 		f, err := os.Open(path)
 		if err != nil {
-			return "", fmt.Errorf("read %s: %w", path, err)
+			return "", readError(path, err)
 		}
 		defer f.Close()
 		r = f
@@ -127,9 +130,19 @@ func readText(s *sys, path string) (string, error) {
 	}
 	b, err := io.ReadAll(io.LimitReader(r, statefiles.BodyMax+1))
 	if err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
+		return "", readError(path, err)
 	}
-	return string(b), statefiles.CheckInput(statefiles.BodyText, string(b), "--body-file "+path)
+	return string(b), statefiles.CheckInput(statefiles.BodyText, string(b), "--body-file "+termsafe.Excerpt(path))
+}
+
+// readError is the error of reading the file a person named: its path said once,
+// by its start (termsafe.Excerpt), however long the path given was.
+func readError(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("read %s: %w", termsafe.Excerpt(path), err)
 }
 
 func taskListCommand(s *sys) *ffcli.Command {
