@@ -6,6 +6,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/statefiles"
 
 	"github.com/strom-research/strom/messages"
@@ -82,7 +83,7 @@ func (r *Research) Done(ctx context.Context, ref SessionRef, id string) (statefi
 		case statefiles.Done:
 			return messages.New("agent.already_done", messages.Args{"Task": t.ID})
 		case statefiles.Parked:
-			return messages.New("agent.parked", messages.Args{"Task": t.ID, "Reason": t.Reason})
+			return messages.New("agent.parked", messages.Args{"Task": t.ID, "Reason": termsafe.Line(t.Reason)})
 		}
 		t.State, t.Session = statefiles.Done, ref.Session
 		return nil

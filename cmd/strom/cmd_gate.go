@@ -126,7 +126,7 @@ func gateTestCommand(s *sys) *ffcli.Command {
 			if rep.Said != nil {
 				reason = s.msg().Text(rep.Said)
 			}
-			fmt.Fprintln(s.stdout, s.say("gate.test_answer", messages.Args{"Gate": out.Gate, "Verdict": s.say("gate.verdict." + out.Verdict), "Reason": reason}))
+			fmt.Fprintln(s.stdout, s.say("gate.test_answer", messages.Args{"Gate": out.Gate, "Verdict": s.say("gate.verdict." + out.Verdict), "Reason": termsafe.Line(reason)}))
 			if out.RetryAt != nil {
 				fmt.Fprintln(s.stdout, s.say("gate.test_retry", messages.Args{"At": out.RetryAt.Local().Format("2006-01-02 15:04 MST")}))
 			}

@@ -256,7 +256,7 @@ func listTasks(ctx context.Context, s *sys, o listOptions) error {
 			}
 		case statefiles.Waiting:
 			if n := len(t.Questions); n > 0 {
-				extra = " — " + p.Say("task.list_asks", messages.Args{"Question": t.Questions[n-1].Question})
+				extra = " — " + p.Say("task.list_asks", messages.Args{"Question": termsafe.Line(t.Questions[n-1].Question)})
 			}
 		}
 		if len(t.Needs) > 0 && (t.State == statefiles.Open || t.State == statefiles.Started) {
@@ -387,7 +387,7 @@ func printTask(s *sys, t statefiles.Task, recs []statefiles.Record) {
 			state = p.Say("task.show_started", messages.Args{"State": state, "Session": t.Session})
 		}
 	}
-	fmt.Fprintf(s.stdout, "%s  %s\n%s\n", t.ID, t.Title, p.Say("task.show_state", messages.Args{"State": state}))
+	fmt.Fprintf(s.stdout, "%s  %s\n%s\n", t.ID, termsafe.Line(t.Title), p.Say("task.show_state", messages.Args{"State": state}))
 	fmt.Fprintln(s.stdout, p.Say("task.show_times", messages.Args{"Created": t.Created.Format("2006-01-02 15:04 MST"), "Updated": t.Updated.Format("2006-01-02 15:04 MST")}))
 	if t.AddedBy != "" {
 		fmt.Fprintln(s.stdout, p.Say("task.show_added_by", messages.Args{"Session": t.AddedBy}))
@@ -399,15 +399,15 @@ func printTask(s *sys, t statefiles.Task, recs []statefiles.Record) {
 		fmt.Fprintf(s.stdout, "\n%s\n", strings.TrimRight(t.Body, "\n"))
 	}
 	for _, q := range t.Questions {
-		fmt.Fprintf(s.stdout, "\n%s\n", p.Say("task.show_asked", messages.Args{"When": q.Asked.Format("2006-01-02 15:04"), "Question": q.Question}))
+		fmt.Fprintf(s.stdout, "\n%s\n", p.Say("task.show_asked", messages.Args{"When": q.Asked.Format("2006-01-02 15:04"), "Question": termsafe.Line(q.Question)}))
 		if q.Answered != nil {
-			fmt.Fprintln(s.stdout, p.Say("task.show_answered", messages.Args{"When": q.Answered.Format("2006-01-02 15:04"), "Answer": q.Answer}))
+			fmt.Fprintln(s.stdout, p.Say("task.show_answered", messages.Args{"When": q.Answered.Format("2006-01-02 15:04"), "Answer": termsafe.Line(q.Answer)}))
 		}
 	}
 	if len(recs) > 0 {
 		fmt.Fprintf(s.stdout, "\n%s\n", p.Say("task.show_records"))
 		for _, r := range recs {
-			fmt.Fprintf(s.stdout, "  %s  %s\n", r.Time.Format("2006-01-02 15:04"), r.Text)
+			fmt.Fprintf(s.stdout, "  %s  %s\n", r.Time.Format("2006-01-02 15:04"), termsafe.Line(r.Text))
 		}
 	}
 }
@@ -610,5 +610,5 @@ func (s *sys) parkReason(reason string) string {
 	if reason == harness.ArchiveReason {
 		return s.msg().Say("task.archive_reason")
 	}
-	return reason
+	return termsafe.Line(reason)
 }
