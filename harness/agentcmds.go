@@ -6,6 +6,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/statefiles"
 
 	"github.com/strom-research/strom/messages"
@@ -21,9 +22,9 @@ type SessionRef struct {
 // task; outside, a person names the task.
 func (r *Research) Record(ctx context.Context, ref SessionRef, text string) (statefiles.Record, error) {
 	if strings.TrimSpace(text) == "" {
-		return statefiles.Record{}, messages.New("agent.record_empty", nil)
+		return statefiles.Record{}, messages.Errorf(statefiles.ErrEmpty, "agent.record_empty", nil)
 	}
-	if err := statefiles.CheckLength(statefiles.RecordText, text, ""); err != nil {
+	if err := statefiles.CheckInput(statefiles.RecordText, text, ""); err != nil {
 		return statefiles.Record{}, err
 	}
 	rec := statefiles.Record{Time: r.Now(), Session: ref.Session, Task: statefiles.NormalizeID(ref.Task), Text: text}
@@ -86,7 +87,7 @@ func (r *Research) Done(ctx context.Context, ref SessionRef, id string) (statefi
 		case statefiles.Done:
 			return messages.New("agent.already_done", messages.Args{"Task": t.ID})
 		case statefiles.Parked:
-			return messages.New("agent.parked", messages.Args{"Task": t.ID, "Reason": t.Reason})
+			return messages.New("agent.parked", messages.Args{"Task": t.ID, "Reason": termsafe.Line(t.Reason)})
 		}
 		t.State, t.Session = statefiles.Done, ref.Session
 		return nil
@@ -103,9 +104,9 @@ func (r *Research) Done(ctx context.Context, ref SessionRef, id string) (statefi
 // Ask puts a task into waiting with a question for a person; the session closes.
 func (r *Research) Ask(ctx context.Context, ref SessionRef, id, question string) (statefiles.Task, error) {
 	if strings.TrimSpace(question) == "" {
-		return statefiles.Task{}, messages.New("agent.question_empty", nil)
+		return statefiles.Task{}, messages.Errorf(statefiles.ErrEmpty, "agent.question_empty", nil)
 	}
-	if err := statefiles.CheckLength(statefiles.QuestionText, question, ""); err != nil {
+	if err := statefiles.CheckInput(statefiles.QuestionText, question, ""); err != nil {
 		return statefiles.Task{}, err
 	}
 	if id == "" {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -60,7 +61,7 @@ func CheckStaged(ctx context.Context, r *Research, inSession bool) error {
 				shards = append(shards, rel)
 				if old, err := g.ReadBlob(ctx, "HEAD:"+p); err == nil {
 					if tasks, err := statefiles.ParseShard("HEAD:"+p, rel, old); err == nil && len(tasks) > 0 {
-						return messages.New("hooks.task_file_deleted", messages.Args{"Task": tasks[0].ID, "Title": tasks[0].Title, "File": p})
+						return messages.New("hooks.task_file_deleted", messages.Args{"Task": tasks[0].ID, "Title": termsafe.Line(tasks[0].Title), "File": p})
 					}
 				}
 			case isTask:
@@ -101,9 +102,9 @@ func CheckStaged(ctx context.Context, r *Research, inSession bool) error {
 				t, ok := now[was.ID]
 				switch {
 				case !ok:
-					return messages.New("hooks.task_file_deleted", messages.Args{"Task": was.ID, "Title": was.Title, "File": p})
+					return messages.New("hooks.task_file_deleted", messages.Args{"Task": was.ID, "Title": termsafe.Line(was.Title), "File": p})
 				case inSession && (was.Title != t.Title || was.Body != t.Body):
-					return messages.New("hooks.task_file_reworded", messages.Args{"Task": was.ID, "Title": was.Title, "File": p})
+					return messages.New("hooks.task_file_reworded", messages.Args{"Task": was.ID, "Title": termsafe.Line(was.Title), "File": p})
 				}
 			}
 		case isTask:
@@ -117,7 +118,7 @@ func CheckStaged(ctx context.Context, r *Research, inSession bool) error {
 			}
 			if old, err := g.ReadBlob(ctx, "HEAD:"+p); err == nil {
 				if was, err := statefiles.ParseTask("HEAD:"+p, rel, old); err == nil && (was.Title != t.Title || was.Body != t.Body) {
-					return messages.New("hooks.task_file_reworded", messages.Args{"Task": id, "Title": was.Title, "File": p})
+					return messages.New("hooks.task_file_reworded", messages.Args{"Task": id, "Title": termsafe.Line(was.Title), "File": p})
 				}
 			}
 		case isRecords(rel):
@@ -342,7 +343,7 @@ func checkIndexTasks2(ctx context.Context, g *gitrepo.Repo, order *statefiles.Or
 				title = t.Title
 			}
 		}
-		return messages.New("hooks.task_file_deleted", messages.Args{"Task": id, "Title": title, "File": p})
+		return messages.New("hooks.task_file_deleted", messages.Args{"Task": id, "Title": termsafe.Line(title), "File": p})
 	}
 	paths, err := g.IndexPaths(ctx, statefiles.DirName+"/"+statefiles.TasksDir+"/")
 	if err != nil {
@@ -379,10 +380,10 @@ func checkIndexTasks2(ctx context.Context, g *gitrepo.Repo, order *statefiles.Or
 func QueueLoss(before, after *statefiles.Queue, rewordForbidden bool) error {
 	for _, l := range lostTasks(before, after) {
 		if l.at < 0 {
-			return messages.New("hooks.task_deleted", messages.Args{"Task": l.was.ID, "Title": l.was.Title})
+			return messages.New("hooks.task_deleted", messages.Args{"Task": l.was.ID, "Title": termsafe.Line(l.was.Title)})
 		}
 		if rewordForbidden {
-			return messages.New("hooks.task_reworded", messages.Args{"Task": l.was.ID, "Title": l.was.Title})
+			return messages.New("hooks.task_reworded", messages.Args{"Task": l.was.ID, "Title": termsafe.Line(l.was.Title)})
 		}
 	}
 	return nil

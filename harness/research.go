@@ -23,6 +23,7 @@ import (
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/harness/remote"
 	"github.com/strom-research/strom/internal/clock"
+	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/statefiles"
 
 	"github.com/strom-research/strom/messages"
@@ -140,6 +141,23 @@ func ValidSessionID(id string) bool {
 	return true
 }
 
+// safeMessage is msg as strom commits it: git log prints a commit's message to a
+// terminal raw, so the outside text it carries (a title, records, a gate's words)
+// has its control characters escaped as strom prints them (termsafe): the
+// subject and each trailer's value on one line, the body's lines each kept.
+func safeMessage(msg gitrepo.Message) gitrepo.Message {
+	msg.Subject = termsafe.Line(msg.Subject)
+	msg.Body = termsafe.String(msg.Body)
+	if len(msg.Trailers) > 0 {
+		trailers := make([]gitrepo.Trailer, len(msg.Trailers))
+		for i, t := range msg.Trailers {
+			trailers[i] = gitrepo.Trailer{Key: t.Key, Value: termsafe.Line(t.Value)}
+		}
+		msg.Trailers = trailers
+	}
+	return msg
+}
+
 // CommitLocked is Commit for a caller that already holds the state lock, leaving
 // the paths leave out of it. Sessions that changed nothing still get their
 // commit: the history then says the session happened and why it ended.
@@ -152,6 +170,7 @@ func (r *Research) CommitLocked(ctx context.Context, msg gitrepo.Message, leave 
 // hooks do not run: a failing hook must never keep a session's work out of the
 // history.
 func (r *Research) commitPaths(ctx context.Context, msg gitrepo.Message, only []string, leave ...string) (string, error) {
+	msg = safeMessage(msg)
 	g, err := r.Git(ctx)
 	if err != nil {
 		return "", err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -176,7 +177,7 @@ func (r *Research) RunAlive() bool {
 func ResolveUntil(hhmm string, now time.Time) (time.Time, error) {
 	t, err := time.Parse("15:04", strings.TrimSpace(hhmm))
 	if err != nil || len(strings.TrimSpace(hhmm)) != 5 {
-		return time.Time{}, messages.New("run.bad_until", messages.Args{"Value": hhmm})
+		return time.Time{}, messages.New("run.bad_until", messages.Args{"Value": termsafe.Excerpt(hhmm)})
 	}
 	at := time.Date(now.Year(), now.Month(), now.Day(), t.Hour(), t.Minute(), 0, 0, now.Location())
 	if !at.After(now) {

@@ -16,6 +16,7 @@ import (
 	"github.com/strom-research/strom/harness/limits"
 	"github.com/strom-research/strom/hooks"
 	"github.com/strom-research/strom/internal/clock"
+	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -204,7 +205,7 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 	if p.Profile.StreamJSON || p.Profile.MessageJSON {
 		ev.stream = &streamSignals{messages: p.Profile.MessageJSON, pats: p.Profile.Patterns()}
 	}
-	fmt.Fprintln(ev.out, r.Messages().Say("run.session_start", messages.Args{"Session": id, "Task": task.ID, "Title": task.Title,
+	fmt.Fprintln(ev.out, r.Messages().Say("run.session_start", messages.Args{"Session": id, "Task": task.ID, "Title": termsafe.Line(task.Title),
 		"Minutes": p.Minutes, "Until": ClockAt(deadline.Local())}))
 
 	ints := make(chan struct{}, 4)
@@ -507,10 +508,16 @@ func (r *Research) abandon(ctx context.Context, id, task string, cause error) er
 
 // commitMessage builds a session commit's message.
 // Its subject and the line for a session that recorded nothing are in the person's
-// language (p); the trailers are machine words.
+// language (p); the trailers are machine words. The title and the records are
+// written as strom prints them (termsafe.Line): the title on the subject's one
+// line, each record on a line of its own.
 func commitMessage(p *messages.Printer, res sessionResult, title, agent string, records []string, checks []string) gitrepo.Message {
-	subject := p.Say("commit.session", messages.Args{"Task": res.Task, "Title": oneLine(title), "End": p.Say("subject." + res.End.String())})
-	body := strings.Join(records, "\n")
+	subject := p.Say("commit.session", messages.Args{"Task": res.Task, "Title": subjectTitle(title), "End": p.Say("subject." + res.End.String())})
+	lines := make([]string, len(records))
+	for i, rec := range records {
+		lines[i] = termsafe.Line(strings.TrimSpace(rec))
+	}
+	body := strings.Join(lines, "\n")
 	if body == "" {
 		body = p.Say("commit.nothing_recorded")
 	}
@@ -530,8 +537,10 @@ func commitMessage(p *messages.Printer, res sessionResult, title, agent string, 
 	return gitrepo.Message{Subject: subject, Body: body, Trailers: tr}
 }
 
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+// subjectTitle is a task's title as a commit's subject carries it: on one line as
+// strom prints it, at most 60 characters.
+func subjectTitle(title string) string {
+	s := termsafe.Line(strings.TrimSpace(title))
 	if r := []rune(s); len(r) > 60 {
 		s = string(r[:59]) + "…"
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/statefiles"
 
 	"github.com/strom-research/strom/messages"
@@ -85,7 +86,7 @@ func (r *Research) EditTask(ctx context.Context, id string, title, body *string)
 		}
 		if title != nil {
 			if strings.TrimSpace(*title) == "" {
-				return messages.New("task.needs_title", messages.Args{"Task": t.ID, "Title": t.Title})
+				return messages.Errorf(statefiles.ErrEmpty, "task.needs_title", messages.Args{"Task": t.ID, "Title": termsafe.Line(t.Title)})
 			}
 			t.Title = strings.TrimSpace(*title)
 		}
@@ -122,10 +123,10 @@ var ErrEditedMeanwhile = errors.New("the task was changed while you edited it")
 func (r *Research) RewordTask(ctx context.Context, id string, was statefiles.Task, title, body string) (statefiles.Task, error) {
 	return r.ChangeTask(ctx, id, func(t *statefiles.Task) error {
 		if t.Title != was.Title || t.Body != was.Body {
-			return messages.Errorf(ErrEditedMeanwhile, "task.edited_meanwhile", messages.Args{"Title": t.Title})
+			return messages.Errorf(ErrEditedMeanwhile, "task.edited_meanwhile", messages.Args{"Title": termsafe.Line(t.Title)})
 		}
 		if strings.TrimSpace(title) == "" {
-			return messages.New("task.needs_title", messages.Args{"Task": t.ID, "Title": t.Title})
+			return messages.Errorf(statefiles.ErrEmpty, "task.needs_title", messages.Args{"Task": t.ID, "Title": termsafe.Line(t.Title)})
 		}
 		if err := statefiles.CheckText(title, body); err != nil {
 			return err
@@ -137,7 +138,7 @@ func (r *Research) RewordTask(ctx context.Context, id string, was statefiles.Tas
 
 // ParkTask sets a task aside; only a person unparks it.
 func (r *Research) ParkTask(ctx context.Context, id, why string) (statefiles.Task, error) {
-	if err := statefiles.CheckLength(statefiles.ReasonText, why, ""); err != nil {
+	if err := statefiles.CheckInput(statefiles.ReasonText, why, ""); err != nil {
 		return statefiles.Task{}, err
 	}
 	return r.ChangeTask(ctx, id, func(t *statefiles.Task) error {
@@ -191,7 +192,7 @@ func (r *Research) UnparkTask(ctx context.Context, id string) (statefiles.Task, 
 
 // AnswerTask gives a waiting task a person's answer; the task returns to the queue.
 func (r *Research) AnswerTask(ctx context.Context, id, answer string) (statefiles.Task, error) {
-	if err := statefiles.CheckLength(statefiles.AnswerText, answer, ""); err != nil {
+	if err := statefiles.CheckInput(statefiles.AnswerText, answer, ""); err != nil {
 		return statefiles.Task{}, err
 	}
 	return r.ChangeTask(ctx, id, func(t *statefiles.Task) error {

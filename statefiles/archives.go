@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 )
 
@@ -28,7 +29,7 @@ func CheckArchiveName(name string) error {
 		}
 	}
 	if !ok {
-		return messages.Errorf(ErrArchiveName, "setting.archive_name", messages.Args{"Name": name, "Max": MaxArchiveName})
+		return messages.Errorf(ErrArchiveName, "setting.archive_name", messages.Args{"Name": termsafe.Excerpt(name), "Max": MaxArchiveName})
 	}
 	return nil
 }
@@ -53,7 +54,7 @@ func archiveKey(setting string) (Key, bool, error) {
 	}
 	name, ok := ArchiveOf(setting)
 	if !ok {
-		return Key{}, true, messages.Errorf(nil, "setting.archive_unknown", messages.Args{"Name": setting})
+		return Key{}, true, messages.Errorf(nil, "setting.archive_unknown", messages.Args{"Name": termsafe.Excerpt(setting)})
 	}
 	if err := CheckArchiveName(name); err != nil {
 		return Key{}, true, err

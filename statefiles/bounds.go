@@ -75,26 +75,41 @@ func (k TextKind) bound() (max int, chars bool) {
 	panic("statefiles: unknown text kind " + string(k))
 }
 
-// CheckLength refuses a text of kind k over its bound with one sentence that says
-// the bound (errors.Is ErrTooLong). from names where a person gave it — a flag
-// ("--title"), a flag and its file ("--body-file notes.md") — for the sentence;
-// "" for a command's argument, which needs no name.
-func CheckLength(k TextKind, text, from string) error {
+// CheckInput refuses a text of kind k that strom would not keep as it was given,
+// with one sentence, before anything is written: one over its bound (errors.Is
+// ErrTooLong; the sentence says the bound), or one that is not UTF-8 (errors.Is
+// ErrNotUTF8), whose bytes JSON would silently turn into replacement characters.
+// from names where a person gave it — a flag ("--title"), a flag and its file
+// ("--body-file notes.md") — for the sentence; "" for a command's argument, which
+// needs no name.
+func CheckInput(k TextKind, text, from string) error {
 	max, chars := k.bound()
 	n := len(text)
 	if chars && n > max {
 		n = utf8.RuneCountInString(text)
 	}
-	if n <= max {
-		return nil
+	if n > max {
+		id := "files.too_long_" + string(k)
+		args := messages.Args{"Bound": boundText(max, chars)}
+		if from != "" {
+			id += "_from"
+			args["From"] = from
+		}
+		return messages.Errorf(ErrTooLong, id, args)
 	}
-	id := "files.too_long_" + string(k)
-	args := messages.Args{"Bound": boundText(max, chars)}
+	if !utf8.ValidString(text) {
+		return notUTF8(messages.New("files.text_"+string(k), nil), from)
+	}
+	return nil
+}
+
+// notUTF8 is the sentence that refuses what, a text that is not UTF-8, given in
+// from ("" for a command's argument).
+func notUTF8(what *messages.Error, from string) error {
 	if from != "" {
-		id += "_from"
-		args["From"] = from
+		return messages.Errorf(ErrNotUTF8, "files.not_utf8_from", messages.Args{"What": what, "From": from})
 	}
-	return messages.Errorf(ErrTooLong, id, args)
+	return messages.Errorf(ErrNotUTF8, "files.not_utf8", messages.Args{"What": what})
 }
 
 // boundText is a bound as the sentences say it: a count of characters, or bytes

@@ -133,7 +133,7 @@ func TestFileBoundWrite(t *testing.T) {
 
 // Each text is refused one past its bound, said with the bound and, when given,
 // where it came from; a title's bound counts characters, not bytes.
-func TestCheckLength(t *testing.T) {
+func TestCheckInput(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		kind      TextKind
@@ -149,18 +149,86 @@ func TestCheckLength(t *testing.T) {
 		{ReasonText, strings.Repeat("ř", ReasonMax), strings.Repeat("ř", ReasonMax+1), "--why", "the reason (--why) is over strom's bound of 500 characters"},
 	}
 	for _, tc := range cases {
-		if err := CheckLength(tc.kind, tc.at, tc.from); err != nil {
+		if err := CheckInput(tc.kind, tc.at, tc.from); err != nil {
 			t.Errorf("%s at its bound: %v", tc.kind, err)
 		}
-		err := CheckLength(tc.kind, tc.over, tc.from)
+		err := CheckInput(tc.kind, tc.over, tc.from)
 		if !errors.Is(err, ErrTooLong) || !strings.HasPrefix(err.Error(), tc.say+" — ") {
 			t.Errorf("%s over its bound: err = %v, want ErrTooLong said as %q", tc.kind, err, tc.say)
 		}
 	}
-	if err := CheckText(strings.Repeat("a", TitleMax+1), ""); !errors.Is(err, ErrTooLong) {
+	if err := CheckText(strings.Repeat("a", TitleMax+1), ""); !errors.Is(err, ErrTooLong) || !BadInput(err) {
 		t.Errorf("CheckText of a long title: %v", err)
 	}
 	if err := CheckText("x", strings.Repeat("a", BodyMax+1)); !errors.Is(err, ErrTooLong) {
 		t.Errorf("CheckText of a long text: %v", err)
+	}
+}
+
+// Each text that is not UTF-8 is refused with one sentence that names it and,
+// when given, where it came from: JSON would keep replacement characters instead.
+func TestCheckInputNotUTF8(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		kind      TextKind
+		from, say string
+	}{
+		{TitleText, "", "the task's title is not UTF-8 text"},
+		{BodyText, "--body-file notes.md", "the task's text (--body-file notes.md) is not UTF-8 text"},
+		{AnswerText, "", "the answer is not UTF-8 text"},
+		{RecordText, "", "the record is not UTF-8 text"},
+		{QuestionText, "", "the question is not UTF-8 text"},
+		{ReasonText, "--why", "the reason (--why) is not UTF-8 text"},
+	}
+	for _, tc := range cases {
+		if err := CheckInput(tc.kind, "Tábor \x1b[31m\n", tc.from); err != nil {
+			t.Errorf("%s in UTF-8: %v", tc.kind, err)
+		}
+		err := CheckInput(tc.kind, "Caf\xe9", tc.from)
+		if !errors.Is(err, ErrNotUTF8) || !BadInput(err) || !strings.HasPrefix(err.Error(), tc.say+" — ") {
+			t.Errorf("%s not UTF-8: err = %v, want ErrNotUTF8 said as %q", tc.kind, err, tc.say)
+		}
+	}
+	if err := CheckText("x", "Caf\xe9"); !errors.Is(err, ErrNotUTF8) {
+		t.Errorf("CheckText of a text not UTF-8: %v", err)
+	}
+}
+
+// A setting's text value that is not UTF-8 is refused; a refused value is
+// repeated by its first 200 characters, on one line.
+func TestParseSettingValue(t *testing.T) {
+	t.Parallel()
+	k, err := LookupKey("agent.command")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := k.Parse("Caf\xe9"); !errors.Is(err, ErrNotUTF8) || !strings.HasPrefix(err.Error(), "the value of agent.command is not UTF-8 text — ") {
+		t.Errorf("Parse of a value not UTF-8: %v", err)
+	}
+	m, _ := LookupKey("run.minutes")
+	_, err = m.Parse(strings.Repeat("x", 120000) + "\n")
+	if err == nil || len(err.Error()) > 300 || !strings.Contains(err.Error(), strings.Repeat("x", 200)+"…") {
+		t.Errorf("Parse of a long bad value: %.400v", err)
+	}
+	if _, err := LookupKey(strings.Repeat("y", 120000)); err == nil || strings.Contains(err.Error(), strings.Repeat("y", 201)) {
+		t.Errorf("LookupKey of a long name: %.400v", err)
+	}
+}
+
+// An id not written as ids are is a bad value (ErrBadTaskID, still
+// ErrUnknownTask); a well-written id of no task is only ErrUnknownTask.
+func TestBadTaskID(t *testing.T) {
+	t.Parallel()
+	for _, id := range []string{"", "nonsense", "T-0", "T--5", strings.Repeat("x", 120000)} {
+		err := unknownTask(NormalizeID(id))
+		if !errors.Is(err, ErrBadTaskID) || !errors.Is(err, ErrUnknownTask) || !BadInput(err) || len(err.Error()) > 400 {
+			t.Errorf("unknownTask(%.20q) = %.400v, want ErrBadTaskID", id, err)
+		}
+	}
+	for _, id := range []string{"T-7", "t-7", "7"} {
+		err := unknownTask(NormalizeID(id))
+		if errors.Is(err, ErrBadTaskID) || !errors.Is(err, ErrUnknownTask) || BadInput(err) {
+			t.Errorf("unknownTask(%q) = %v, want only ErrUnknownTask", id, err)
+		}
 	}
 }

@@ -9,7 +9,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/schemas"
 )
@@ -153,7 +155,7 @@ func LookupKey(name string) (Key, error) {
 		names[i] = k.Name
 	}
 	sort.Strings(names)
-	return Key{}, messages.Errorf(nil, "setting.unknown", messages.Args{"Name": name, "Names": strings.Join(names, ", ")})
+	return Key{}, messages.Errorf(nil, "setting.unknown", messages.Args{"Name": termsafe.Excerpt(name), "Names": strings.Join(names, ", ")})
 }
 
 // Range describes the allowed values in words, in English.
@@ -172,9 +174,11 @@ func (k Key) RangeSentence() *messages.Error {
 	}
 }
 
-// Parse checks a value given as text and returns it typed.
+// Parse checks a value given as text and returns it typed. A refusal repeats at
+// most the value's start (termsafe.Excerpt); text that is not UTF-8 is refused
+// as every text strom takes is (ErrNotUTF8).
 func (k Key) Parse(s string) (any, error) {
-	bad := messages.Errorf(nil, "setting.bad_value", messages.Args{"Key": k.Name, "Range": k.RangeSentence(), "Value": s})
+	bad := messages.Errorf(nil, "setting.bad_value", messages.Args{"Key": k.Name, "Range": k.RangeSentence(), "Value": termsafe.Excerpt(s)})
 	switch k.Kind {
 	case KindInt:
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -192,6 +196,9 @@ func (k Key) Parse(s string) (any, error) {
 	default:
 		if strings.TrimSpace(s) == "" {
 			return nil, bad
+		}
+		if !utf8.ValidString(s) {
+			return nil, notUTF8(messages.New("setting.value_of", messages.Args{"Key": k.Name}), "")
 		}
 		return s, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 )
 
@@ -21,9 +22,25 @@ func lockedError(shown string, wait fmt.Stringer) error {
 // ErrUnknownTask means a task id names no task in the queue.
 var ErrUnknownTask error = messages.New("files.err_unknown_task", nil)
 
-// unknownTask is ErrUnknownTask for the id a person gave, with what to do.
+// ErrBadTaskID means a task id is not written as ids are (T-12, t-12 or 12), so it
+// names no task whatever the queue holds: a bad value, not a missing task. It is
+// ErrUnknownTask too.
+var ErrBadTaskID = fmt.Errorf("not a task id: %w", ErrUnknownTask)
+
+// unknownTask is ErrUnknownTask for the id a person gave, with what to do; an id
+// that is not written as ids are is ErrBadTaskID.
 func unknownTask(id string) error {
+	if !validID(id) {
+		return messages.Errorf(ErrBadTaskID, "files.bad_task_id", messages.Args{"Task": termsafe.Excerpt(id)})
+	}
 	return messages.Errorf(ErrUnknownTask, "files.unknown_task", messages.Args{"Task": id})
+}
+
+// BadInput reports whether err refuses a value a person or an agent gave for what
+// it is, whatever the research holds: a text empty, over its bound or not UTF-8, a name
+// or a task id not written as one. Given on the command line, that is bad usage.
+func BadInput(err error) bool {
+	return errors.Is(err, ErrEmpty) || errors.Is(err, ErrTooLong) || errors.Is(err, ErrNotUTF8) || errors.Is(err, ErrArchiveName) || errors.Is(err, ErrBadTaskID)
 }
 
 // SchemaError says which state file broke which rule, and where. strom refuses to
@@ -57,8 +74,13 @@ func (e *SchemaError) Sentence() *messages.Error {
 // a version this one does not know.
 var ErrNewerStrom = errors.New("written by a newer strom")
 
-// ErrNotUTF8 means a task's title or text is not UTF-8: JSON would silently turn
-// its bytes into replacement characters.
+// ErrEmpty means a text that must say something (a title, a record, a question,
+// an answer) is empty or only white space.
+var ErrEmpty = errors.New("empty text")
+
+// ErrNotUTF8 means a text a person or an agent gave (a title, a record, a
+// setting's value) is not UTF-8: JSON would silently turn its bytes into
+// replacement characters.
 var ErrNotUTF8 = errors.New("not UTF-8 text")
 
 // errOutside means a path strom was to write leads out of .strom/.

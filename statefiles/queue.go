@@ -5,7 +5,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/strom-research/strom/internal/termsafe"
+	"github.com/strom-research/strom/messages"
 )
 
 // State is a task's state. The words are stable: they are written to queue.json.
@@ -32,7 +34,7 @@ func ParseState(s string) (State, error) {
 			return st, nil
 		}
 	}
-	return "", fmt.Errorf("unknown task state %q: use one of open, started, waiting, done, parked", s)
+	return "", fmt.Errorf("unknown task state \"%s\": use one of open, started, waiting, done, parked", termsafe.Excerpt(s))
 }
 
 // Question is a question an agent asked a person about a task, and the answer.
@@ -93,14 +95,17 @@ func NormalizeID(id string) string {
 	if n, err := strconv.Atoi(id); err == nil {
 		return "T-" + strconv.Itoa(n)
 	}
-	return strings.ToUpper(id[:min(2, len(id))]) + id[min(2, len(id)):]
+	if strings.HasPrefix(id, "t-") {
+		return "T" + id[1:]
+	}
+	return id
 }
 
 // Add appends a new open task and returns it. The id is never one used before.
 func (q *Queue) Add(title, body string, now time.Time) (*Task, error) {
 	title = strings.TrimSpace(title)
 	if title == "" {
-		return nil, fmt.Errorf("a task needs a title: give one, e.g. strom task add \"Find the baptism of Anna Novak\"")
+		return nil, messages.Errorf(ErrEmpty, "files.empty_title", nil)
 	}
 	if err := CheckText(title, body); err != nil {
 		return nil, err
@@ -121,22 +126,13 @@ func NewTask(id, title, body string, now time.Time) (Task, error) {
 	return *t, nil
 }
 
-// CheckText refuses a task title or text that is over its bound (TitleMax,
-// BodyMax) or not UTF-8.
+// CheckText refuses a task title or text that CheckInput refuses: over its bound
+// (TitleMax, BodyMax) or not UTF-8.
 func CheckText(title, body string) error {
-	if err := CheckLength(TitleText, title, ""); err != nil {
+	if err := CheckInput(TitleText, title, ""); err != nil {
 		return err
 	}
-	if err := CheckLength(BodyText, body, ""); err != nil {
-		return err
-	}
-	if !utf8.ValidString(title) {
-		return fmt.Errorf("the task's title is %w: write it in UTF-8 (iconv -t UTF-8 converts other encodings)", ErrNotUTF8)
-	}
-	if !utf8.ValidString(body) {
-		return fmt.Errorf("the task's text is %w: write it in UTF-8 (iconv -t UTF-8 converts other encodings)", ErrNotUTF8)
-	}
-	return nil
+	return CheckInput(BodyText, body, "")
 }
 
 // Find returns the task with id, or ErrUnknownTask.
@@ -240,11 +236,11 @@ func (t *Task) Unpark(now time.Time) error {
 
 // AnswerQuestion records a person's answer and returns a waiting task to the queue.
 func (t *Task) AnswerQuestion(answer string, now time.Time) error {
+	if strings.TrimSpace(answer) == "" {
+		return messages.Errorf(ErrEmpty, "files.empty_answer", messages.Args{"Task": t.ID})
+	}
 	if t.State != Waiting {
 		return fmt.Errorf("task %s is %s, not waiting for an answer: only a waiting task takes one", t.ID, t.State)
-	}
-	if strings.TrimSpace(answer) == "" {
-		return fmt.Errorf("the answer to task %s is empty: give the answer as text", t.ID)
 	}
 	now = now.UTC()
 	if n := len(t.Questions); n > 0 && t.Questions[n-1].Answered == nil {

@@ -198,7 +198,7 @@ func (s *sys) missingCommand(c *ffcli.Command) string {
 	}
 	args := messages.Args{"Command": name, "Commands": strings.Join(subs, ", ")}
 	if c.FlagSet != nil && c.FlagSet.NArg() > 0 {
-		args["Word"] = c.FlagSet.Arg(0)
+		args["Word"] = termsafe.Excerpt(c.FlagSet.Arg(0))
 		return s.msg().Say("usage.group.no_such", args)
 	}
 	return s.msg().Say("usage.group.needs", args)
@@ -298,8 +298,9 @@ func (s *sys) finish(err error) int {
 		}
 	case errors.As(err, &ue):
 		code = exitUsage
-	case errors.Is(err, statefiles.ErrTooLong):
-		// A text over its bound is input to mend, however deep it was refused.
+	case statefiles.BadInput(err):
+		// A text over its bound or not UTF-8, a name or an id not written as one:
+		// input to mend, however deep it was refused.
 		code = exitUsage
 	case isFlagError(err):
 		code = exitUsage
@@ -390,7 +391,7 @@ func (s *sys) flagSentence(c *ffcli.Command, err error) string {
 	}
 	p := s.msg()
 	flagName := func(s string) string {
-		if s = strings.TrimLeft(s, "-"); len(s) == 1 {
+		if s = termsafe.Excerpt(strings.TrimLeft(s, "-")); len(s) == 1 {
 			return "-" + s
 		}
 		return "--" + s
@@ -419,12 +420,12 @@ func (s *sys) flagSentence(c *ffcli.Command, err error) string {
 				kind = valueKind(f.Value)
 			}
 		}
-		return p.Say("usage.flag.takes", messages.Args{"Flag": flagName(fl), "Kind": p.Say(kind), "Value": val})
+		return p.Say("usage.flag.takes", messages.Args{"Flag": flagName(fl), "Kind": p.Say(kind), "Value": termsafe.Excerpt(val)})
 	case strings.HasPrefix(m, "invalid boolean flag "):
 		fl, _, _ := strings.Cut(strings.TrimPrefix(m, "invalid boolean flag "), ":")
 		return p.Say("usage.flag.switch", messages.Args{"Flag": flagName(fl)})
 	case strings.HasPrefix(m, "bad flag syntax: "):
-		return p.Say("usage.flag.syntax", messages.Args{"Word": strings.TrimPrefix(m, "bad flag syntax: ")})
+		return p.Say("usage.flag.syntax", messages.Args{"Word": termsafe.Excerpt(strings.TrimPrefix(m, "bad flag syntax: "))})
 	}
 	return m
 }
@@ -460,14 +461,41 @@ func positionals(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		rest := fs.Args()
 		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
-			return append(out, rest...), nil
+			return append(out, rest...), emptyFlag(fs)
 		}
 		if len(rest) == 0 {
-			return out, nil
+			return out, emptyFlag(fs)
 		}
 		out = append(out, rest[0])
 		args = rest[1:]
 	}
+}
+
+// emptyMeans are the flags whose empty value says something: --body "" is a
+// task without a text.
+var emptyMeans = map[string]bool{"strom task add --body": true, "strom task edit --body": true}
+
+// emptyFlag refuses a text flag given an empty value (or only white space), which
+// would otherwise be taken for the flag not given at all: --agent "" is no agent,
+// not the default one. It says so as the flag package says a missing value.
+func emptyFlag(fs *flag.FlagSet) error {
+	var empty string
+	fs.Visit(func(f *flag.Flag) {
+		g, ok := f.Value.(flag.Getter)
+		if !ok || empty != "" || emptyMeans[fs.Name()+" --"+f.Name] {
+			return
+		}
+		if v, ok := g.Get().(string); ok && strings.TrimSpace(v) == "" {
+			empty = f.Name
+		}
+	})
+	if empty == "" {
+		return nil
+	}
+	if out, ok := fs.Output().(flagSink); ok {
+		out.s.flagsOf = fs.Name() // the help the sentence names
+	}
+	return usageError{msg: "flag needs an argument: -" + empty, flag: true}
 }
 
 // printJSON writes v as indented JSON.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 )
 
@@ -26,7 +27,7 @@ func appCommand(s *sys) *ffcli.Command {
 				return err
 			}
 			if len(args) > 0 {
-				return s.usage("usage.app.args", messages.Args{"Word": args[0]})
+				return s.usage("usage.app.args", messages.Args{"Word": termsafe.Excerpt(args[0])})
 			}
 			var words []string
 			if *listen != "" {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/strom-research/strom/agentpty"
 	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 )
 
@@ -43,7 +44,7 @@ func chatCommand(s *sys) *ffcli.Command {
 			}
 			if *minutes != "" {
 				if m, err := strconv.Atoi(*minutes); err != nil || m < 5 || m > 600 {
-					return s.usage("usage.minutes", messages.Args{"Value": strconv.Quote(*minutes)})
+					return s.usage("usage.minutes", messages.Args{"Value": `"` + termsafe.Excerpt(*minutes) + `"`})
 				}
 			}
 			r, err := s.research()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/strom-research/strom/harness/consent"
 	"github.com/strom-research/strom/harness/gates"
+	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -29,7 +30,7 @@ func configCommand(s *sys) *ffcli.Command {
 		Exec: func(ctx context.Context, args []string) error {
 			s.json = *asJSON
 			if len(args) > 0 {
-				return s.usage("usage.config.command", messages.Args{"Word": args[0]})
+				return s.usage("usage.config.command", messages.Args{"Word": termsafe.Excerpt(args[0])})
 			}
 			settings, err := s.settings()
 			if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/gates"
 	"github.com/strom-research/strom/harness/gates/claudeusage"
+	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -62,6 +63,14 @@ func gateTestCommand(s *sys) *ffcli.Command {
 			if len(args) > 0 {
 				return s.usage("usage.gate.test")
 			}
+			// A bad --now is bad usage, whether or not a condition is set.
+			var at time.Time
+			if *nowFlag != "" {
+				var err error
+				if at, err = parseMoment(*nowFlag); err != nil {
+					return err
+				}
+			}
 			r, err := s.research()
 			if err != nil {
 				return err
@@ -91,15 +100,10 @@ func gateTestCommand(s *sys) *ffcli.Command {
 				return err
 			}
 			a := s.asker(r, settings, spec, "")
-			a.DryRun, a.UsageFile = true, *usageFile
-			if *nowFlag != "" {
-				if a.At, err = parseMoment(*nowFlag); err != nil {
-					return err
-				}
-			}
+			a.DryRun, a.UsageFile, a.At = true, *usageFile, at
 			rep := a.Ask(ctx)
 			if rep.Err != nil {
-				return messages.Errorf(rep.Err, "gate.test_failed", messages.Args{"Gate": spec.String(), "Error": rep.Err})
+				return messages.Errorf(rep.Err, "gate.test_failed", messages.Args{"Gate": termsafe.Excerpt(spec.String()), "Error": rep.Err})
 			}
 			now := a.At
 			if now.IsZero() {
@@ -122,7 +126,7 @@ func gateTestCommand(s *sys) *ffcli.Command {
 			if rep.Said != nil {
 				reason = s.msg().Text(rep.Said)
 			}
-			fmt.Fprintln(s.stdout, s.say("gate.test_answer", messages.Args{"Gate": out.Gate, "Verdict": s.say("gate.verdict." + out.Verdict), "Reason": reason}))
+			fmt.Fprintln(s.stdout, s.say("gate.test_answer", messages.Args{"Gate": out.Gate, "Verdict": s.say("gate.verdict." + out.Verdict), "Reason": termsafe.Line(reason)}))
 			if out.RetryAt != nil {
 				fmt.Fprintln(s.stdout, s.say("gate.test_retry", messages.Args{"At": out.RetryAt.Local().Format("2006-01-02 15:04 MST")}))
 			}
@@ -147,7 +151,7 @@ func parseMoment(v string) (time.Time, error) {
 			return t, nil
 		}
 	}
-	return time.Time{}, badUsage(messages.New("usage.gate.now", messages.Args{"Value": v}))
+	return time.Time{}, badUsage(messages.New("usage.gate.now", messages.Args{"Value": termsafe.Excerpt(v)}))
 }
 
 // asker prepares a question to the gate for the research's agent (or agent, when
@@ -337,7 +341,7 @@ func checkGate(getenv func(string) string, spec gates.Spec) error {
 	}
 	path := gates.Program(getenv, spec.Name)
 	if fi, err := os.Stat(path); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
-		return messages.Errorf(gates.ErrNoGate, "gate.not_installed", messages.Args{"Gate": spec.Name, "Path": path})
+		return messages.Errorf(gates.ErrNoGate, "gate.not_installed", messages.Args{"Gate": termsafe.Excerpt(spec.Name), "Path": termsafe.Excerpt(path)})
 	}
 	return nil
 }

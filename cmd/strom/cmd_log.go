@@ -6,6 +6,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 )
 
@@ -43,7 +44,7 @@ func logCommand(s *sys) *ffcli.Command {
 				return nil
 			}
 			for _, e := range entries {
-				subject := e.Subject
+				subject := termsafe.Line(e.Subject)
 				if e.Host != "" {
 					subject += "  @" + e.Host
 				}

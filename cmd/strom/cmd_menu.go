@@ -6,6 +6,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 )
 
@@ -22,7 +23,7 @@ func menuCommand(s *sys) *ffcli.Command {
 		FlagSet:    fs,
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) > 0 {
-				return s.usage("usage.menu.words", messages.Args{"Word": args[0]})
+				return s.usage("usage.menu.words", messages.Args{"Word": termsafe.Excerpt(args[0])})
 			}
 			return openMenu(ctx, s)
 		},

@@ -7,6 +7,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -50,7 +51,7 @@ func modeCommand(s *sys) *ffcli.Command {
 			}
 			to := args[0]
 			if to != statefiles.ModeArchive && to != statefiles.ModeResearch {
-				return s.usage("usage.mode.unknown", messages.Args{"Mode": to})
+				return s.usage("usage.mode.unknown", messages.Args{"Mode": termsafe.Excerpt(to)})
 			}
 			if err := s.personOnly("strom mode " + to); err != nil {
 				return err

@@ -6,6 +6,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 )
 
@@ -61,7 +62,7 @@ func commandTree(s *sys, args []string) *ffcli.Command {
 				return nil
 			}
 			if len(args) > 0 {
-				return s.usage("usage.root.unknown", messages.Args{"Command": args[0]})
+				return s.usage("usage.root.unknown", messages.Args{"Command": termsafe.Excerpt(args[0])})
 			}
 			return openMenu(ctx, s)
 		},

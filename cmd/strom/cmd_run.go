@@ -11,6 +11,7 @@ import (
 
 	"github.com/strom-research/strom/agentpty"
 	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -72,7 +73,7 @@ func runCommand(s *sys) *ffcli.Command {
 			// The seed's form, --task T-4 T-1: the words after --task are more ids.
 			for _, w := range words {
 				if !set["task"] || !looksLikeTaskID(w) {
-					return s.usage("usage.run.word", messages.Args{"Word": w})
+					return s.usage("usage.run.word", messages.Args{"Word": termsafe.Excerpt(w)})
 				}
 				_ = tasks.Set(w)
 			}
@@ -89,7 +90,7 @@ func runCommand(s *sys) *ffcli.Command {
 			for i, id := range tasks {
 				t, err := r.Tree.FindTask(ctx, id)
 				if errors.Is(err, statefiles.ErrUnknownTask) {
-					return usageError{msg: s.msg().Say("usage.no_task", messages.Args{"Given": id, "Task": statefiles.NormalizeID(id)})}
+					return usageError{msg: s.msg().Say("usage.no_task", messages.Args{"Given": termsafe.Excerpt(id), "Task": termsafe.Excerpt(statefiles.NormalizeID(id))})}
 				}
 				if err != nil {
 					return err
@@ -113,7 +114,7 @@ func runCommand(s *sys) *ffcli.Command {
 			}
 			if *minutes != "" {
 				if m, err := strconv.Atoi(*minutes); err != nil || m < 5 || m > 600 {
-					return usageError{msg: s.msg().Say("usage.minutes", messages.Args{"Value": strconv.Quote(*minutes)})}
+					return usageError{msg: s.msg().Say("usage.minutes", messages.Args{"Value": `"` + termsafe.Excerpt(*minutes) + `"`})}
 				}
 			}
 			if *until != "" {

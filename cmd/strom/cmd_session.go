@@ -16,6 +16,7 @@ import (
 	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/internal/clock"
+	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 )
 
@@ -120,6 +121,17 @@ func (l liveSession) line(p *messages.Printer, now time.Time) string {
 	return out
 }
 
+// namedSessions refuses an empty word where a session is named: "" would
+// otherwise be taken for no word, which means the only session.
+func (s *sys) namedSessions(words []string) error {
+	for _, w := range words {
+		if strings.TrimSpace(w) == "" {
+			return s.usage("usage.session.blank")
+		}
+	}
+	return nil
+}
+
 // pickSession resolves "N" or an id among the live sessions; "" = the only one.
 func (s *sys) pickSession(live []liveSession, which string) (liveSession, error) {
 	if len(live) == 0 {
@@ -136,7 +148,7 @@ func (s *sys) pickSession(live []liveSession, which string) (liveSession, error)
 			return l, nil
 		}
 	}
-	return liveSession{}, errors.New(s.msg().Say("session.no_such", messages.Args{"Session": which}))
+	return liveSession{}, errors.New(s.msg().Say("session.no_such", messages.Args{"Session": termsafe.Excerpt(which)}))
 }
 
 func sessionListCommand(s *sys) *ffcli.Command {
@@ -182,6 +194,9 @@ func sessionFinishCommand(s *sys) *ffcli.Command {
 		LongHelp:   withHelp("help.session.finish.long", ""),
 		Exec: func(ctx context.Context, args []string) error {
 			if err := s.personOnly("strom session finish"); err != nil {
+				return err
+			}
+			if err := s.namedSessions(args); err != nil {
 				return err
 			}
 			r, live, err := s.liveSessions()
@@ -243,7 +258,7 @@ func sessionSendCommand(s *sys) *ffcli.Command {
 				}
 				for _, k := range args[1:] {
 					if !agentpty.KnownKey(k) {
-						return s.usage("usage.session.send.no_key", messages.Args{"Key": k, "Keys": strings.Join(agentpty.KeyNames(), ", ")})
+						return s.usage("usage.session.send.no_key", messages.Args{"Key": termsafe.Excerpt(k), "Keys": strings.Join(agentpty.KeyNames(), ", ")})
 					}
 				}
 				snd.Keys = args[1:]
@@ -252,6 +267,9 @@ func sessionSendCommand(s *sys) *ffcli.Command {
 					return s.usage("usage.session.send.text")
 				}
 				snd = harness.Send{Text: args[1], NoEnter: *noEnter, Paste: *paste}
+			}
+			if err := s.namedSessions(args[:1]); err != nil {
+				return err
 			}
 			r, live, err := s.liveSessions()
 			if err != nil {
@@ -288,6 +306,9 @@ func sessionStopCommand(s *sys) *ffcli.Command {
 			}
 			if len(args) > 1 {
 				return s.usage("usage.session.stop.args")
+			}
+			if err := s.namedSessions(args); err != nil {
+				return err
 			}
 			r, live, err := s.liveSessions()
 			if err != nil {

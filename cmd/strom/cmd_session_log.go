@@ -14,6 +14,7 @@ import (
 
 	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/internal/clock"
+	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -43,6 +44,9 @@ func sessionLogCommand(s *sys) *ffcli.Command {
 			if len(args) > 1 {
 				return s.usage("usage.session.log.args")
 			}
+			if err := s.namedSessions(args); err != nil {
+				return err
+			}
 			r, err := s.research()
 			if err != nil {
 				return err
@@ -66,7 +70,7 @@ func sessionLogCommand(s *sys) *ffcli.Command {
 				id = strings.TrimSuffix(filepath.Base(logs[len(logs)-1]), ".log")
 			}
 			if !harness.ValidSessionID(id) {
-				return errors.New(p.Say("session.no_session", messages.Args{"Session": id}))
+				return errors.New(p.Say("session.no_session", messages.Args{"Session": termsafe.Excerpt(id)}))
 			}
 			path := r.Tree.Path(statefiles.SessionsDir, id+".log")
 			if running && *wait > 0 {

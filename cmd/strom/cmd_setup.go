@@ -5,6 +5,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 
 	"github.com/strom-research/strom/statefiles"
@@ -24,11 +25,11 @@ func setupCommand(s *sys) *ffcli.Command {
 				return err
 			}
 			if len(args) > 0 {
-				return s.usage("usage.setup.words", messages.Args{"Word": args[0]})
+				return s.usage("usage.setup.words", messages.Args{"Word": termsafe.Excerpt(args[0])})
 			}
 			if *newMode != "" {
 				if *newMode != statefiles.ModeResearch && *newMode != statefiles.ModeArchive {
-					return s.usage("usage.setup.new", messages.Args{"Value": *newMode})
+					return s.usage("usage.setup.new", messages.Args{"Value": termsafe.Excerpt(*newMode)})
 				}
 				return s.setInitMode(ctx, *newMode)
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/consent"
+	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -77,7 +78,7 @@ func statusCommand(s *sys) *ffcli.Command {
 				}
 				switch {
 				case !ri.PausedTill.IsZero() && ri.Session == "":
-					fmt.Fprintln(s.stdout, p.Say("status.paused", messages.Args{"Until": ri.PausedTill.Local().Format("15:04"), "Why": ri.PauseWhy, "Pending": pending, "PID": ri.PID}))
+					fmt.Fprintln(s.stdout, p.Say("status.paused", messages.Args{"Until": ri.PausedTill.Local().Format("15:04"), "Why": termsafe.Line(ri.PauseWhy), "Pending": pending, "PID": ri.PID}))
 				case ri.Session != "":
 					fmt.Fprintln(s.stdout, p.Say("status.session", messages.Args{"Session": ri.Session, "Task": ri.Task,
 						"Left": harness.SayTimeLeft(p, r.Now(), ri.Deadline), "Until": harness.ClockAt(ri.Deadline.Local()), "Pending": pending, "PID": ri.PID}))

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"strings"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/agents"
+	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -47,7 +50,7 @@ func taskCommand(s *sys) *ffcli.Command {
 		},
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) > 0 {
-				return s.usage("usage.task.unknown", messages.Args{"Word": args[0]})
+				return s.usage("usage.task.unknown", messages.Args{"Word": termsafe.Excerpt(args[0])})
 			}
 			s.json = *asJSON
 			if s.inSession() != "" {
@@ -77,7 +80,7 @@ func taskAddCommand(s *sys) *ffcli.Command {
 				return s.usage("usage.task.add.title", messages.Args{"Count": len(args)})
 			}
 			text := *body
-			if err := statefiles.CheckLength(statefiles.BodyText, text, "--body"); err != nil {
+			if err := statefiles.CheckInput(statefiles.BodyText, text, "--body"); err != nil {
 				return err
 			}
 			if *bodyFile != "" {
@@ -117,7 +120,7 @@ func readText(s *sys, path string) (string, error) {
 	if path != "-" {
 		f, err := os.Open(path)
 		if err != nil {
-			return "", fmt.Errorf("read %s: %w", path, err)
+			return "", readError(path, err)
 		}
 		defer f.Close()
 		r = f
@@ -127,9 +130,19 @@ func readText(s *sys, path string) (string, error) {
 	}
 	b, err := io.ReadAll(io.LimitReader(r, statefiles.BodyMax+1))
 	if err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
+		return "", readError(path, err)
 	}
-	return string(b), statefiles.CheckLength(statefiles.BodyText, string(b), "--body-file "+path)
+	return string(b), statefiles.CheckInput(statefiles.BodyText, string(b), "--body-file "+termsafe.Excerpt(path))
+}
+
+// readError is the error of reading the file a person named: its path said once,
+// by its start (termsafe.Excerpt), however long the path given was.
+func readError(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("read %s: %w", termsafe.Excerpt(path), err)
 }
 
 func taskListCommand(s *sys) *ffcli.Command {
@@ -243,7 +256,7 @@ func listTasks(ctx context.Context, s *sys, o listOptions) error {
 			}
 		case statefiles.Waiting:
 			if n := len(t.Questions); n > 0 {
-				extra = " — " + p.Say("task.list_asks", messages.Args{"Question": t.Questions[n-1].Question})
+				extra = " — " + p.Say("task.list_asks", messages.Args{"Question": termsafe.Line(t.Questions[n-1].Question)})
 			}
 		}
 		if len(t.Needs) > 0 && (t.State == statefiles.Open || t.State == statefiles.Started) {
@@ -374,7 +387,7 @@ func printTask(s *sys, t statefiles.Task, recs []statefiles.Record) {
 			state = p.Say("task.show_started", messages.Args{"State": state, "Session": t.Session})
 		}
 	}
-	fmt.Fprintf(s.stdout, "%s  %s\n%s\n", t.ID, t.Title, p.Say("task.show_state", messages.Args{"State": state}))
+	fmt.Fprintf(s.stdout, "%s  %s\n%s\n", t.ID, termsafe.Line(t.Title), p.Say("task.show_state", messages.Args{"State": state}))
 	fmt.Fprintln(s.stdout, p.Say("task.show_times", messages.Args{"Created": t.Created.Format("2006-01-02 15:04 MST"), "Updated": t.Updated.Format("2006-01-02 15:04 MST")}))
 	if t.AddedBy != "" {
 		fmt.Fprintln(s.stdout, p.Say("task.show_added_by", messages.Args{"Session": t.AddedBy}))
@@ -386,15 +399,15 @@ func printTask(s *sys, t statefiles.Task, recs []statefiles.Record) {
 		fmt.Fprintf(s.stdout, "\n%s\n", strings.TrimRight(t.Body, "\n"))
 	}
 	for _, q := range t.Questions {
-		fmt.Fprintf(s.stdout, "\n%s\n", p.Say("task.show_asked", messages.Args{"When": q.Asked.Format("2006-01-02 15:04"), "Question": q.Question}))
+		fmt.Fprintf(s.stdout, "\n%s\n", p.Say("task.show_asked", messages.Args{"When": q.Asked.Format("2006-01-02 15:04"), "Question": termsafe.Line(q.Question)}))
 		if q.Answered != nil {
-			fmt.Fprintln(s.stdout, p.Say("task.show_answered", messages.Args{"When": q.Answered.Format("2006-01-02 15:04"), "Answer": q.Answer}))
+			fmt.Fprintln(s.stdout, p.Say("task.show_answered", messages.Args{"When": q.Answered.Format("2006-01-02 15:04"), "Answer": termsafe.Line(q.Answer)}))
 		}
 	}
 	if len(recs) > 0 {
 		fmt.Fprintf(s.stdout, "\n%s\n", p.Say("task.show_records"))
 		for _, r := range recs {
-			fmt.Fprintf(s.stdout, "  %s  %s\n", r.Time.Format("2006-01-02 15:04"), r.Text)
+			fmt.Fprintf(s.stdout, "  %s  %s\n", r.Time.Format("2006-01-02 15:04"), termsafe.Line(r.Text))
 		}
 	}
 }
@@ -423,7 +436,7 @@ func taskEditCommand(s *sys) *ffcli.Command {
 			set := map[string]bool{}
 			fs.Visit(func(f *flagT) { set[f.Name] = true })
 			if set["title"] {
-				if err := statefiles.CheckLength(statefiles.TitleText, strings.TrimSpace(*title), "--title"); err != nil {
+				if err := statefiles.CheckInput(statefiles.TitleText, strings.TrimSpace(*title), "--title"); err != nil {
 					return err
 				}
 				tp = title
@@ -432,7 +445,7 @@ func taskEditCommand(s *sys) *ffcli.Command {
 				return s.usage("usage.task.body_both")
 			}
 			if set["body"] {
-				if err := statefiles.CheckLength(statefiles.BodyText, *body, "--body"); err != nil {
+				if err := statefiles.CheckInput(statefiles.BodyText, *body, "--body"); err != nil {
 					return err
 				}
 				bp = body
@@ -516,7 +529,7 @@ func taskParkCommand(s *sys) *ffcli.Command {
 			if strings.TrimSpace(*why) == "" {
 				return s.usage("usage.task.park.why")
 			}
-			if err := statefiles.CheckLength(statefiles.ReasonText, *why, "--why"); err != nil {
+			if err := statefiles.CheckInput(statefiles.ReasonText, *why, "--why"); err != nil {
 				return err
 			}
 			r, err := s.research()
@@ -597,5 +610,5 @@ func (s *sys) parkReason(reason string) string {
 	if reason == harness.ArchiveReason {
 		return s.msg().Say("task.archive_reason")
 	}
-	return reason
+	return termsafe.Line(reason)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/strom-research/strom/harness/gates"
 	"github.com/strom-research/strom/harness/gates/claudeusage"
 	"github.com/strom-research/strom/harness/limits"
+	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/statefiles"
 
 	"github.com/strom-research/strom/messages"
@@ -45,7 +46,7 @@ func usageCommand(s *sys) *ffcli.Command {
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			s.json = *asJSON
 			if len(args) > 0 {
-				return s.usage("usage.usage.command", messages.Args{"Word": args[0]})
+				return s.usage("usage.usage.command", messages.Args{"Word": termsafe.Excerpt(args[0])})
 			}
 			r, err := s.research()
 			if err != nil {

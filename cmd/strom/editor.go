@@ -113,10 +113,10 @@ func editTask(ctx context.Context, s *sys, r *harness.Research, id string) error
 		fmt.Fprintln(s.stdout, p.Say("task.unchanged", messages.Args{"Task": was.ID}))
 		return nil
 	}
-	if err := statefiles.CheckLength(statefiles.TitleText, title, shown); err != nil {
+	if err := statefiles.CheckInput(statefiles.TitleText, title, shown); err != nil {
 		return err
 	}
-	if err := statefiles.CheckLength(statefiles.BodyText, body, shown); err != nil {
+	if err := statefiles.CheckInput(statefiles.BodyText, body, shown); err != nil {
 		return err
 	}
 	saved, err := r.RewordTask(ctx, was.ID, was, title, body)
@@ -147,7 +147,7 @@ func readEdit(path, shown string) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", shown, err)
 	}
 	if len(b) > editMax {
-		return nil, statefiles.CheckLength(statefiles.BodyText, string(b), shown)
+		return nil, statefiles.CheckInput(statefiles.BodyText, string(b), shown)
 	}
 	return b, nil
 }

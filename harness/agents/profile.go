@@ -9,6 +9,7 @@ import (
 
 	"github.com/strom-research/strom/harness/limits"
 	"github.com/strom-research/strom/internal/shellword"
+	"github.com/strom-research/strom/internal/termsafe"
 
 	"github.com/strom-research/strom/messages"
 )
@@ -155,7 +156,7 @@ func Lookup(name string, overrides map[string]json.RawMessage) (Profile, error) 
 	p, isShipped := shipped(name)
 	over, overridden := overrides[name]
 	if !isShipped && !overridden {
-		return Profile{}, messages.Errorf(ErrUnknownAgent, "agents.unknown", messages.Args{"Agent": name, "Names": strings.Join(Names(overrides), ", ")})
+		return Profile{}, messages.Errorf(ErrUnknownAgent, "agents.unknown", messages.Args{"Agent": termsafe.Excerpt(name), "Names": strings.Join(Names(overrides), ", ")})
 	}
 	if !isShipped {
 		p = Profile{Prompt: PromptArgument}

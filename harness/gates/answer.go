@@ -10,6 +10,7 @@ import (
 
 	"github.com/strom-research/strom/harness/gates/claudeusage"
 	"github.com/strom-research/strom/internal/shellword"
+	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 )
 
@@ -54,10 +55,10 @@ func isGateName(s string) bool {
 func ParseSpec(s string) (Spec, error) {
 	words, err := shellword.Split(s)
 	if err != nil {
-		return Spec{}, messages.Errorf(ErrBadSpec, "gates.bad_words", messages.Args{"Spec": s, "Error": err})
+		return Spec{}, messages.Errorf(ErrBadSpec, "gates.bad_words", messages.Args{"Spec": termsafe.Excerpt(s), "Error": err})
 	}
 	if len(words) == 0 || !isGateName(words[0]) {
-		return Spec{}, messages.Errorf(ErrBadSpec, "gates.bad_spec", messages.Args{"Spec": s})
+		return Spec{}, messages.Errorf(ErrBadSpec, "gates.bad_spec", messages.Args{"Spec": termsafe.Excerpt(s)})
 	}
 	return Spec{Name: words[0], Args: words[1:]}, nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/strom-research/strom/internal/capped"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/internal/procgroup"
+	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -110,7 +111,7 @@ func (a *Asker) program(ctx context.Context) Reply {
 	path := Program(a.Getenv, a.Spec.Name)
 	fi, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return Reply{Exit: -1, Err: messages.Errorf(ErrNoGate, "gates.not_found", messages.Args{"Gate": a.Spec.Name, "Path": path})}
+		return Reply{Exit: -1, Err: messages.Errorf(ErrNoGate, "gates.not_found", messages.Args{"Gate": termsafe.Excerpt(a.Spec.Name), "Path": termsafe.Excerpt(path)})}
 	}
 	if err != nil {
 		return Reply{Exit: -1, Err: fmt.Errorf("find %s: %w", a.Spec.Name, err)}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -77,6 +78,8 @@ func (g *Runner) Before(ctx context.Context, n int) (*harness.GateStop, error) {
 		if rep.Err != nil {
 			verdict, reason, said = "error", rep.Err.Error(), msg.Text(rep.Err)
 		}
+		// The gate's own words go on the run's lines: one line each.
+		said = termsafe.Line(said)
 		fmt.Fprintln(g.Out, msg.Say("gate.answer", messages.Args{"Gate": g.Asker.Spec.Name, "Verdict": msg.Say("gate.verdict." + verdict),
 			"Reason": said, "Exit": rep.Exit, "Log": statefiles.DirName + "/" + statefiles.GateLogFile}))
 		waitS := rep.RetryAfterS

@@ -1,8 +1,10 @@
 // Package termsafe keeps text from driving a terminal: control characters in task
 // titles, texts and records (which an agent may have written) are shown as escapes
-// instead of reaching the terminal raw. It guarantees that what it writes holds no
-// C0 control character but newline, tab and the carriage return of a "\r\n", no
-// DEL, no C1 control and no byte that is not UTF-8.
+// instead of reaching the terminal raw. It guarantees that what String and Writer
+// write holds no C0 control character but newline, tab and the carriage return of a
+// "\r\n", no DEL, no C1 control and no byte that is not UTF-8; what Line and
+// Excerpt return holds none of those and no newline, tab or carriage return either,
+// so outside text put on a line of strom's stays on that one line.
 package termsafe
 
 import (
@@ -20,6 +22,24 @@ func String(s string) string {
 	if clean(s) {
 		return s
 	}
+	return escape(s, false)
+}
+
+// Line returns s on one line, for a line strom prints or commits that carries
+// outside text (a title, a record, a reason, a question): every control character
+// is shown as String shows it, and so are newline, tab and carriage return, as \n,
+// \t and \r. A title cannot then begin a line of its own that looks like one of
+// strom's.
+func Line(s string) string {
+	if oneLine(s) {
+		return s
+	}
+	return escape(s, true)
+}
+
+// escape shows every control character of s as an escape; newline, tab and the
+// CR of a "\r\n" too when line is true.
+func escape(s string, line bool) string {
 	var b strings.Builder
 	b.Grow(len(s) + 16)
 	for i := 0; i < len(s); {
@@ -27,10 +47,14 @@ func String(s string) string {
 		switch {
 		case r == utf8.RuneError && n == 1:
 			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\n' || r == '\t':
+		case !line && (r == '\n' || r == '\t'):
 			b.WriteRune(r)
-		case r == '\r' && i+1 < len(s) && s[i+1] == '\n':
+		case !line && r == '\r' && i+1 < len(s) && s[i+1] == '\n':
 			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
 		case r == '\r':
 			b.WriteString(`\r`)
 		case r < 0x20:
@@ -45,6 +69,40 @@ func String(s string) string {
 		i += n
 	}
 	return b.String()
+}
+
+// ExcerptMax is the most characters of a value a sentence repeats: a bad value of
+// 120 KB is named by its start, not printed whole.
+const ExcerptMax = 200
+
+// Excerpt is a value as a sentence that refuses it repeats it: its first
+// ExcerptMax characters (a byte that is not UTF-8 counts as one) on one line as
+// Line shows them, and "…" when there was more.
+func Excerpt(s string) string {
+	if len(s) <= ExcerptMax {
+		return Line(s)
+	}
+	n := 0
+	for i := range s {
+		if n == ExcerptMax {
+			return Line(s[:i]) + "…"
+		}
+		n++
+	}
+	return Line(s)
+}
+
+// oneLine reports whether Line would return s as it is, without allocating.
+func oneLine(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return false
+		}
+	}
+	return true
 }
 
 // clean reports whether s needs no escape, without allocating.

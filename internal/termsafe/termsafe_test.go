@@ -3,6 +3,7 @@ package termsafe
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -57,5 +58,49 @@ func TestJSONStaysJSON(t *testing.T) {
 	}
 	if out["title"] != in {
 		t.Errorf("decoded %q, want %q", out["title"], in)
+	}
+}
+
+func TestLine(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"plain title", "plain title"},
+		{"Tábor, 1850 — ok", "Tábor, 1850 — ok"},
+		{"two\nlines", `two\nlines`},
+		{"crlf\r\nend", `crlf\r\nend`},
+		{"tab\there", `tab\there`},
+		{"fake\n▶ session 1 on T-9", `fake\n▶ session 1 on T-9`},
+		{"red \x1b[31mtitle\x1b[0m", `red \x1b[31mtitle\x1b[0m`},
+		{"title \x1b]0;pwned\a", `title \x1b]0;pwned\x07`},
+		{"csi \u009b2J del\x7f", `csi \u009b2J del\u007f`},
+		{"bad \xff byte", `bad \xff byte`},
+	}
+	for _, tt := range tests {
+		got := Line(tt.in)
+		if got != tt.want {
+			t.Errorf("Line(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if strings.ContainsAny(got, "\n\r\t\x1b\a") {
+			t.Errorf("Line(%q) = %q is not one safe line", tt.in, got)
+		}
+	}
+}
+
+func TestExcerpt(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 120000)
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{"nonsense", "nonsense"},
+		{strings.Repeat("é", ExcerptMax), strings.Repeat("é", ExcerptMax)},
+		{strings.Repeat("é", ExcerptMax+1), strings.Repeat("é", ExcerptMax) + "…"},
+		{long, long[:ExcerptMax] + "…"},
+		{"a\nb", `a\nb`},
+		{"\xff" + long, `\xff` + long[:ExcerptMax-1] + "…"},
+	}
+	for _, tt := range tests {
+		if got := Excerpt(tt.in); got != tt.want {
+			t.Errorf("Excerpt(%.20q…) = %.40q…, want %.40q…", tt.in, got, tt.want)
+		}
 	}
 }
