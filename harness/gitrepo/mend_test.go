@@ -34,6 +34,21 @@ func writeNote(t *testing.T, r *Repo, strom, git int, start time.Time, args ...s
 	return path
 }
 
+// conflictingBranch gives r a branch "other" whose a.txt conflicts with the
+// current branch's.
+func conflictingBranch(t *testing.T, r *Repo) {
+	t.Helper()
+	writeFile(t, r.Root, "a.txt", "base\n")
+	gitIn(t, r.Root, "add", "a.txt")
+	gitIn(t, r.Root, "commit", "-q", "-m", "base")
+	gitIn(t, r.Root, "checkout", "-q", "-b", "other")
+	writeFile(t, r.Root, "a.txt", "theirs\n")
+	gitIn(t, r.Root, "commit", "-q", "-am", "theirs")
+	gitIn(t, r.Root, "checkout", "-q", "-")
+	writeFile(t, r.Root, "a.txt", "ours\n")
+	gitIn(t, r.Root, "commit", "-q", "-am", "ours")
+}
+
 // TestMendAfterKill: what a killed strom's git left — a lock, a merge in progress,
 // a merge driver's temporary file — is undone by the notes; what a person's git
 // left, a live strom's and a git that only read are left alone.
@@ -96,15 +111,7 @@ func TestMendAfterKill(t *testing.T) {
 	t.Run("a merge begun", func(t *testing.T) {
 		t.Parallel()
 		r := newRepo(t)
-		writeFile(t, r.Root, "a.txt", "base\n")
-		gitIn(t, r.Root, "add", "a.txt")
-		gitIn(t, r.Root, "commit", "-q", "-m", "base")
-		gitIn(t, r.Root, "checkout", "-q", "-b", "other")
-		writeFile(t, r.Root, "a.txt", "theirs\n")
-		gitIn(t, r.Root, "commit", "-q", "-am", "theirs")
-		gitIn(t, r.Root, "checkout", "-q", "-")
-		writeFile(t, r.Root, "a.txt", "ours\n")
-		gitIn(t, r.Root, "commit", "-q", "-am", "ours")
+		conflictingBranch(t, r)
 		head := gitIn(t, r.Root, "rev-parse", "HEAD")
 		start := time.Now().Add(-time.Second)
 		exec.Command("git", "-C", r.Root, "merge", "-q", "other").Run() // stops in its conflict, as a kill would leave it
@@ -133,15 +140,7 @@ func TestMendAfterKill(t *testing.T) {
 	t.Run("a person's merge", func(t *testing.T) {
 		t.Parallel()
 		r := newRepo(t)
-		writeFile(t, r.Root, "a.txt", "base\n")
-		gitIn(t, r.Root, "add", "a.txt")
-		gitIn(t, r.Root, "commit", "-q", "-m", "base")
-		gitIn(t, r.Root, "checkout", "-q", "-b", "other")
-		writeFile(t, r.Root, "a.txt", "theirs\n")
-		gitIn(t, r.Root, "commit", "-q", "-am", "theirs")
-		gitIn(t, r.Root, "checkout", "-q", "-")
-		writeFile(t, r.Root, "a.txt", "ours\n")
-		gitIn(t, r.Root, "commit", "-q", "-am", "ours")
+		conflictingBranch(t, r)
 		exec.Command("git", "-C", r.Root, "merge", "-q", "other").Run()
 		writeNote(t, r, deadPID(t), deadPID(t), time.Now().Add(-time.Second), "commit", "-q")
 		if got, _ := r.MendAfterKill(ctxT(t)); len(got) != 0 {
