@@ -285,6 +285,26 @@ func (r *Repo) SetConfig(ctx context.Context, key, value string) error {
 	return err
 }
 
+// ConfigMatching reads the keys of the repository's own git config that the
+// regular expression re matches, with their values (the last of a key set twice),
+// in one git process; none set is an empty map.
+func (r *Repo) ConfigMatching(ctx context.Context, re string) (map[string]string, error) {
+	out, err := r.git(ctx, []string{"config", "--local", "-z", "--get-regexp", re}, nil, nil)
+	if err != nil {
+		var ge *GitError
+		if errors.As(err, &ge) && ge.Stderr == "" {
+			return map[string]string{}, nil // nothing matches: git config exits 1, silent
+		}
+		return nil, fmt.Errorf("read git config: %w", err)
+	}
+	m := map[string]string{}
+	for _, kv := range splitNUL(out) {
+		k, v, _ := strings.Cut(kv, "\n")
+		m[k] = v
+	}
+	return m, nil
+}
+
 // Config reads a key of the repository's own git config; "" when it is not set.
 func (r *Repo) Config(ctx context.Context, key string) (string, error) {
 	out, err := r.git(ctx, []string{"config", "--local", "--get", key}, nil, nil)

@@ -32,9 +32,15 @@ func Install(ctx context.Context, g *gitrepo.Repo, tree *statefiles.Tree, strom 
 		}
 		changed = true
 	}
+	// One git process reads what is registered: a synced run asks at every
+	// start, and registers only what is missing or names another strom.
+	have, err := g.ConfigMatching(ctx, `^merge\.strom-`)
+	if err != nil {
+		return changed, fmt.Errorf("install merge drivers: %w", err)
+	}
 	for _, d := range drivers {
 		cmd := shellword.Quote(strom) + " hooks merge-driver " + d.kind + " %O %A %B %P"
-		if cur, _ := g.Config(ctx, "merge."+d.name+".driver"); cur == cmd {
+		if have["merge."+d.name+".driver"] == cmd && have["merge."+d.name+".name"] == d.title {
 			continue
 		}
 		if err := g.SetConfig(ctx, "merge."+d.name+".name", d.title); err != nil {
