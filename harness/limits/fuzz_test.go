@@ -130,7 +130,7 @@ func FuzzDescribeReset(f *testing.F) {
 			t.Fatal(err)
 		}
 		now := fuzzNow.In(loc)
-		reset := now.Add(time.Duration(minutes%(360*24*60)) * time.Minute).Truncate(time.Minute)
+		reset := now.Add(time.Duration(minutes%(330*24*60)) * time.Minute).Truncate(time.Minute) // at most 335 days ahead: further is a date that went by (stalePast)
 		text := DescribeReset(reset, loc)
 		got, ok := ParseReset(text, now, time.UTC)
 		if !ok {

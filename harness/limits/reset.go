@@ -57,8 +57,15 @@ var months = map[string]time.Month{
 // local (time.Local when nil). A time without a date that already passed today
 // in that zone means tomorrow, unless it passed less than resetGrace ago (the
 // agent rounds to the minute: the limit has just reset). A date without a time
-// means the start of that day. A date without a year that lies more than a day
-// in the past means next year. Durations count from now.
+// means the start of that day. A date without a year that lies more than
+// stalePast (30 days) in the past means next year ("Jan 3" said in December); one
+// that went by less long ago stays in the past, where a reset that went by
+// belongs. Durations count from now.
+// stalePast is how long ago a reset date without a year may lie and still be
+// this year's: the week's and the month's limits reset at most a month ahead, so
+// a date further back is next year's.
+const stalePast = 30 * 24 * time.Hour
+
 func ParseReset(raw string, now time.Time, local *time.Location) (time.Time, bool) {
 	s := strings.TrimSpace(Normalize(raw))
 	if s == "" {
@@ -212,9 +219,15 @@ func resolve(now time.Time, loc *time.Location, mon, day, year, h12, min12, ampm
 		return t, t.Month() == month && t.Day() == d
 	}
 	t, ok := build(y)
-	if year == "" && (!ok || t.Before(now.Add(-24*time.Hour))) {
-		// Feb 29 may exist only next year, or the date already went by.
+	if year == "" && (!ok || t.Before(now.Add(-stalePast))) {
+		// Feb 29 may exist only next year, or the date went by long ago: a
+		// reset is ahead. One that went by less than stalePast ago stays in the
+		// past (the client's word is stale: the limit has reset), not a year
+		// ahead.
 		t, ok = build(y + 1)
+		for i := 2; !ok && i <= 4; i++ {
+			t, ok = build(y + i) // Feb 29 in the next leap year
+		}
 	}
 	if !ok {
 		return time.Time{}, false // Nov 0, Feb 30: no such day
