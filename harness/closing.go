@@ -65,7 +65,13 @@ func (r *Research) closeSession(ctx context.Context, res sessionResult, task sta
 		}); err != nil {
 			return err
 		}
-		checks = append(checks, r.cleanStateOf(ctx, p.Check, changes, gerr)...)
+		clean := r.cleanStateOf(ctx, p.Check, changes, gerr)
+		checks = append(checks, clean...)
+		for _, c := range clean {
+			if why, ok := strings.CutPrefix(c, "failed: "); ok && res.CheckFailed == "" {
+				res.CheckFailed = why
+			}
+		}
 		links := r.linksUnderStrom(changes)
 		res.NotAllowed = r.notAllowedNow(ctx)
 		msg := commitMessage(r.Messages(), res, task.Title, p.Profile.Name, texts, checks)

@@ -461,6 +461,9 @@ func (r *Research) printEnd(out io.Writer, res sessionResult) {
 	if res.Detail != "" && res.End != EndDone && res.End != EndWaiting && res.End != EndClosed {
 		line += " — " + res.Detail
 	}
+	if res.CheckFailed != "" {
+		line += " — " + p.Say("run.check_failed", messages.Args{"Why": termsafe.Line(res.CheckFailed)})
+	}
 	if len(res.Commit) >= 7 {
 		line += " " + p.Say("run.session_commit", messages.Args{"Commit": res.Commit[:7], "Count": res.Records})
 	}

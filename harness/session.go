@@ -78,6 +78,10 @@ type sessionResult struct {
 	ParkReason     string
 	ParkCount      int
 	ParkUnfinished bool
+	// CheckFailed is why the clean-state check failed at the session's commit
+	// (its Strom-Check trailer), "" when it passed: the session's work is committed
+	// all the same, and the ■ line and the commit's subject say so.
+	CheckFailed string
 }
 
 // events are what the run loop's surroundings can tell a running session.
@@ -512,7 +516,11 @@ func (r *Research) abandon(ctx context.Context, id, task string, cause error) er
 // written as strom prints them (termsafe.Line): the title on the subject's one
 // line, each record on a line of its own.
 func commitMessage(p *messages.Printer, res sessionResult, title, agent string, records []string, checks []string) gitrepo.Message {
-	subject := p.Say("commit.session", messages.Args{"Task": res.Task, "Title": subjectTitle(title), "End": p.Say("subject." + res.End.String())})
+	id := "commit.session"
+	if res.CheckFailed != "" {
+		id = "commit.session_check_failed"
+	}
+	subject := p.Say(id, messages.Args{"Task": res.Task, "Title": subjectTitle(title), "End": p.Say("subject." + res.End.String())})
 	lines := make([]string, len(records))
 	for i, rec := range records {
 		lines[i] = termsafe.Line(strings.TrimSpace(rec))
