@@ -130,6 +130,14 @@ type Profile struct {
 	// headless), and the agent reports an API error as its own message: the
 	// assistant's messages are read with the limit and login patterns.
 	MessageJSON bool `json:"message_json,omitempty"`
+	// Versions are the versions of the profile's program whose flags
+	// (Permissions above all) strom knows: a client's defaults change between
+	// versions (Claude Code 2.1.332 starts in its "auto" mode), so before a
+	// session that starts Versions.Program strom asks it `--version` and starts
+	// none outside this range, nor one that does not say. The zero range: no
+	// check. Only profiles.json sets it; a settings file cannot (the config
+	// schema has no such field).
+	Versions VersionRange `json:"versions,omitzero"`
 }
 
 // Names lists the profiles Lookup knows, the shipped ones and those only the
@@ -187,6 +195,11 @@ func (p Profile) validate() error {
 	for k := range p.Permissions {
 		if !slices.Contains(permissionWords, k) {
 			return fmt.Errorf("permissions has %q: use %s", k, strings.Join(permissionWords, ", "))
+		}
+	}
+	if p.Versions != (VersionRange{}) {
+		if err := p.Versions.validate(); err != nil {
+			return err
 		}
 	}
 	for _, a := range p.Command {

@@ -260,6 +260,12 @@ func TestLookupOverride(t *testing.T) {
 			wantErr: "{args} must be a whole argument"},
 		{name: "bad pattern", agent: "codex", overrides: `{"codex": {"login": ["^(unclosed"]}}`, sentinel: ErrBadProfile,
 			wantErr: "check agent codex:"},
+		{name: "versions not a version", agent: "mine", overrides: `{"mine": {"command": ["x"], "versions": {"program": "x", "from": "2.1", "to": "2.1.332"}}}`, sentinel: ErrBadProfile,
+			wantErr: `check agent mine: versions "2.1" to "2.1.332": give both ends as MAJOR.MINOR.PATCH`},
+		{name: "versions backwards", agent: "mine", overrides: `{"mine": {"command": ["x"], "versions": {"program": "x", "from": "2.1.332", "to": "2.1.197"}}}`, sentinel: ErrBadProfile,
+			wantErr: `check agent mine: versions 2.1.332 to 2.1.197: the first is newer`},
+		{name: "versions of no program", agent: "mine", overrides: `{"mine": {"command": ["x"], "versions": {"from": "2.1.197", "to": "2.1.332"}}}`, sentinel: ErrBadProfile,
+			wantErr: `check agent mine: versions "2.1.197" to "2.1.332": name their program`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
