@@ -32,9 +32,11 @@ const (
 var promptModes = []string{PromptArgument, PromptStdin, PromptFile, PromptTyped}
 
 // Permission levels a person chooses for an agent (Vars.Permissions). A
-// profile maps each to its own flags; "" means PermAsk.
+// profile maps each to its own flags, which say the level even where it is the
+// client's default: a client's default changes between versions, and a settings
+// file of the client's own may choose another. "" means PermAsk.
 const (
-	PermAsk         = "ask"          // the agent asks before acting: no flag
+	PermAsk         = "ask"          // the agent asks before acting
 	PermAcceptEdits = "accept-edits" // file edits are allowed without asking
 	PermBypass      = "bypass"       // everything is allowed without asking
 )

@@ -61,6 +61,21 @@ func TestVersionRange(t *testing.T) {
 	}
 }
 
+// TestShippedVersions: every shipped profile that passes permission flags to a
+// program knows which versions of it they are for.
+func TestShippedVersions(t *testing.T) {
+	t.Parallel()
+	for _, name := range Names(nil) {
+		p, err := Lookup(name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Binary != "" && len(p.Permissions) > 0 && p.Versions.Program != p.Binary {
+			t.Errorf("%s passes permission flags to %s but names no versions of it they are for: %+v", name, p.Binary, p.Versions)
+		}
+	}
+}
+
 // FuzzParseVersion: a version found is three numbers of what the program said,
 // which read back as themselves (seeds: testdata/fuzz/FuzzParseVersion, what the
 // clients print).
