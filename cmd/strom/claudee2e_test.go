@@ -535,34 +535,53 @@ func (c *claudeRepo) setByPerson(t *testing.T, key, value string) {
 	}
 }
 
-// TestClaudePersonScreens: a permission prompt in mid-session, and the warning of
-// bypass mode at the start, wait for a person: strom ends the session with the
-// sentence, answers nothing, and the run stops for a person.
-func TestClaudePersonScreens(t *testing.T) {
+// TestClaudePermissionLevels: each agent.permissions level means the same on every
+// version (issue 25: 2.1.332 starts in "auto" mode and ran a command unasked when
+// strom passed no flag for ask). ask stops at the first command, accept-edits lets
+// an edit through and stops at a command, and bypass starts with Claude Code's
+// warning until a person accepted it once; each screen waits for a person: strom
+// ends the session with the sentence, answers nothing, and the run stops for a
+// person with found.txt nowhere, neither in the work tree nor in a commit.
+func TestClaudePermissionLevels(t *testing.T) {
 	t.Parallel()
+	const (
+		prompt = "Claude Code waits for permission to run a tool: allow the tool in the agent's permission settings (or run it in bypass permissions mode), then run strom again."
+		bypass = "Claude Code asks to accept Bypass Permissions mode: run `claude --dangerously-skip-permissions` once by hand, accept the warning, then run strom again."
+	)
 	eachClaude(t, func(t *testing.T, cc *npmClient) {
 		for _, tc := range []struct {
-			name, permissions, says string
+			permissions string
+			steps       []fakemodel.Step
+			says        string
+			edited      bool // notes.md is written
 		}{
-			{"permission-prompt", "ask", "Claude Code waits for permission to run a tool: allow the tool in the agent's permission settings (or run it in bypass permissions mode), then run strom again."},
-			{"bypass-warning", "bypass", "Claude Code asks to accept Bypass Permissions mode: run `claude --dangerously-skip-permissions` once by hand, accept the warning, then run strom again."},
+			{"ask", fakemodel.Bash("echo found > found.txt", `strom record "wrote found.txt"`, "strom session close"), prompt, false},
+			// Both versions let a plain redirection into the folder through as an
+			// edit; a command that writes the file itself is asked about.
+			{"accept-edits", append([]fakemodel.Step{fakemodel.Write("notes.md", "notes\n")},
+				fakemodel.Bash("sh -c 'echo found > found.txt'", `strom record "wrote found.txt"`, "strom session close")...), prompt, true},
+			{"bypass", fakemodel.Bash("echo found > found.txt", `strom record "wrote found.txt"`, "strom session close"), bypass, false},
 		} {
-			t.Run(tc.name, func(t *testing.T) {
+			t.Run(tc.permissions, func(t *testing.T) {
 				t.Parallel()
-				c := newClaudeRepo(t, cc, claudeSetup{home: "seeded", token: true, turns: []fakemodel.Turn{{
-					Steps: fakemodel.Bash("echo hello > proof.txt", `strom record "wrote the proof"`), Text: "Done.",
-				}}})
+				c := newClaudeRepo(t, cc, claudeSetup{home: "seeded", token: true, turns: []fakemodel.Turn{{Steps: tc.steps, Text: "Done."}}})
 				c.setByPerson(t, "agent.permissions", tc.permissions)
 				c.must(t, "task", "add", "Write the proof")
 				code, screen := c.run(t, 90*time.Second, "run")
 				if code != 3 {
-					t.Fatalf("exit %d, want 3:\n%s\n%s", code, screen, c.transcripts(t))
+					t.Errorf("exit %d, want 3:\n%s\n%s", code, screen, c.transcripts(t))
 				}
 				mustContain(t, "the run's output", screen, "ended: agent-failed — "+tc.says, "1 session · stopped: the agent needs a person — "+tc.says)
-				if _, err := os.Stat(filepath.Join(c.repo, "proof.txt")); err == nil {
-					t.Error("proof.txt exists: something answered the question")
+				if _, err := os.Stat(filepath.Join(c.repo, "found.txt")); err == nil {
+					t.Error("found.txt exists: the command ran unasked")
 				}
-				if strings.Contains(c.must(t, "log"), "wrote the proof") {
+				if got := c.git(t, "log", "--all", "--format=%h", "--", "found.txt"); strings.TrimSpace(got) != "" {
+					t.Errorf("found.txt was committed in %s", got)
+				}
+				if _, err := os.Stat(filepath.Join(c.repo, "notes.md")); (err == nil) != tc.edited {
+					t.Errorf("notes.md written: %v, want %v", err == nil, tc.edited)
+				}
+				if strings.Contains(c.must(t, "log"), "wrote found.txt") {
 					t.Error("the model went on: something answered the question")
 				}
 				mustContain(t, "the task list", c.must(t, "task", "list"), "T-1  open")
