@@ -34,9 +34,10 @@ test:
 	$(GO) test -race -short -count=1 -timeout 25m ./...
 	$(GO) test -count=1 -run 'TestCrashResume|TestMenuWorkInOrder|TestMenuWorkPickedKeys|TestMenuEscAndCtrlC' ./cmd/strom/
 
-# The real clients — Claude Code, Codex, OpenCode, Grok CLI (pinned, installed by npm
-# into .cache/ on first use) — under strom, against a scripted model server; `make
-# test` runs them too.
+# The real clients — Claude Code (the pinned version and the newest npm served when
+# its flags were measured), Codex, OpenCode, Grok CLI (pinned, installed by npm into
+# .cache/ on first use) — under strom, against a scripted model server; `make test`
+# runs them too.
 e2e:
 	$(GO) test -count=1 -timeout 15m -run 'TestClaude|TestCodex|TestOpenCode|TestGrok' ./cmd/strom/
 	$(GO) test -count=1 ./internal/fakemodel/

@@ -303,6 +303,16 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 				continue
 			}
 		}
+		// The agent's program may have been updated since the run started (Claude
+		// Code updates itself, and a condition may have waited for hours): a version
+		// strom does not know starts no session. One `--version` a session, the first
+		// asked twice: 0.02 to 0.8 s against sessions of minutes.
+		if err := r.checkAgentVersion(ctx, plan); err != nil {
+			if ctx.Err() != nil {
+				return stopNow(StopByHand, "")
+			}
+			return stopNow(StopError, r.Messages().Text(err))
+		}
 		p := plan
 		if r.sync != nil {
 			// Several machines: the task is the first open one after the remote's
@@ -375,7 +385,8 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 // order: hold the run lock; refuse while a merge or rebase is in progress (the
 // session's commit would fail), while a tree setting that starts a program is not
 // allowed on this computer, in an archive and without the agent's program
-// (R7.8, R7.8.1); check (a chat's own refusals; may be nil); commit a crashed
+// (R7.8, R7.8.1), and with a version of it whose flags strom does not know; check
+// (a chat's own refusals; may be nil); commit a crashed
 // session; stop before any session when Claude Code with a folder of its own is not
 // logged in there (R7.7: a result, not an error); record the run in run.json. done
 // clears run.json and lets the lock go.
@@ -421,6 +432,9 @@ func (r *Research) startAgentWork(ctx context.Context, o RunOptions, check func(
 	}
 
 	if err := r.refuseAgentWork(plan.Profile); err != nil {
+		return fail(err)
+	}
+	if err := r.checkAgentVersion(ctx, plan); err != nil {
 		return fail(err)
 	}
 	if check != nil {

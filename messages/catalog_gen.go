@@ -10,6 +10,8 @@ var catalogEn = []*i18n.Message{
 	{ID: "advice.install_with", Other: "install it with {{.Install}}"},
 	{ID: "advice.or_another", Other: "{{.How}}, or choose another agent with strom config set agent.name NAME"},
 	{ID: "advice.or_installed", Other: "{{.How}}, or choose {{.Agent}}, which is installed, with strom config set agent.name {{.Agent}}"},
+	{ID: "advice.version", Other: "install a version strom knows, or a strom that knows this one"},
+	{ID: "advice.version_install", Other: "install one strom knows with {{.Install}}, or a strom that knows this one"},
 	{ID: "agent.already_done", Other: "task {{.Task}} is already done"},
 	{ID: "agent.cannot_wait", Other: "task {{.Task}} is {{.State}}: only an open or started task can wait for an answer"},
 	{ID: "agent.not_live", Other: "no such session is running: STROM_SESSION is {{.Session}}, which is not the session working now — a record outside a session needs STROM_SESSION unset and strom record --task T-N \"…\""},
@@ -438,6 +440,8 @@ var catalogEn = []*i18n.Message{
 	{ID: "prompt.task", Other: "Your task is {{.Task}}."},
 	{ID: "record.done", Other: "Recorded on {{.Task}}."},
 	{ID: "record.other_task", Other: "this session works on {{.Task}}, so its records belong to {{.Task}}: drop --task"},
+	{ID: "refuse.agent_no_version", Other: "{{.Program}} --version said no version ({{.Said}}), so strom cannot tell whether it knows its permission flags (it knows {{.Known}}) and starts no session with it: {{.Advice}}"},
+	{ID: "refuse.agent_version", Other: "{{.Program}} {{.Version}} is not a version whose permission flags strom knows (it knows {{.Known}}), so strom starts no session with it: {{.Advice}}"},
 	{ID: "refuse.archive", Other: "the research is a Strom archive, so no agent works on it — switch research on with strom mode research"},
 	{ID: "refuse.person_only", Other: "{{.What}} is for a person, not for the agent in session {{.Session}}: record what you would change with strom record, and a person will decide"},
 	{ID: "refuse.running", Other: "another strom run is working in this research repo: wait for it to end, or ask it to finish with strom session finish"},
@@ -634,6 +638,9 @@ var catalogEn = []*i18n.Message{
 	{ID: "usage_week.week", Other: "week: {{.Used}} used · {{.Passed}} passed · lead {{.Lead}} · need {{.Need}} (claude-usage {{.N}})"},
 	{ID: "usage_week.week_resets", Other: "week resets: {{.When}}"},
 	{ID: "usage_week.week_unstarted", Other: "week: {{.Used}} used · not started yet (no reset time)"},
+	{ID: "versions.no_answer", Other: "no answer within {{.Timeout}}"},
+	{ID: "versions.nothing", Other: "nothing"},
+	{ID: "versions.range", Other: "{{.From}} to {{.To}}"},
 }
 
 // catalogDe are the messages of catalog/de.toml.
@@ -642,6 +649,8 @@ var catalogDe = []*i18n.Message{
 	{ID: "advice.install_with", Other: "ihn mit {{.Install}} installieren"},
 	{ID: "advice.or_another", Other: "{{.How}} oder einen anderen Agenten mit strom config set agent.name NAME wählen"},
 	{ID: "advice.or_installed", Other: "{{.How}} oder {{.Agent}}, der installiert ist, mit strom config set agent.name {{.Agent}} wählen"},
+	{ID: "advice.version", Other: "eine Version installieren, die strom kennt, oder ein strom, das diese kennt"},
+	{ID: "advice.version_install", Other: "eine Version, die strom kennt, mit {{.Install}} installieren, oder ein strom, das diese kennt"},
 	{ID: "agent.already_done", Other: "die Aufgabe {{.Task}} ist schon erledigt"},
 	{ID: "agent.cannot_wait", Other: "die Aufgabe {{.Task}} ist {{.State}}: nur eine offene oder begonnene Aufgabe kann auf eine Antwort warten"},
 	{ID: "agent.not_live", Other: "keine solche Sitzung läuft: STROM_SESSION ist {{.Session}}, nicht die Sitzung, die gerade arbeitet — ein Eintrag außerhalb einer Sitzung braucht ein leeres STROM_SESSION und strom record --task T-N \"…\""},
@@ -1070,6 +1079,8 @@ var catalogDe = []*i18n.Message{
 	{ID: "prompt.task", Other: "Deine Aufgabe ist {{.Task}}."},
 	{ID: "record.done", Other: "Erfasst bei {{.Task}}."},
 	{ID: "record.other_task", Other: "diese Sitzung arbeitet an {{.Task}}, also gehören ihre Einträge zu {{.Task}}: --task weglassen"},
+	{ID: "refuse.agent_no_version", Other: "{{.Program}} --version nannte keine Version ({{.Said}}), daher kann strom nicht sagen, ob es die Berechtigungs-Flags kennt (es kennt {{.Known}}), und startet damit keine Sitzung: {{.Advice}}"},
+	{ID: "refuse.agent_version", Other: "{{.Program}} {{.Version}} ist keine Version, deren Berechtigungs-Flags strom kennt (es kennt {{.Known}}), daher startet strom damit keine Sitzung: {{.Advice}}"},
 	{ID: "refuse.archive", Other: "die Forschung ist ein Strom-Archiv, daher arbeitet kein Agent daran — die Forschung mit strom mode research einschalten"},
 	{ID: "refuse.person_only", Other: "{{.What}} ist für einen Menschen, nicht für den Agenten in Sitzung {{.Session}}: erfassen, was zu ändern wäre, mit strom record, und ein Mensch entscheidet"},
 	{ID: "refuse.running", Other: "ein anderer strom-Lauf arbeitet in dieser Forschung: sein Ende abwarten oder ihn mit strom session finish um Abschluss bitten"},
@@ -1266,6 +1277,9 @@ var catalogDe = []*i18n.Message{
 	{ID: "usage_week.week", Other: "Woche: {{.Used}} genutzt · {{.Passed}} vergangen · Vorsprung {{.Lead}} · Bedarf {{.Need}} (claude-usage {{.N}})"},
 	{ID: "usage_week.week_resets", Other: "die Woche erneuert sich: {{.When}}"},
 	{ID: "usage_week.week_unstarted", Other: "Woche: {{.Used}} genutzt · noch nicht begonnen (keine Zeit der Erneuerung)"},
+	{ID: "versions.no_answer", Other: "keine Antwort innerhalb von {{.Timeout}}"},
+	{ID: "versions.nothing", Other: "nichts"},
+	{ID: "versions.range", Other: "{{.From}} bis {{.To}}"},
 }
 
 // catalogCs are the messages of catalog/cs.toml.
@@ -1274,6 +1288,8 @@ var catalogCs = []*i18n.Message{
 	{ID: "advice.install_with", Other: "nainstalovat ho přes {{.Install}}"},
 	{ID: "advice.or_another", Other: "{{.How}}, nebo vybrat jiného agenta přes strom config set agent.name NAME"},
 	{ID: "advice.or_installed", Other: "{{.How}}, nebo vybrat nainstalovaného agenta {{.Agent}} přes strom config set agent.name {{.Agent}}"},
+	{ID: "advice.version", Other: "nainstalovat verzi, kterou strom zná, nebo strom, který zná tuto"},
+	{ID: "advice.version_install", Other: "nainstalovat verzi, kterou strom zná, přes {{.Install}}, nebo strom, který zná tuto"},
 	{ID: "agent.already_done", Other: "úkol {{.Task}} už je hotový"},
 	{ID: "agent.cannot_wait", Other: "úkol {{.Task}} je {{.State}}: na odpověď může čekat jen otevřený nebo rozpracovaný úkol"},
 	{ID: "agent.not_live", Other: "žádné takové sezení neběží: STROM_SESSION je {{.Session}}, což není sezení, které právě pracuje — zápis mimo sezení potřebuje prázdné STROM_SESSION a strom record --task T-N \"…\""},
@@ -1702,6 +1718,8 @@ var catalogCs = []*i18n.Message{
 	{ID: "prompt.task", Other: "Tvůj úkol je {{.Task}}."},
 	{ID: "record.done", Other: "Zapsáno k {{.Task}}."},
 	{ID: "record.other_task", Other: "toto sezení pracuje na {{.Task}}, takže jeho záznamy patří k {{.Task}}: --task vynechat"},
+	{ID: "refuse.agent_no_version", Other: "{{.Program}} --version neuvedl žádnou verzi ({{.Said}}), takže strom nepozná, zda zná jeho přepínače oprávnění (zná {{.Known}}), a nespustí s ním žádné sezení: {{.Advice}}"},
+	{ID: "refuse.agent_version", Other: "{{.Program}} {{.Version}} není verze, jejíž přepínače oprávnění strom zná (zná {{.Known}}), takže s ní strom nespustí žádné sezení: {{.Advice}}"},
 	{ID: "refuse.archive", Other: "výzkum je Archiv Stromu, takže na něm žádný agent nepracuje — výzkum zapne strom mode research"},
 	{ID: "refuse.person_only", Other: "{{.What}} je pro člověka, ne pro agenta v sezení {{.Session}}: co by se mělo změnit, zapsat přes strom record, a rozhodne člověk"},
 	{ID: "refuse.running", Other: "v tomto výzkumu pracuje jiný běh stromu: počkat, až skončí, nebo ho požádat o dokončení přes strom session finish"},
@@ -1898,6 +1916,9 @@ var catalogCs = []*i18n.Message{
 	{ID: "usage_week.week", Other: "týden: využito {{.Used}} · uplynulo {{.Passed}} · náskok {{.Lead}} · potřeba {{.Need}} (claude-usage {{.N}})"},
 	{ID: "usage_week.week_resets", Other: "týden se obnoví: {{.When}}"},
 	{ID: "usage_week.week_unstarted", Other: "týden: využito {{.Used}} · ještě nezačal (bez času obnovení)"},
+	{ID: "versions.no_answer", Other: "žádná odpověď do {{.Timeout}}"},
+	{ID: "versions.nothing", Other: "nic"},
+	{ID: "versions.range", Other: "{{.From}} až {{.To}}"},
 }
 
 // cliEn are the messages of catalog/cli/en.toml.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,103 +8,40 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/strom-research/strom/internal/fakemodel"
 )
 
 // The real Claude Code client under strom, end to end, against a scripted model
-// server (issue 6). The client is installed by npm, pinned: its screens change
-// between versions, and from 2.1.198 on it needs Node 22.
+// server (issue 6). The client is installed by npm, pinned: its screens and its
+// defaults change between versions. The tests run each version in claudeClients.
 
-// claudeVersion is the pinned client.
-const claudeVersion = "2.1.197"
+// claudeClients are the Claude Code versions every test runs: the pinned 2.1.197
+// (the last that declares Node 20; from 2.1.198 on npm warns that it wants Node 22,
+// and the native client runs all the same) and 2.1.332, the newest npm served when
+// the permission flags were measured (issue 25: it starts in "auto" mode unless
+// told otherwise).
+var claudeClients = []*npmClient{
+	{name: "claude-code", pkg: "@anthropic-ai/claude-code", version: "2.1.197", bin: "claude"},
+	{name: "claude-code", pkg: "@anthropic-ai/claude-code", version: "2.1.332", bin: "claude"},
+}
 
 // claudeRuns bounds how many real clients run at once: each is a large program,
 // and the machines that run the tests may have two cores.
 var claudeRuns = make(chan struct{}, 2)
 
-var (
-	claudeOnce sync.Once
-	claudeBin  string
-	claudeWhy  string // why the client is not there
-)
-
-// claudeCacheDir is where the client is installed, reused between runs: .cache/ at
-// the module's root (git-ignored), else the user's cache folder.
-func claudeCacheDir() string {
-	if wd, err := os.Getwd(); err == nil {
-		root := filepath.Join(wd, "..", "..")
-		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
-			return filepath.Join(root, ".cache", "claude-code-"+claudeVersion)
-		}
-	}
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		dir = os.TempDir()
-	}
-	return filepath.Join(dir, "strom", "claude-code-"+claudeVersion)
-}
-
-// installClaude installs the pinned client once per cache folder; a lock file
-// keeps two test processes from installing at the same time.
-func installClaude() (string, string) {
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		return "", "npm is not installed (Debian: apt-get install nodejs npm), so the real Claude Code client cannot be installed"
-	}
-	dir := claudeCacheDir()
-	bin := filepath.Join(dir, "node_modules", ".bin", "claude")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Sprintf("make the client's cache folder: %v", err)
-	}
-	lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return "", fmt.Sprintf("lock the client's cache folder: %v", err)
-	}
-	defer lock.Close()
-	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
-		return "", fmt.Sprintf("lock the client's cache folder: %v", err)
-	}
-	defer unix.Flock(int(lock.Fd()), unix.LOCK_UN)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	version := func() string {
-		cmd := exec.CommandContext(ctx, bin, "--version")
-		cmd.Env = append(os.Environ(), "DISABLE_AUTOUPDATER=1", "HOME="+dir)
-		out, _ := cmd.Output()
-		return string(out)
-	}
-	if strings.HasPrefix(version(), claudeVersion+" ") {
-		return bin, ""
-	}
-	cmd := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund", "--prefix", dir, "@anthropic-ai/claude-code@"+claudeVersion)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return "", fmt.Sprintf("npm install @anthropic-ai/claude-code@%s: %v\n%s", claudeVersion, err, out)
-	}
-	if v := version(); !strings.HasPrefix(v, claudeVersion+" ") {
-		return "", fmt.Sprintf("the installed client says %q, not %s", strings.TrimSpace(v), claudeVersion)
-	}
-	return bin, ""
-}
-
-// needClaude returns the client's path, or ends the test: a skip that says why
-// where npm is missing, a failure on CI (CI=true).
-func needClaude(t *testing.T) string {
+// eachClaude runs test once per version of claudeClients, as parallel subtests
+// named after the version.
+func eachClaude(t *testing.T, test func(t *testing.T, cc *npmClient)) {
 	t.Helper()
-	claudeOnce.Do(func() { claudeBin, claudeWhy = installClaude() })
-	if claudeWhy != "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("the real Claude Code client is needed on CI: %s", claudeWhy)
-		}
-		t.Skipf("not run: %s", claudeWhy)
+	for _, cc := range claudeClients {
+		t.Run(cc.version, func(t *testing.T) {
+			t.Parallel()
+			test(t, cc)
+		})
 	}
-	return claudeBin
 }
 
 // claudeSetup says how a test's client starts.
@@ -124,11 +60,11 @@ type claudeRepo struct {
 	home string
 }
 
-// newClaudeRepo makes a research repo with agent claude, a HOME for the client and
+// newClaudeRepo makes a research repo with agent claude, a HOME for the client cc and
 // a model server playing the scenario.
-func newClaudeRepo(t *testing.T, cs claudeSetup) *claudeRepo {
+func newClaudeRepo(t *testing.T, cc *npmClient, cs claudeSetup) *claudeRepo {
 	t.Helper()
-	bin := needClaude(t)
+	bin := cc.need(t)
 	claudeRuns <- struct{}{}
 	t.Cleanup(func() { <-claudeRuns })
 	h := newCLIHarness(t)
@@ -222,31 +158,53 @@ func copyFile(t *testing.T, from, to string) {
 	}
 }
 
+// clientStartLimit bounds how long a test waits for a real client's first request
+// to the model server: on a loaded machine a client can take minutes to start,
+// which is no fault of strom's. From the first request on, a test's own bound holds.
+const clientStartLimit = 5 * time.Minute
+
 // run runs strom with the outer pty as the person's terminal and returns its exit
-// status and everything shown.
+// status and everything shown. within bounds the run from the client's first
+// request to the model server; a run whose client has sent none yet (one starting
+// slowly, or one strom never started) is bounded by clientStartLimit instead.
 func (c *claudeRepo) run(t *testing.T, within time.Duration, args ...string) (int, string) {
 	t.Helper()
 	start := time.Now()
 	r := startTTYRun(t, c.cliHarness, args...)
 	errc := make(chan error, 1)
 	go func() { errc <- r.cmd.Wait() }()
-	select {
-	case err := <-errc:
-		<-r.done
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-errc:
+			<-r.done
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("strom %s: exit %d after %s; its last lines:\n%s", strings.Join(args, " "), code,
+				time.Since(start).Round(100*time.Millisecond), lastLines(r.text(), 3))
+			return code, r.text()
+		case now := <-tick.C:
+			reqs := c.srv.Requests()
+			var over string
+			switch {
+			case len(reqs) == 0 && now.Sub(start) > clientStartLimit:
+				over = fmt.Sprintf("the client sent no request to the model server within %s of the start", clientStartLimit)
+			case len(reqs) > 0 && now.Sub(reqs[0].At) > within:
+				over = fmt.Sprintf("strom did not end within %s of the client's first request", within)
+			}
+			if over == "" {
+				continue
+			}
+			r.cmd.Process.Kill()
+			<-errc
+			t.Fatalf("strom %s: %s:\n%s\n%s\n%s", strings.Join(args, " "), over, r.text(), c.transcripts(t), c.requestLog())
+			return -1, ""
 		}
-		t.Logf("strom %s: exit %d after %s; its last lines:\n%s", strings.Join(args, " "), code,
-			time.Since(start).Round(100*time.Millisecond), lastLines(r.text(), 3))
-		return code, r.text()
-	case <-time.After(within):
-		r.cmd.Process.Kill()
-		<-errc
-		t.Fatalf("strom %s did not end within %s:\n%s\n%s\n%s", strings.Join(args, " "), within, r.text(), c.transcripts(t), c.requestLog())
-		return -1, ""
 	}
 }
 
@@ -304,43 +262,45 @@ func mustContain(t *testing.T, what, text string, wants ...string) {
 // file and closes; strom makes one commit with the trailers and exits 0.
 func TestClaudeSessionRecordsAndCloses(t *testing.T) {
 	t.Parallel()
-	c := newClaudeRepo(t, claudeSetup{home: "seeded", token: true, turns: []fakemodel.Turn{{
-		Steps: append(append(fakemodel.Bash("strom task", `strom record "Anna Novak was baptised in Tábor on 3 May 1850"`),
-			fakemodel.Write("notes.md", "# Anna Novak\nBaptism: Tábor, 3 May 1850.\n")),
-			fakemodel.Bash("strom session close")...),
-		Text: "Recorded and closed.",
-	}}})
-	c.must(t, "task", "add", "Find the baptism of Anna Novak")
-	before := strings.TrimSpace(c.git(t, "rev-list", "--count", "HEAD"))
-	start := time.Now()
-	code, screen := c.run(t, 90*time.Second, "run")
-	t.Logf("the session took %s", time.Since(start).Round(time.Millisecond))
-	if code != 0 {
-		t.Fatalf("exit %d, want 0:\n%s\n%s", code, screen, c.transcripts(t))
-	}
-	mustContain(t, "the run's output", screen, "ended: closed", "1 session · stopped: done")
-	after := strings.TrimSpace(c.git(t, "rev-list", "--count", "HEAD"))
-	if fmt.Sprint(atoiT(t, before)+1) != after {
-		t.Errorf("commits before %s, after %s: want exactly one more", before, after)
-	}
-	for key, want := range map[string]string{"Strom-End": "closed", "Strom-Task": "T-1", "Strom-Agent": "claude"} {
-		if got := c.trailer(t, key); got != want {
-			t.Errorf("%s = %q, want %q", key, got, want)
+	eachClaude(t, func(t *testing.T, cc *npmClient) {
+		c := newClaudeRepo(t, cc, claudeSetup{home: "seeded", token: true, turns: []fakemodel.Turn{{
+			Steps: append(append(fakemodel.Bash("strom task", `strom record "Anna Novak was baptised in Tábor on 3 May 1850"`),
+				fakemodel.Write("notes.md", "# Anna Novak\nBaptism: Tábor, 3 May 1850.\n")),
+				fakemodel.Bash("strom session close")...),
+			Text: "Recorded and closed.",
+		}}})
+		c.must(t, "task", "add", "Find the baptism of Anna Novak")
+		before := strings.TrimSpace(c.git(t, "rev-list", "--count", "HEAD"))
+		start := time.Now()
+		code, screen := c.run(t, 90*time.Second, "run")
+		t.Logf("the session took %s", time.Since(start).Round(time.Millisecond))
+		if code != 0 {
+			t.Fatalf("exit %d, want 0:\n%s\n%s", code, screen, c.transcripts(t))
 		}
-	}
-	if c.trailer(t, "Strom-Session") == "" {
-		t.Error("no Strom-Session trailer")
-	}
-	mustContain(t, "the commit", c.git(t, "log", "-1", "--format=%B"), "Anna Novak was baptised in Tábor on 3 May 1850")
-	mustContain(t, "the committed notes", c.git(t, "show", "HEAD:notes.md"), "Baptism: Tábor, 3 May 1850.")
-	mustContain(t, ".strom/records/", committedRecords(func(args ...string) string { return c.git(t, args...) }, "HEAD"), "Anna Novak was baptised")
-	if st := c.git(t, "status", "--porcelain"); strings.TrimSpace(st) != "" {
-		t.Errorf("the work tree is not clean after the commit:\n%s", st)
-	}
-	// The prompt reached the model as the first user turn.
-	if texts := c.srv.UserTexts(); len(texts) == 0 || !strings.Contains(texts[0], "Find the baptism of Anna Novak") {
-		t.Errorf("the model never saw the task in the prompt: %q", texts)
-	}
+		mustContain(t, "the run's output", screen, "ended: closed", "1 session · stopped: done")
+		after := strings.TrimSpace(c.git(t, "rev-list", "--count", "HEAD"))
+		if fmt.Sprint(atoiT(t, before)+1) != after {
+			t.Errorf("commits before %s, after %s: want exactly one more", before, after)
+		}
+		for key, want := range map[string]string{"Strom-End": "closed", "Strom-Task": "T-1", "Strom-Agent": "claude"} {
+			if got := c.trailer(t, key); got != want {
+				t.Errorf("%s = %q, want %q", key, got, want)
+			}
+		}
+		if c.trailer(t, "Strom-Session") == "" {
+			t.Error("no Strom-Session trailer")
+		}
+		mustContain(t, "the commit", c.git(t, "log", "-1", "--format=%B"), "Anna Novak was baptised in Tábor on 3 May 1850")
+		mustContain(t, "the committed notes", c.git(t, "show", "HEAD:notes.md"), "Baptism: Tábor, 3 May 1850.")
+		mustContain(t, ".strom/records/", committedRecords(func(args ...string) string { return c.git(t, args...) }, "HEAD"), "Anna Novak was baptised")
+		if st := c.git(t, "status", "--porcelain"); strings.TrimSpace(st) != "" {
+			t.Errorf("the work tree is not clean after the commit:\n%s", st)
+		}
+		// The prompt reached the model as the first user turn.
+		if texts := c.srv.UserTexts(); len(texts) == 0 || !strings.Contains(texts[0], "Find the baptism of Anna Novak") {
+			t.Errorf("the model never saw the task in the prompt: %q", texts)
+		}
+	})
 }
 
 func atoiT(t *testing.T, s string) int {
@@ -356,34 +316,40 @@ func atoiT(t *testing.T, s string) int {
 // limit (resets …)" at the time the client printed; the task is back in the queue.
 func TestClaudeSubscriptionLimit(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		claim, says string
-	}{
-		{"five_hour", "You've hit your session limit"},
-		{"seven_day", "You've hit your weekly limit"},
-	} {
-		t.Run(tc.claim, func(t *testing.T) {
-			t.Parallel()
-			// A reset on a whole minute, 2 hours 7 minutes ahead, in UTC (TZ=UTC).
-			reset := time.Now().UTC().Truncate(time.Minute).Add(2*time.Hour + 7*time.Minute)
-			c := newClaudeRepo(t, claudeSetup{home: "seeded", token: true, turns: []fakemodel.Turn{{
-				Error: fakemodel.RateLimitError(tc.claim, reset.Unix()),
-			}}})
-			c.must(t, "task", "add", "Find the baptism of Anna Novak")
-			code, screen := c.run(t, 90*time.Second, "run")
-			if code != 3 {
-				t.Fatalf("exit %d, want 3:\n%s\n%s", code, screen, c.transcripts(t))
-			}
-			// The client says the time as 3:04pm; strom says it as 3:04 PM.
-			mustContain(t, "the run's output", screen,
-				"ended: subscription-limit — "+tc.says,
-				"1 session · stopped: subscription limit (resets "+reset.Format("3:04 PM"))
-			if got := c.trailer(t, "Strom-End"); got != "subscription-limit" {
-				t.Errorf("Strom-End = %q", got)
-			}
-			mustContain(t, "the task list", c.must(t, "task", "list"), "T-1  open")
-		})
-	}
+	eachClaude(t, func(t *testing.T, cc *npmClient) {
+		for _, tc := range []struct {
+			claim string
+			says  map[string]string // by version
+		}{
+			{"five_hour", map[string]string{"2.1.197": "You've hit your session limit", "2.1.332": "You've hit your 5-hour limit"}},
+			{"seven_day", map[string]string{"2.1.197": "You've hit your weekly limit", "2.1.332": "You've hit your weekly limit"}},
+		} {
+			t.Run(tc.claim, func(t *testing.T) {
+				t.Parallel()
+				if tc.says[cc.version] == "" {
+					t.Fatalf("no limit text of %s: measure it and add it here", cc.version)
+				}
+				// A reset on a whole minute, 2 hours 7 minutes ahead, in UTC (TZ=UTC).
+				reset := time.Now().UTC().Truncate(time.Minute).Add(2*time.Hour + 7*time.Minute)
+				c := newClaudeRepo(t, cc, claudeSetup{home: "seeded", token: true, turns: []fakemodel.Turn{{
+					Error: fakemodel.RateLimitError(tc.claim, reset.Unix()),
+				}}})
+				c.must(t, "task", "add", "Find the baptism of Anna Novak")
+				code, screen := c.run(t, 90*time.Second, "run")
+				if code != 3 {
+					t.Fatalf("exit %d, want 3:\n%s\n%s", code, screen, c.transcripts(t))
+				}
+				// The client says the time as 3:04pm; strom says it as 3:04 PM.
+				mustContain(t, "the run's output", screen,
+					"ended: subscription-limit — "+tc.says[cc.version],
+					"1 session · stopped: subscription limit (resets "+reset.Format("3:04 PM"))
+				if got := c.trailer(t, "Strom-End"); got != "subscription-limit" {
+					t.Errorf("Strom-End = %q", got)
+				}
+				mustContain(t, "the task list", c.must(t, "task", "list"), "T-1  open")
+			})
+		}
+	})
 }
 
 // TestClaudeNotLoggedIn: without a login the run ends "the agent is not logged in":
@@ -391,36 +357,38 @@ func TestClaudeSubscriptionLimit(t *testing.T) {
 // session finds it on the client's screen.
 func TestClaudeNotLoggedIn(t *testing.T) {
 	t.Parallel()
-	t.Run("config-dir", func(t *testing.T) {
-		t.Parallel()
-		cfg := t.TempDir()
-		c := newClaudeRepo(t, claudeSetup{home: "seeded", configDir: cfg})
-		c.must(t, "task", "add", "Find the baptism of Anna Novak")
-		code, screen := c.run(t, 60*time.Second, "run")
-		if code != 3 {
-			t.Fatalf("exit %d, want 3:\n%s", code, screen)
-		}
-		mustContain(t, "the run's output", screen, "0 sessions · stopped: the agent is not logged in — run CLAUDE_CONFIG_DIR="+cfg+" claude once and log in")
-		if strings.Contains(screen, "▶ session") {
-			t.Errorf("a session started:\n%s", screen)
-		}
-		if n := len(c.srv.Requests()); n != 0 {
-			t.Errorf("the model server got %d requests, want none", n)
-		}
-	})
-	t.Run("in-session", func(t *testing.T) {
-		t.Parallel()
-		c := newClaudeRepo(t, claudeSetup{home: "seeded"})
-		c.must(t, "task", "add", "Find the baptism of Anna Novak")
-		code, screen := c.run(t, 90*time.Second, "run")
-		if code != 3 {
-			t.Fatalf("exit %d, want 3:\n%s\n%s", code, screen, c.transcripts(t))
-		}
-		mustContain(t, "the run's output", screen, "ended: not-logged-in", "1 session · stopped: the agent is not logged in — run claude once and log in")
-		if got := c.trailer(t, "Strom-End"); got != "not-logged-in" {
-			t.Errorf("Strom-End = %q", got)
-		}
-		mustContain(t, "the task list", c.must(t, "task", "list"), "T-1  open")
+	eachClaude(t, func(t *testing.T, cc *npmClient) {
+		t.Run("config-dir", func(t *testing.T) {
+			t.Parallel()
+			cfg := t.TempDir()
+			c := newClaudeRepo(t, cc, claudeSetup{home: "seeded", configDir: cfg})
+			c.must(t, "task", "add", "Find the baptism of Anna Novak")
+			code, screen := c.run(t, 60*time.Second, "run")
+			if code != 3 {
+				t.Fatalf("exit %d, want 3:\n%s", code, screen)
+			}
+			mustContain(t, "the run's output", screen, "0 sessions · stopped: the agent is not logged in — run CLAUDE_CONFIG_DIR="+cfg+" claude once and log in")
+			if strings.Contains(screen, "▶ session") {
+				t.Errorf("a session started:\n%s", screen)
+			}
+			if n := len(c.srv.Requests()); n != 0 {
+				t.Errorf("the model server got %d requests, want none", n)
+			}
+		})
+		t.Run("in-session", func(t *testing.T) {
+			t.Parallel()
+			c := newClaudeRepo(t, cc, claudeSetup{home: "seeded"})
+			c.must(t, "task", "add", "Find the baptism of Anna Novak")
+			code, screen := c.run(t, 90*time.Second, "run")
+			if code != 3 {
+				t.Fatalf("exit %d, want 3:\n%s\n%s", code, screen, c.transcripts(t))
+			}
+			mustContain(t, "the run's output", screen, "ended: not-logged-in", "1 session · stopped: the agent is not logged in — run claude once and log in")
+			if got := c.trailer(t, "Strom-End"); got != "not-logged-in" {
+				t.Errorf("Strom-End = %q", got)
+			}
+			mustContain(t, "the task list", c.must(t, "task", "list"), "T-1  open")
+		})
 	})
 }
 
@@ -428,51 +396,53 @@ func TestClaudeNotLoggedIn(t *testing.T) {
 // to strom; strom usage shows the server's figures and claude-usage decides on them.
 func TestClaudeStatusLineUsage(t *testing.T) {
 	t.Parallel()
-	now := time.Now()
-	// The week resets in 4 days: 3/7 of it (42.9 %) has passed and 40 % is used, a
-	// lead of 2.9 points.
-	weekReset, fiveReset := now.Add(4*24*time.Hour).Unix(), now.Add(3*time.Hour).Unix()
-	c := newClaudeRepo(t, claudeSetup{home: "seeded", token: true,
-		header: fakemodel.UtilizationHeaders(0.42, 0.40, fiveReset, weekReset),
-		turns: []fakemodel.Turn{{
-			Steps: fakemodel.Bash("strom task", `strom record "usage seen"`, "sleep 2", "strom session close"),
-			Text:  "Closed.",
-		}}})
-	c.must(t, "task", "add", "Look at the usage")
-	code, screen := c.run(t, 90*time.Second, "run")
-	if code != 0 {
-		t.Fatalf("exit %d, want 0:\n%s\n%s", code, screen, c.transcripts(t))
-	}
-	out := c.must(t, "usage", "--json")
-	var u usageJSON
-	if err := json.Unmarshal([]byte(out), &u); err != nil {
-		t.Fatalf("strom usage --json: %v\n%s", err, out)
-	}
-	if u.WeekUsed != 40 || u.FiveHourUsed != 42 {
-		t.Errorf("strom usage shows week %v %%, five hours %v %%; the server said 40 and 42:\n%s", u.WeekUsed, u.FiveHourUsed, out)
-	}
-	if u.WeekResetsAt == nil || u.WeekResetsAt.Unix() != weekReset {
-		t.Errorf("week resets at %v, the server said %v", u.WeekResetsAt, time.Unix(weekReset, 0))
-	}
-	if !strings.Contains(u.Source, "status") {
-		t.Errorf("source %q, want the agent's statusLine report", u.Source)
-	}
-	for _, tc := range []struct{ gate, verdict string }{
-		{"claude-usage 0", "go"},
-		{"claude-usage 5", "wait"},
-	} {
-		out := c.must(t, "gate", "test", "--gate", tc.gate, "--json")
-		var ans struct {
-			Verdict string `json:"verdict"`
-			Reason  string `json:"reason"`
+	eachClaude(t, func(t *testing.T, cc *npmClient) {
+		now := time.Now()
+		// The week resets in 4 days: 3/7 of it (42.9 %) has passed and 40 % is used, a
+		// lead of 2.9 points.
+		weekReset, fiveReset := now.Add(4*24*time.Hour).Unix(), now.Add(3*time.Hour).Unix()
+		c := newClaudeRepo(t, cc, claudeSetup{home: "seeded", token: true,
+			header: fakemodel.UtilizationHeaders(0.42, 0.40, fiveReset, weekReset),
+			turns: []fakemodel.Turn{{
+				Steps: fakemodel.Bash("strom task", `strom record "usage seen"`, "sleep 2", "strom session close"),
+				Text:  "Closed.",
+			}}})
+		c.must(t, "task", "add", "Look at the usage")
+		code, screen := c.run(t, 90*time.Second, "run")
+		if code != 0 {
+			t.Fatalf("exit %d, want 0:\n%s\n%s", code, screen, c.transcripts(t))
 		}
-		if err := json.Unmarshal([]byte(out), &ans); err != nil {
-			t.Fatalf("strom gate test: %v\n%s", err, out)
+		out := c.must(t, "usage", "--json")
+		var u usageJSON
+		if err := json.Unmarshal([]byte(out), &u); err != nil {
+			t.Fatalf("strom usage --json: %v\n%s", err, out)
 		}
-		if ans.Verdict != tc.verdict {
-			t.Errorf("%s: verdict %q (%s), want %q", tc.gate, ans.Verdict, ans.Reason, tc.verdict)
+		if u.WeekUsed != 40 || u.FiveHourUsed != 42 {
+			t.Errorf("strom usage shows week %v %%, five hours %v %%; the server said 40 and 42:\n%s", u.WeekUsed, u.FiveHourUsed, out)
 		}
-	}
+		if u.WeekResetsAt == nil || u.WeekResetsAt.Unix() != weekReset {
+			t.Errorf("week resets at %v, the server said %v", u.WeekResetsAt, time.Unix(weekReset, 0))
+		}
+		if !strings.Contains(u.Source, "status") {
+			t.Errorf("source %q, want the agent's statusLine report", u.Source)
+		}
+		for _, tc := range []struct{ gate, verdict string }{
+			{"claude-usage 0", "go"},
+			{"claude-usage 5", "wait"},
+		} {
+			out := c.must(t, "gate", "test", "--gate", tc.gate, "--json")
+			var ans struct {
+				Verdict string `json:"verdict"`
+				Reason  string `json:"reason"`
+			}
+			if err := json.Unmarshal([]byte(out), &ans); err != nil {
+				t.Fatalf("strom gate test: %v\n%s", err, out)
+			}
+			if ans.Verdict != tc.verdict {
+				t.Errorf("%s: verdict %q (%s), want %q", tc.gate, ans.Verdict, ans.Reason, tc.verdict)
+			}
+		}
+	})
 }
 
 // TestClaudeWrapUpAtTimeLimit: at the time limit strom types the wrap-up message;
@@ -480,34 +450,36 @@ func TestClaudeStatusLineUsage(t *testing.T) {
 // extra minutes. The session's clock runs 15 times faster than the wall clock.
 func TestClaudeWrapUpAtTimeLimit(t *testing.T) {
 	t.Parallel()
-	const wrapUp = "Time is up for this session."
-	c := newClaudeRepo(t, claudeSetup{home: "seeded", token: true, turns: []fakemodel.Turn{
-		{Steps: fakemodel.Bash("strom task"), Text: "I am reading the registers."},
-		{When: wrapUp, Steps: fakemodel.Bash(`strom record "wrapped up at the time limit"`, "strom session close"), Text: "Recorded and closed."},
-	}})
-	c.must(t, "task", "add", "Find the baptism of Anna Novak")
-	// From here on strom and every strom command the agent runs read one clock.
-	origin := time.Now().Format(time.RFC3339Nano)
-	// 15 times faster: the 5 minutes pass in 20 s, time enough for the client to
-	// start and answer under load; strom's Enter after the typed text, 150 ms on
-	// this clock, still comes 10 ms after the text.
-	c.env = append(c.env, "STROM_TEST_TIME_SCALE=15", "STROM_TEST_TIME_ORIGIN="+origin, "STROM_TEST_TIME_BASE="+origin)
-	code, screen := c.run(t, 120*time.Second, "run", "--minutes", "5")
-	if code != 0 {
-		t.Fatalf("exit %d, want 0:\n%s\n%s", code, screen, c.transcripts(t))
-	}
-	mustContain(t, "the run's output", screen, "time limit: the agent has 5m0s more", "ended: closed")
-	var got bool
-	for _, text := range c.srv.UserTexts() {
-		got = got || strings.Contains(text, wrapUp)
-	}
-	if !got {
-		t.Errorf("the wrap-up never reached the model as a user turn: %q", c.srv.UserTexts())
-	}
-	mustContain(t, "the commit", c.git(t, "log", "-1", "--format=%B"), "wrapped up at the time limit")
-	if got := c.trailer(t, "Strom-End"); got != "closed" {
-		t.Errorf("Strom-End = %q", got)
-	}
+	eachClaude(t, func(t *testing.T, cc *npmClient) {
+		const wrapUp = "Time is up for this session."
+		c := newClaudeRepo(t, cc, claudeSetup{home: "seeded", token: true, turns: []fakemodel.Turn{
+			{Steps: fakemodel.Bash("strom task"), Text: "I am reading the registers."},
+			{When: wrapUp, Steps: fakemodel.Bash(`strom record "wrapped up at the time limit"`, "strom session close"), Text: "Recorded and closed."},
+		}})
+		c.must(t, "task", "add", "Find the baptism of Anna Novak")
+		// From here on strom and every strom command the agent runs read one clock.
+		origin := time.Now().Format(time.RFC3339Nano)
+		// 15 times faster: the 5 minutes pass in 20 s, time enough for the client to
+		// start and answer under load; strom's Enter after the typed text, 150 ms on
+		// this clock, still comes 10 ms after the text.
+		c.env = append(c.env, "STROM_TEST_TIME_SCALE=15", "STROM_TEST_TIME_ORIGIN="+origin, "STROM_TEST_TIME_BASE="+origin)
+		code, screen := c.run(t, 120*time.Second, "run", "--minutes", "5")
+		if code != 0 {
+			t.Fatalf("exit %d, want 0:\n%s\n%s", code, screen, c.transcripts(t))
+		}
+		mustContain(t, "the run's output", screen, "time limit: the agent has 5m0s more", "ended: closed")
+		var got bool
+		for _, text := range c.srv.UserTexts() {
+			got = got || strings.Contains(text, wrapUp)
+		}
+		if !got {
+			t.Errorf("the wrap-up never reached the model as a user turn: %q", c.srv.UserTexts())
+		}
+		mustContain(t, "the commit", c.git(t, "log", "-1", "--format=%B"), "wrapped up at the time limit")
+		if got := c.trailer(t, "Strom-End"); got != "closed" {
+			t.Errorf("Strom-End = %q", got)
+		}
+	})
 }
 
 // TestClaudeTrustDialog: in a HOME where the repo is not trusted yet the client
@@ -515,36 +487,38 @@ func TestClaudeWrapUpAtTimeLimit(t *testing.T) {
 // nothing, and the run stops for a person.
 func TestClaudeTrustDialog(t *testing.T) {
 	t.Parallel()
-	c := newClaudeRepo(t, claudeSetup{home: "onboarded", token: true, turns: []fakemodel.Turn{{
-		Steps: fakemodel.Bash("strom record trusted"), Text: "no",
-	}}})
-	c.must(t, "task", "add", "Find the baptism of Anna Novak")
-	code, screen := c.run(t, 90*time.Second, "run")
-	if code != 3 {
-		t.Fatalf("exit %d, want 3:\n%s\n%s", code, screen, c.transcripts(t))
-	}
-	mustContain(t, "the run's output", screen,
-		"ended: agent-failed — Claude Code asks whether to trust "+c.repo+": run `claude` once in this folder, answer the trust question, then run strom again.",
-		"1 session · stopped: the agent needs a person — Claude Code asks whether to trust")
-	for _, r := range c.srv.Requests() {
-		if r.Main {
-			t.Errorf("the model got a main request: the trust question was answered")
+	eachClaude(t, func(t *testing.T, cc *npmClient) {
+		c := newClaudeRepo(t, cc, claudeSetup{home: "onboarded", token: true, turns: []fakemodel.Turn{{
+			Steps: fakemodel.Bash("strom record trusted"), Text: "no",
+		}}})
+		c.must(t, "task", "add", "Find the baptism of Anna Novak")
+		code, screen := c.run(t, 90*time.Second, "run")
+		if code != 3 {
+			t.Fatalf("exit %d, want 3:\n%s\n%s", code, screen, c.transcripts(t))
 		}
-	}
-	data, err := os.ReadFile(filepath.Join(c.home, ".claude.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var state struct {
-		Projects map[string]struct {
-			HasTrustDialogAccepted bool `json:"hasTrustDialogAccepted"`
-		} `json:"projects"`
-	}
-	_ = json.Unmarshal(data, &state)
-	if state.Projects[c.repo].HasTrustDialogAccepted {
-		t.Errorf("the folder is trusted now: something pressed Enter")
-	}
-	mustContain(t, "the task list", c.must(t, "task", "list"), "T-1  open")
+		mustContain(t, "the run's output", screen,
+			"ended: agent-failed — Claude Code asks whether to trust "+c.repo+": run `claude` once in this folder, answer the trust question, then run strom again.",
+			"1 session · stopped: the agent needs a person — Claude Code asks whether to trust")
+		for _, r := range c.srv.Requests() {
+			if r.Main {
+				t.Errorf("the model got a main request: the trust question was answered")
+			}
+		}
+		data, err := os.ReadFile(filepath.Join(c.home, ".claude.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var state struct {
+			Projects map[string]struct {
+				HasTrustDialogAccepted bool `json:"hasTrustDialogAccepted"`
+			} `json:"projects"`
+		}
+		_ = json.Unmarshal(data, &state)
+		if state.Projects[c.repo].HasTrustDialogAccepted {
+			t.Errorf("the folder is trusted now: something pressed Enter")
+		}
+		mustContain(t, "the task list", c.must(t, "task", "list"), "T-1  open")
+	})
 }
 
 // setByPerson runs strom config set on a terminal and answers its question yes,
@@ -561,38 +535,59 @@ func (c *claudeRepo) setByPerson(t *testing.T, key, value string) {
 	}
 }
 
-// TestClaudePersonScreens: a permission prompt in mid-session, and the warning of
-// bypass mode at the start, wait for a person: strom ends the session with the
-// sentence, answers nothing, and the run stops for a person.
-func TestClaudePersonScreens(t *testing.T) {
+// TestClaudePermissionLevels: each agent.permissions level means the same on every
+// version (issue 25: 2.1.332 starts in "auto" mode and ran a command unasked when
+// strom passed no flag for ask). ask stops at the first command, accept-edits lets
+// an edit through and stops at a command, and bypass starts with Claude Code's
+// warning until a person accepted it once; each screen waits for a person: strom
+// ends the session with the sentence, answers nothing, and the run stops for a
+// person with found.txt nowhere, neither in the work tree nor in a commit.
+func TestClaudePermissionLevels(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		name, permissions, says string
-	}{
-		{"permission-prompt", "ask", "Claude Code waits for permission to run a tool: allow the tool in the agent's permission settings (or run it in bypass permissions mode), then run strom again."},
-		{"bypass-warning", "bypass", "Claude Code asks to accept Bypass Permissions mode: run `claude --dangerously-skip-permissions` once by hand, accept the warning, then run strom again."},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			c := newClaudeRepo(t, claudeSetup{home: "seeded", token: true, turns: []fakemodel.Turn{{
-				Steps: fakemodel.Bash("echo hello > proof.txt", `strom record "wrote the proof"`), Text: "Done.",
-			}}})
-			c.setByPerson(t, "agent.permissions", tc.permissions)
-			c.must(t, "task", "add", "Write the proof")
-			code, screen := c.run(t, 90*time.Second, "run")
-			if code != 3 {
-				t.Fatalf("exit %d, want 3:\n%s\n%s", code, screen, c.transcripts(t))
-			}
-			mustContain(t, "the run's output", screen, "ended: agent-failed — "+tc.says, "1 session · stopped: the agent needs a person — "+tc.says)
-			if _, err := os.Stat(filepath.Join(c.repo, "proof.txt")); err == nil {
-				t.Error("proof.txt exists: something answered the question")
-			}
-			if strings.Contains(c.must(t, "log"), "wrote the proof") {
-				t.Error("the model went on: something answered the question")
-			}
-			mustContain(t, "the task list", c.must(t, "task", "list"), "T-1  open")
-		})
-	}
+	const (
+		prompt = "Claude Code waits for permission to run a tool: allow the tool in the agent's permission settings (or run it in bypass permissions mode), then run strom again."
+		bypass = "Claude Code asks to accept Bypass Permissions mode: run `claude --dangerously-skip-permissions` once by hand, accept the warning, then run strom again."
+	)
+	eachClaude(t, func(t *testing.T, cc *npmClient) {
+		for _, tc := range []struct {
+			permissions string
+			steps       []fakemodel.Step
+			says        string
+			edited      bool // notes.md is written
+		}{
+			{"ask", fakemodel.Bash("echo found > found.txt", `strom record "wrote found.txt"`, "strom session close"), prompt, false},
+			// Both versions let a plain redirection into the folder through as an
+			// edit; a command that writes the file itself is asked about.
+			{"accept-edits", append([]fakemodel.Step{fakemodel.Write("notes.md", "notes\n")},
+				fakemodel.Bash("sh -c 'echo found > found.txt'", `strom record "wrote found.txt"`, "strom session close")...), prompt, true},
+			{"bypass", fakemodel.Bash("echo found > found.txt", `strom record "wrote found.txt"`, "strom session close"), bypass, false},
+		} {
+			t.Run(tc.permissions, func(t *testing.T) {
+				t.Parallel()
+				c := newClaudeRepo(t, cc, claudeSetup{home: "seeded", token: true, turns: []fakemodel.Turn{{Steps: tc.steps, Text: "Done."}}})
+				c.setByPerson(t, "agent.permissions", tc.permissions)
+				c.must(t, "task", "add", "Write the proof")
+				code, screen := c.run(t, 90*time.Second, "run")
+				if code != 3 {
+					t.Errorf("exit %d, want 3:\n%s\n%s", code, screen, c.transcripts(t))
+				}
+				mustContain(t, "the run's output", screen, "ended: agent-failed — "+tc.says, "1 session · stopped: the agent needs a person — "+tc.says)
+				if _, err := os.Stat(filepath.Join(c.repo, "found.txt")); err == nil {
+					t.Error("found.txt exists: the command ran unasked")
+				}
+				if got := c.git(t, "log", "--all", "--format=%h", "--", "found.txt"); strings.TrimSpace(got) != "" {
+					t.Errorf("found.txt was committed in %s", got)
+				}
+				if _, err := os.Stat(filepath.Join(c.repo, "notes.md")); (err == nil) != tc.edited {
+					t.Errorf("notes.md written: %v, want %v", err == nil, tc.edited)
+				}
+				if strings.Contains(c.must(t, "log"), "wrote found.txt") {
+					t.Error("the model went on: something answered the question")
+				}
+				mustContain(t, "the task list", c.must(t, "task", "list"), "T-1  open")
+			})
+		}
+	})
 }
 
 // TestClaudeBypassAccepted: once the person chose bypass (a yes on the terminal)
@@ -600,17 +595,19 @@ func TestClaudePersonScreens(t *testing.T) {
 // prompt; as root strom sets IS_SANDBOX=1 for it.
 func TestClaudeBypassAccepted(t *testing.T) {
 	t.Parallel()
-	c := newClaudeRepo(t, claudeSetup{home: "seeded", token: true, turns: []fakemodel.Turn{{
-		Steps: fakemodel.Bash("echo hello > proof.txt", `strom record "wrote the proof"`, "strom session close"), Text: "Done.",
-	}}})
-	writeJSONFile(t, filepath.Join(c.home, ".claude", "settings.json"), map[string]any{"skipDangerousModePermissionPrompt": true})
-	c.setByPerson(t, "agent.permissions", "bypass")
-	c.must(t, "task", "add", "Write the proof")
-	code, screen := c.run(t, 90*time.Second, "run")
-	if code != 0 {
-		t.Fatalf("exit %d, want 0:\n%s\n%s", code, screen, c.transcripts(t))
-	}
-	mustContain(t, "the run's output", screen, "ended: closed", "1 session · stopped: done")
-	mustContain(t, "the committed proof", c.git(t, "show", "HEAD:proof.txt"), "hello")
-	mustContain(t, "the commit", c.git(t, "log", "-1", "--format=%B"), "wrote the proof")
+	eachClaude(t, func(t *testing.T, cc *npmClient) {
+		c := newClaudeRepo(t, cc, claudeSetup{home: "seeded", token: true, turns: []fakemodel.Turn{{
+			Steps: fakemodel.Bash("echo hello > proof.txt", `strom record "wrote the proof"`, "strom session close"), Text: "Done.",
+		}}})
+		writeJSONFile(t, filepath.Join(c.home, ".claude", "settings.json"), map[string]any{"skipDangerousModePermissionPrompt": true})
+		c.setByPerson(t, "agent.permissions", "bypass")
+		c.must(t, "task", "add", "Write the proof")
+		code, screen := c.run(t, 90*time.Second, "run")
+		if code != 0 {
+			t.Fatalf("exit %d, want 0:\n%s\n%s", code, screen, c.transcripts(t))
+		}
+		mustContain(t, "the run's output", screen, "ended: closed", "1 session · stopped: done")
+		mustContain(t, "the committed proof", c.git(t, "show", "HEAD:proof.txt"), "hello")
+		mustContain(t, "the commit", c.git(t, "log", "-1", "--format=%B"), "wrote the proof")
+	})
 }

@@ -33,9 +33,11 @@ const (
 var promptModes = []string{PromptArgument, PromptStdin, PromptFile, PromptTyped}
 
 // Permission levels a person chooses for an agent (Vars.Permissions). A
-// profile maps each to its own flags; "" means PermAsk.
+// profile maps each to its own flags, which say the level even where it is the
+// client's default: a client's default changes between versions, and a settings
+// file of the client's own may choose another. "" means PermAsk.
 const (
-	PermAsk         = "ask"          // the agent asks before acting: no flag
+	PermAsk         = "ask"          // the agent asks before acting
 	PermAcceptEdits = "accept-edits" // file edits are allowed without asking
 	PermBypass      = "bypass"       // everything is allowed without asking
 )
@@ -131,6 +133,14 @@ type Profile struct {
 	// headless), and the agent reports an API error as its own message: the
 	// assistant's messages are read with the limit and login patterns.
 	MessageJSON bool `json:"message_json,omitempty"`
+	// Versions are the versions of the profile's program whose flags
+	// (Permissions above all) strom knows: a client's defaults change between
+	// versions (Claude Code 2.1.332 starts in its "auto" mode), so before a
+	// session that starts Versions.Program strom asks it `--version` and starts
+	// none outside this range, nor one that does not say. The zero range: no
+	// check. Only profiles.json sets it; a settings file cannot (the config
+	// schema has no such field).
+	Versions VersionRange `json:"versions,omitzero"`
 }
 
 // Names lists the profiles Lookup knows, the shipped ones and those only the
@@ -188,6 +198,11 @@ func (p Profile) validate() error {
 	for k := range p.Permissions {
 		if !slices.Contains(permissionWords, k) {
 			return fmt.Errorf("permissions has %q: use %s", k, strings.Join(permissionWords, ", "))
+		}
+	}
+	if p.Versions != (VersionRange{}) {
+		if err := p.Versions.validate(); err != nil {
+			return err
 		}
 	}
 	for _, a := range p.Command {

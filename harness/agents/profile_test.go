@@ -111,8 +111,11 @@ func TestArgv(t *testing.T) {
 		want      []string
 		wantErr   string
 	}{
+		// ask says the mode: without a flag Claude Code 2.1.332 starts in "auto".
 		{name: "claude asks", agent: "claude", vars: base,
-			want: []string{"claude", "--settings", "/tmp/s.json", "Work on T-1."}},
+			want: []string{"claude", "--settings", "/tmp/s.json", "--permission-mode", "default", "Work on T-1."}},
+		{name: "claude headless asks", agent: "claude-headless", vars: with(func(v *Vars) { v.Permissions = PermAsk }),
+			want: []string{"claude", "-p", "--verbose", "--output-format", "stream-json", "--settings", "/tmp/s.json", "--permission-mode", "default", "Work on T-1."}},
 		{name: "claude accept edits", agent: "claude", vars: with(func(v *Vars) { v.Permissions = PermAcceptEdits }),
 			want: []string{"claude", "--settings", "/tmp/s.json", "--permission-mode", "acceptEdits", "Work on T-1."}},
 		{name: "claude bypass with extra args", agent: "claude",
@@ -227,7 +230,7 @@ func TestLookupOverride(t *testing.T) {
 			overrides: `{"claude": {"permissions": {"bypass": ["--permission-mode", "bypassPermissions"]}}}`,
 			check: func(t *testing.T, p Profile) {
 				want := map[string][]string{
-					"ask":          {},
+					"ask":          {"--permission-mode", "default"},
 					"accept-edits": {"--permission-mode", "acceptEdits"},
 					"bypass":       {"--permission-mode", "bypassPermissions"},
 				}
@@ -260,6 +263,12 @@ func TestLookupOverride(t *testing.T) {
 			wantErr: "{args} must be a whole argument"},
 		{name: "bad pattern", agent: "codex", overrides: `{"codex": {"login": ["^(unclosed"]}}`, sentinel: ErrBadProfile,
 			wantErr: "check agent codex:"},
+		{name: "versions not a version", agent: "mine", overrides: `{"mine": {"command": ["x"], "versions": {"program": "x", "from": "2.1", "to": "2.1.332"}}}`, sentinel: ErrBadProfile,
+			wantErr: `check agent mine: versions "2.1" to "2.1.332": give both ends as MAJOR.MINOR.PATCH`},
+		{name: "versions backwards", agent: "mine", overrides: `{"mine": {"command": ["x"], "versions": {"program": "x", "from": "2.1.332", "to": "2.1.197"}}}`, sentinel: ErrBadProfile,
+			wantErr: `check agent mine: versions 2.1.332 to 2.1.197: the first is newer`},
+		{name: "versions of no program", agent: "mine", overrides: `{"mine": {"command": ["x"], "versions": {"from": "2.1.197", "to": "2.1.332"}}}`, sentinel: ErrBadProfile,
+			wantErr: `check agent mine: versions "2.1.197" to "2.1.332": name their program`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

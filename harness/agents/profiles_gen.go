@@ -15,7 +15,7 @@ func shipped(name string) (Profile, bool) {
 			Command: Words{"claude", "--settings", "{settings}", "{permissions}", "{args}", "{prompt}"},
 			Permissions: map[string][]string{
 				"accept-edits": []string{"--permission-mode", "acceptEdits"},
-				"ask":          []string{},
+				"ask":          []string{"--permission-mode", "default"},
 				"bypass":       []string{"--dangerously-skip-permissions"},
 			},
 			Prompt:      "argument",
@@ -26,19 +26,29 @@ func shipped(name string) (Profile, bool) {
 			Finish:      "A person asked this session to finish. Start nothing new: record what you found now with strom record \"…\" and then run strom session close.",
 			Binary:      "claude",
 			Install:     "npm install -g @anthropic-ai/claude-code",
+			Versions: VersionRange{
+				Program: "claude",
+				From:    "2.1.197",
+				To:      "2.1.332",
+			},
 		}, true
 	case "claude-headless":
 		return Profile{
 			Command: Words{"claude", "-p", "--verbose", "--output-format", "stream-json", "--settings", "{settings}", "{permissions}", "{args}", "{prompt}"},
 			Permissions: map[string][]string{
 				"accept-edits": []string{"--permission-mode", "acceptEdits"},
-				"ask":          []string{},
+				"ask":          []string{"--permission-mode", "default"},
 				"bypass":       []string{"--dangerously-skip-permissions"},
 			},
 			Prompt:     "argument",
 			PatternSet: "claude",
 			Binary:     "claude",
 			StreamJSON: true,
+			Versions: VersionRange{
+				Program: "claude",
+				From:    "2.1.197",
+				To:      "2.1.332",
+			},
 		}, true
 	case "codex":
 		return Profile{
@@ -56,6 +66,11 @@ func shipped(name string) (Profile, bool) {
 			Finish:      "A person asked this session to finish. Start nothing new: record what you found now with strom record \"…\" and then run strom session close.",
 			Binary:      "codex",
 			Install:     "npm install -g @openai/codex",
+			Versions: VersionRange{
+				Program: "codex",
+				From:    "0.171.0",
+				To:      "0.171.0",
+			},
 		}, true
 	case "codex-exec":
 		return Profile{
@@ -69,6 +84,11 @@ func shipped(name string) (Profile, bool) {
 			PatternSet: "codex",
 			Binary:     "codex",
 			Install:    "npm install -g @openai/codex",
+			Versions: VersionRange{
+				Program: "codex",
+				From:    "0.171.0",
+				To:      "0.171.0",
+			},
 		}, true
 	case "command":
 		return Profile{
@@ -110,6 +130,11 @@ func shipped(name string) (Profile, bool) {
 			Finish:      "A person asked this session to finish. Start nothing new: record what you found now with strom record \"…\" and then run strom session close.",
 			Binary:      "opencode",
 			Install:     "npm install -g opencode-ai",
+			Versions: VersionRange{
+				Program: "opencode",
+				From:    "1.18.33",
+				To:      "1.18.33",
+			},
 		}, true
 	}
 	return Profile{}, false

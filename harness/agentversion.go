@@ -1,0 +1,101 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/strom-research/strom/harness/agents"
+	"github.com/strom-research/strom/internal/capped"
+	"github.com/strom-research/strom/internal/procgroup"
+	"github.com/strom-research/strom/internal/termsafe"
+	"github.com/strom-research/strom/messages"
+)
+
+// agentVersionTimeout bounds `program --version`. Claude Code answers in 0.02 to
+// 0.2 s and OpenCode in 0.8 s; a machine under load may take far longer, which is
+// no reason to stop a run.
+const agentVersionTimeout = 2 * time.Minute
+
+// maxVersionSaid bounds what a sentence quotes of a program that did not say its
+// version.
+const maxVersionSaid = 200
+
+// checkAgentVersion refuses to start an agent whose program is of a version the
+// profile does not know the flags of (agents.Profile.Versions), or that does not
+// say its version: such a client may read the permission flags otherwise, or
+// start with defaults of its own where strom passes none (issue 25). It asks the
+// program the session starts, `program --version`, once for each call, and only
+// when that program is the one the range is of (an override that starts another
+// program is the person's choice); nil means the session may start, ctx's error
+// that the run was stopped meanwhile.
+func (r *Research) checkAgentVersion(ctx context.Context, p sessionPlan) error {
+	prof := p.Profile
+	if prof.Versions == (agents.VersionRange{}) {
+		return nil
+	}
+	argv, err := prof.Argv(agents.Vars{Prompt: "x", PromptFile: "x", Settings: "x", Session: "x", Strom: p.Vars.Strom,
+		Permissions: p.Vars.Permissions, ExtraArgs: p.Vars.ExtraArgs, Command: p.Vars.Command})
+	if err != nil || filepath.Base(argv[0]) != prof.Versions.Program {
+		return nil
+	}
+	outer := ctx
+	ctx, cancel := context.WithTimeout(ctx, agentVersionTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], "--version")
+	if r.Tree != nil {
+		cmd.Dir = r.Tree.Root
+	}
+	// The client and whatever it started end with its answer.
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &capped.Writer{B: &stdout, N: 1 << 16}, &capped.Writer{B: &stderr, N: 1 << 16}
+	runErr := procgroup.Run(cmd)
+	if err := outer.Err(); err != nil {
+		return err // stopped by hand: no sentence about the client
+	}
+	m := r.Messages()
+	known := m.Say("versions.range", messages.Args{"From": prof.Versions.From, "To": prof.Versions.To})
+	if prof.Versions.From == prof.Versions.To {
+		known = prof.Versions.From
+	}
+	advice := m.Say("advice.version")
+	if install := agents.ShippedInstall(prof.Versions.Program); strings.HasPrefix(install, "npm install ") {
+		advice = m.Say("advice.version_install", messages.Args{"Install": install + "@" + prof.Versions.To})
+	}
+	v, ok := agents.ParseVersion(stdout.String())
+	if runErr != nil || !ok {
+		said := versionSaid(stdout.String() + "\n" + stderr.String())
+		switch {
+		case ctx.Err() == context.DeadlineExceeded:
+			said = m.Say("versions.no_answer", messages.Args{"Timeout": agentVersionTimeout.String()})
+		case said == "" && runErr != nil:
+			said = runErr.Error()
+		case said == "":
+			said = m.Say("versions.nothing")
+		}
+		return messages.Wrap(ErrAgentVersion, m.Say("refuse.agent_no_version", messages.Args{
+			"Program": prof.Versions.Program, "Said": said, "Known": known, "Advice": advice}))
+	}
+	if !prof.Versions.Contains(v) {
+		return messages.Wrap(ErrAgentVersion, m.Say("refuse.agent_version", messages.Args{
+			"Program": prof.Versions.Program, "Version": v.String(), "Known": known, "Advice": advice}))
+	}
+	return nil
+}
+
+// versionSaid is the first line of a program's output that is not blank, made safe
+// for a terminal and cut to maxVersionSaid bytes.
+func versionSaid(out string) string {
+	for line := range strings.Lines(out) {
+		if line = strings.TrimSpace(line); line != "" {
+			if len(line) > maxVersionSaid {
+				line = strings.ToValidUTF8(line[:maxVersionSaid], "") + "…"
+			}
+			return termsafe.String(line)
+		}
+	}
+	return ""
+}
