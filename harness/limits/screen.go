@@ -80,7 +80,10 @@ var screenRules = sync.OnceValue(func() []screenRule {
 		{ScreenTrust, regexp.MustCompile(`^(?:Quick safety check: )?Is this a project you created or one you trust\?|^Do you trust the files in this folder\?|^Claude Code didn't start because this folder isn't trusted`)},
 		{ScreenLogin, regexp.MustCompile(`^Select login method:|^Paste code here if prompted|^Browser didn't open\? Use the url below to sign in`)},
 		{ScreenOnboarding, regexp.MustCompile(`^Let's get started\.|^Choose the text style that looks best with your terminal|^Security notes:`)},
-		{ScreenPermission, regexp.MustCompile(`^Do you want to (?:proceed|make this edit|create|allow|run|fetch)\b[^?]*\?`)},
+		// Claude Code 2.1.332 heads its prompt "This command requires approval": a
+		// redraw that keeps the cells already on the screen can leave the question
+		// below it in pieces ("Do y", "u want to"), the heading whole.
+		{ScreenPermission, regexp.MustCompile(`^Do you want to (?:proceed|make this edit|create|allow|run|fetch)\b[^?]*\?|^This command requires approval$`)},
 	}
 })
 

@@ -156,3 +156,20 @@ func TestScreensMatchReference(t *testing.T) {
 		})
 	}
 }
+
+// A permission prompt of Claude Code 2.1.332 that a redraw left in pieces (the
+// question's "o" kept from the screen before, skipped by a cursor move) is found
+// by its heading.
+func TestPermissionPromptRedrawn(t *testing.T) {
+	t.Parallel()
+	raw := "\x1b[1B Bash command\x1b[K\x1b[1C\x1b[1Brun\x1b[6Gsh\x1b[9G-c 'echo\x1b[18Gfound\x1b[1BThis\x1b[7Gcommand\x1b[15Grequires\x1b[24Gapproval" +
+		"\x1b[2B Do y\x1b[7Gu want to\x1b[17Gproceed?\x1b[K\x1b[1C\x1b[1B❯\x1b[4G1.\x1b[7GYes\x1b[181G\x1b[K\x1b[1B   2. Yes, and don’t ask again\x1b[K\x1b[1B   4. No\x1b[K"
+	s, ok := ClaudeScreen(raw)
+	if !ok || s.Kind != ScreenPermission {
+		t.Fatalf("ClaudeScreen = %+v, %v; want the permission prompt", s, ok)
+	}
+	// The heading alone, as prose with no choices after it, is no prompt.
+	if s, ok := ClaudeScreen("This command requires approval\nI will ask the person first.\n"); ok {
+		t.Errorf("prose read as %+v", s)
+	}
+}
