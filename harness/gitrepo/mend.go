@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -33,8 +32,8 @@ type runNote struct {
 // by started. A note that cannot be written is no error: the process runs, and a
 // kill then leaves nothing mended by itself.
 func (r *Repo) noteRun(args []string) *runNote {
-	if r.GitDir == "" {
-		return nil
+	if r.GitDir == "" || readOnly[subcommand(args)] {
+		return nil // a git that only reads leaves nothing to mend
 	}
 	n := &runNote{path: filepath.Join(r.GitDir, fmt.Sprintf("%s%d-%d", notePrefix, os.Getpid(), noteSeq.Add(1)))}
 	if n.write(0, args) != nil {
@@ -93,10 +92,6 @@ func (r *Repo) MendAfterKill(ctx context.Context) ([]Mended, error) {
 		}
 		if gitPID > 0 && processAlive(gitPID) {
 			continue // git goes on alone, and ends what it began
-		}
-		if readOnly[subcommand(args)] {
-			os.Remove(path) // a git that only read leaves nothing to mend
-			continue
 		}
 		if gitRunningIn(r.Root) {
 			continue // a person's git works here now: its locks are its own
@@ -199,31 +194,10 @@ func subcommand(args []string) string {
 	return ""
 }
 
-// lockFiles are the lock files a git process of strom's may hold in r: the
-// index's and a new index's, HEAD's, the branch's, the refs', the config's.
+// lockFiles are the lock files a git process of strom's may hold in r: those of
+// lockPaths, a new index's, and the remote-tracking refs' a fetch or push moves.
 func (r *Repo) lockFiles() []string {
-	out := []string{filepath.Join(r.GitDir, "index.lock")}
 	next, _ := filepath.Glob(filepath.Join(r.GitDir, "next-index-*.lock"))
-	out = append(out, next...)
-	if held := r.heldLock(); held != "" && !slices.Contains(out, held) {
-		out = append(out, held)
-	}
-	for _, p := range []string{filepath.Join(r.GitDir, "HEAD.lock"), filepath.Join(r.CommonDir, "packed-refs.lock"), filepath.Join(r.CommonDir, "config.lock")} {
-		if !slices.Contains(out, p) {
-			out = append(out, p)
-		}
-	}
-	if b, err := os.ReadFile(filepath.Join(r.GitDir, "HEAD")); err == nil {
-		if ref, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "ref: "); ok {
-			dir := r.CommonDir
-			if !strings.HasPrefix(ref, "refs/") || perWorktreeRef(ref) {
-				dir = r.GitDir
-			}
-			if p := filepath.Join(dir, filepath.FromSlash(ref)) + ".lock"; !slices.Contains(out, p) {
-				out = append(out, p)
-			}
-		}
-	}
 	remote, _ := filepath.Glob(filepath.Join(r.CommonDir, "refs", "remotes", "*", "*.lock"))
-	return append(out, remote...)
+	return append(append(r.lockPaths(), next...), remote...)
 }

@@ -69,26 +69,14 @@ type Filter struct {
 // RequiredFilters lists the filters of the git config that are required, each
 // with its clean command.
 func (r *Repo) RequiredFilters(ctx context.Context) ([]Filter, error) {
-	out, err := r.git(ctx, []string{"config", "-z", "--get-regexp", `^filter\.`}, nil, nil)
-	if err != nil {
-		var ge *GitError
-		if errors.As(err, &ge) && ge.Stderr == "" {
-			return nil, nil // none set: git config exits 1 and says nothing
-		}
-		return nil, fmt.Errorf("read the filters of git's config: %w", err)
-	}
 	clean := map[string]string{}
 	required := map[string]bool{}
 	var names []string
-	for _, kv := range splitNUL(out) {
-		key, value, _ := strings.Cut(kv, "\n")
-		rest, ok := strings.CutPrefix(key, "filter.")
-		if !ok {
-			continue
-		}
+	err := r.configRegexp(ctx, false, `^filter\.`, func(key, value string) {
+		rest := strings.TrimPrefix(key, "filter.")
 		i := strings.LastIndexByte(rest, '.')
-		if i < 0 {
-			continue
+		if i <= 0 {
+			return
 		}
 		name, field := rest[:i], rest[i+1:]
 		if _, seen := clean[name]; !seen {
@@ -101,6 +89,9 @@ func (r *Repo) RequiredFilters(ctx context.Context) ([]Filter, error) {
 		case "required":
 			required[name] = value == "true" || value == "yes" || value == "on" || value == "1" || value == ""
 		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read the filters of git's config: %w", err)
 	}
 	var fs []Filter
 	for _, n := range names {

@@ -179,11 +179,22 @@ func (r *Repo) git(ctx context.Context, args []string, stdin io.Reader, env []st
 // a concurrent git can be told apart from other failures without reading git's
 // (translated) messages.
 func (r *Repo) heldLock() string {
+	for _, p := range r.lockPaths() {
+		if _, err := os.Lstat(p); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// lockPaths are the lock files a git that commits, merges or moves a ref takes:
+// the index's, HEAD's, the branch's HEAD points at (locked while git moves it),
+// packed-refs' and the config's.
+func (r *Repo) lockPaths() []string {
 	locks := []string{
 		filepath.Join(r.GitDir, "index.lock"),
 		filepath.Join(r.GitDir, "HEAD.lock"),
 	}
-	// The branch HEAD points at is locked while git moves it.
 	if b, err := os.ReadFile(filepath.Join(r.GitDir, "HEAD")); err == nil {
 		if ref, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "ref: "); ok {
 			dir := r.CommonDir
@@ -193,16 +204,10 @@ func (r *Repo) heldLock() string {
 			locks = append(locks, filepath.Join(dir, filepath.FromSlash(ref))+".lock")
 		}
 	}
-	locks = append(locks,
+	return append(locks,
 		filepath.Join(r.CommonDir, "packed-refs.lock"),
 		filepath.Join(r.CommonDir, "config.lock"),
 	)
-	for _, p := range locks {
-		if _, err := os.Lstat(p); err == nil {
-			return p
-		}
-	}
-	return ""
 }
 
 // repoEnv lists the variables by which an outer git (a hook that runs strom, say)
@@ -289,20 +294,31 @@ func (r *Repo) SetConfig(ctx context.Context, key, value string) error {
 // regular expression re matches, with their values (the last of a key set twice),
 // in one git process; none set is an empty map.
 func (r *Repo) ConfigMatching(ctx context.Context, re string) (map[string]string, error) {
-	out, err := r.git(ctx, []string{"config", "--local", "-z", "--get-regexp", re}, nil, nil)
+	m := map[string]string{}
+	err := r.configRegexp(ctx, true, re, func(k, v string) { m[k] = v })
+	return m, err
+}
+
+// configRegexp calls each with every key of git's config that re matches and its
+// value, in git's order: the repository's own config (local) or all of them.
+func (r *Repo) configRegexp(ctx context.Context, local bool, re string, each func(key, value string)) error {
+	args := []string{"config", "-z", "--get-regexp", re}
+	if local {
+		args = []string{"config", "--local", "-z", "--get-regexp", re}
+	}
+	out, err := r.git(ctx, args, nil, nil)
 	if err != nil {
 		var ge *GitError
 		if errors.As(err, &ge) && ge.Stderr == "" {
-			return map[string]string{}, nil // nothing matches: git config exits 1, silent
+			return nil // nothing matches: git config exits 1, silent
 		}
-		return nil, fmt.Errorf("read git config: %w", err)
+		return fmt.Errorf("read git config: %w", err)
 	}
-	m := map[string]string{}
 	for _, kv := range splitNUL(out) {
 		k, v, _ := strings.Cut(kv, "\n")
-		m[k] = v
+		each(k, v)
 	}
-	return m, nil
+	return nil
 }
 
 // Config reads a key of the repository's own git config; "" when it is not set.
