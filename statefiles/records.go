@@ -2,12 +2,12 @@ package statefiles
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"os"
 	"path"
 	"slices"
@@ -505,16 +505,13 @@ func (t *Tree) RenameTaskRecordsLocked(ids map[string]string) error {
 	}
 	// Each old file loses the lines of its renamed tasks; they go, renamed, to
 	// the end of their new files in the order they had.
+	olds := map[string]bool{}
+	for old := range ids {
+		olds[RecordsFile(old)] = true
+	}
+	changed := map[string][]byte{} // the files written: their new bytes, nil when none are left
 	moved := map[string][]byte{}
-	olds := slices.Collect(func(yield func(string) bool) {
-		for old := range ids {
-			if !yield(RecordsFile(old)) {
-				return
-			}
-		}
-	})
-	slices.Sort(olds)
-	for _, rel := range slices.Compact(olds) {
+	for _, rel := range slices.Sorted(maps.Keys(olds)) {
 		data, err := read(rel)
 		if err != nil {
 			return err
@@ -536,43 +533,16 @@ func (t *Tree) RenameTaskRecordsLocked(ids map[string]string) error {
 			}
 			keep = append(keep, line...)
 		}
-		files[rel] = keep
-	}
-	for _, rel := range slices.Sorted(func(yield func(string) bool) {
-		for rel := range moved {
-			if !yield(rel) {
-				return
-			}
+		if len(keep) < len(data) {
+			files[rel], changed[rel] = keep, keep
 		}
-	}) {
+	}
+	for _, rel := range slices.Sorted(maps.Keys(moved)) {
 		data, err := read(rel)
 		if err != nil {
 			return err
 		}
-		files[rel] = append(slices.Clone(data), moved[rel]...)
+		changed[rel] = append(slices.Clone(data), moved[rel]...)
 	}
-	return t.journaled(func() error {
-		for _, rel := range slices.SortedFunc(func(yield func(string) bool) {
-			for rel := range files {
-				if !yield(rel) {
-					return
-				}
-			}
-		}, cmp.Compare) {
-			data, _ := readOptional(t.Path(rel))
-			if bytes.Equal(data, files[rel]) {
-				continue
-			}
-			var err error
-			if len(files[rel]) == 0 {
-				err = t.drop(rel)
-			} else {
-				err = t.put(rel, files[rel])
-			}
-			if err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return t.writeFiles(changed)
 }
