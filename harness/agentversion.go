@@ -3,6 +3,8 @@ package harness
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -20,10 +22,6 @@ import (
 // no reason to stop a run.
 const agentVersionTimeout = 2 * time.Minute
 
-// maxVersionSaid bounds what a sentence quotes of a program that did not say its
-// version.
-const maxVersionSaid = 200
-
 // checkAgentVersion refuses to start an agent whose program is of a version the
 // profile does not know the flags of (agents.Profile.Versions), or that does not
 // say its version: such a client may read the permission flags otherwise, or
@@ -40,6 +38,13 @@ func (r *Research) checkAgentVersion(ctx context.Context, p sessionPlan) error {
 	argv, err := prof.Argv(agents.Vars{Prompt: "x", PromptFile: "x", Settings: "x", Session: "x", Strom: p.Vars.Strom,
 		Permissions: p.Vars.Permissions, ExtraArgs: p.Vars.ExtraArgs, Command: p.Vars.Command})
 	if err != nil || filepath.Base(argv[0]) != prof.Versions.Program {
+		return nil
+	}
+	// The version known for the file the program is now: a client that updates
+	// itself replaces that file (or the link to it), so a file unchanged since its
+	// last good answer is asked nothing again.
+	stamp := programStamp(argv[0])
+	if stamp != "" && stamp == r.versionKnown {
 		return nil
 	}
 	outer := ctx
@@ -83,18 +88,33 @@ func (r *Research) checkAgentVersion(ctx context.Context, p sessionPlan) error {
 		return messages.Wrap(ErrAgentVersion, m.Say("refuse.agent_version", messages.Args{
 			"Program": prof.Versions.Program, "Version": v.String(), "Known": known, "Advice": advice}))
 	}
+	r.versionKnown = stamp
 	return nil
 }
 
-// versionSaid is the first line of a program's output that is not blank, made safe
-// for a terminal and cut to maxVersionSaid bytes.
+// programStamp names the file a program's name runs (on PATH, links followed)
+// with its size and modification time; "" when it cannot be told.
+func programStamp(name string) string {
+	path, err := exec.LookPath(name)
+	if err != nil {
+		return ""
+	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%s %d %d", path, fi.Size(), fi.ModTime().UnixNano())
+}
+
+// versionSaid is the first line of a program's output that is not blank, on one
+// line and cut as strom quotes outside text (termsafe.Excerpt).
 func versionSaid(out string) string {
 	for line := range strings.Lines(out) {
 		if line = strings.TrimSpace(line); line != "" {
-			if len(line) > maxVersionSaid {
-				line = strings.ToValidUTF8(line[:maxVersionSaid], "") + "…"
-			}
-			return termsafe.String(line)
+			return termsafe.Excerpt(line)
 		}
 	}
 	return ""

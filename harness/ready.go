@@ -82,7 +82,7 @@ func (r *Research) checkFilters(ctx context.Context, g *gitrepo.Repo) error {
 			if cause == "" {
 				cause = err.Error()
 			}
-			return messages.New("run.filter_fails", messages.Args{"Name": f.Name, "Cause": termsafe.String(firstRunes(cause, 200))})
+			return messages.New("run.filter_fails", messages.Args{"Name": f.Name, "Cause": termsafe.Excerpt(cause)})
 		}
 	}
 	return nil
@@ -109,15 +109,4 @@ func (r *Research) checkRecords(ctx context.Context) error {
 		}
 	}
 	return r.Tree.CheckRecordFiles(rels)
-}
-
-// firstRunes is s cut to its first n characters, with "…" where it was cut.
-func firstRunes(s string, n int) string {
-	for i := range s {
-		if n == 0 {
-			return s[:i] + "…"
-		}
-		n--
-	}
-	return s
 }

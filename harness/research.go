@@ -47,6 +47,9 @@ type Research struct {
 	sync *remote.Sync
 	// syncOut is where a synced run says what its integrations did (renumbering).
 	syncOut io.Writer
+	// versionKnown is the agent program's file (path, size, time) whose version
+	// was last found known: its --version is not asked again (agentversion.go).
+	versionKnown string
 }
 
 func (r *Research) marked(event string) {

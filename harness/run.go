@@ -305,8 +305,8 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 		}
 		// The agent's program may have been updated since the run started (Claude
 		// Code updates itself, and a condition may have waited for hours): a version
-		// strom does not know starts no session. One `--version` a session, the first
-		// asked twice: 0.02 to 0.8 s against sessions of minutes.
+		// strom does not know starts no session. `--version` is asked again only
+		// when the program's file changed since its last known answer.
 		if err := r.checkAgentVersion(ctx, plan); err != nil {
 			if ctx.Err() != nil {
 				return stopNow(StopByHand, "")
