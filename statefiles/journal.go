@@ -141,52 +141,51 @@ func (t *Tree) replay(changes []fileChange) error {
 }
 
 // finishJournal completes a change a killed strom left half written: it writes
-// every file of the journal again and removes it. It returns the files the change
-// held (none when there was no journal). Hold the lock.
-func (t *Tree) finishJournal() ([]string, error) {
+// every file of the journal again, removes it, and tells OnFinish. Hold the lock.
+func (t *Tree) finishJournal() error {
 	path := t.Path(RunDir, journalFile)
 	data, err := ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", t.rel(RunDir, journalFile), err)
+		return fmt.Errorf("read %s: %w", t.rel(RunDir, journalFile), err)
 	}
 	var j journal
 	if err := json.Unmarshal(data, &j); err != nil || j.Version != journalVersion {
 		// Not a journal this strom wrote whole: it is written atomically, so this
 		// is someone else's file. Keep it for a person, and change nothing.
-		aside := path + ".unknown"
-		if rerr := os.Rename(path, aside); rerr != nil {
-			return nil, fmt.Errorf("move %s aside: %w", t.rel(RunDir, journalFile), rerr)
+		if rerr := os.Rename(path, path+".unknown"); rerr != nil {
+			return fmt.Errorf("move %s aside: %w", t.rel(RunDir, journalFile), rerr)
 		}
-		return nil, nil
+		return nil
 	}
 	t.dropQueueIndex()
 	if err := t.replay(j.Files); err != nil {
-		return nil, err
-	}
-	files := make([]string, len(j.Files))
-	for i, c := range j.Files {
-		files[i] = t.rel(c.Path)
+		return err
 	}
 	if t.OnFinish != nil {
+		files := make([]string, len(j.Files))
+		for i, c := range j.Files {
+			files[i] = t.rel(c.Path)
+		}
 		t.OnFinish(files)
 	}
-	return files, nil
+	return nil
 }
 
-// FinishPending completes a change a killed strom left half written, if there is
-// one, taking the lock for it (every holder of the lock does so first). Readers
-// call it when the files they read do not agree.
-func (t *Tree) FinishPending(ctx context.Context) error {
+// FinishPending completes, under the lock, a change that is being written or a
+// killed strom left half written (every holder of the lock does so first);
+// pending reports that there was one, so that a reader whose files did not agree
+// reads them again. Without a journal it costs a stat.
+func (t *Tree) FinishPending(ctx context.Context) (pending bool, err error) {
 	if _, err := os.Lstat(t.Path(RunDir, journalFile)); errors.Is(err, os.ErrNotExist) {
-		return nil
+		return false, nil
 	}
 	unlock, err := t.Lock(ctx)
 	if err != nil {
-		return err
+		return true, err
 	}
 	unlock()
-	return nil
+	return true, nil
 }

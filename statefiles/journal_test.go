@@ -75,8 +75,8 @@ func TestJournalFinishedByTheNextLock(t *testing.T) {
 	}
 	var said []string
 	tr.OnFinish = func(files []string) { said = files }
-	if err := tr.FinishPending(ctx); err != nil {
-		t.Fatal(err)
+	if pending, err := tr.FinishPending(ctx); err != nil || !pending {
+		t.Fatalf("FinishPending = %v, %v; want the journal found", pending, err)
 	}
 	if got, err := tr.FindTask(ctx, "T-1"); err != nil || got.Title != "one, reworded" {
 		t.Fatalf("after the journal: %+v, %v", got, err)

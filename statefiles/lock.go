@@ -28,7 +28,7 @@ func (t *Tree) Lock(ctx context.Context) (unlock func(), err error) {
 		return nil, err
 	}
 	failpoint()
-	if _, err := t.finishJournal(); err != nil {
+	if err := t.finishJournal(); err != nil {
 		unlock()
 		return nil, err
 	}

@@ -339,10 +339,9 @@ func (t *Tree) loadShards(o *Order) (*Queue, map[string][]byte, error) {
 	if err := CheckFiles(t.rel(QueueFile), o, ids); err != nil {
 		// A change being written, or left half written by a kill, spans these
 		// files: once it is whole (under the lock) they are read again.
-		if _, jerr := os.Lstat(t.Path(RunDir, journalFile)); jerr == nil {
-			if ferr := t.FinishPending(context.Background()); ferr != nil {
-				return nil, nil, ferr
-			}
+		if pending, ferr := t.FinishPending(context.Background()); ferr != nil {
+			return nil, nil, ferr
+		} else if pending {
 			if _, o, _, err = t.readOrder(); err != nil {
 				return nil, nil, err
 			}
