@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -135,7 +136,7 @@ func TestMigrateResearchOfMain(t *testing.T) {
 	}
 	// The records moved first, in a commit of their own
 	// (migrateprogress_test.go), then the queue.
-	checkMigration(t, root, head, 2, "1 to 3", "M\t.strom/queue.json", "A\t.strom/tasks/T-1-99.json")
+	checkMigration(t, root, head, 2, "1 to 4", "M\t.strom/queue.json", "A\t.strom/tasks/T-1-99.json")
 	if msg := gitOut(t, root, "log", "-1", "--format=%b", "HEAD~1"); !strings.Contains(msg, "Strom-Migrate: progress to records/") {
 		t.Errorf("the commit before the queue's migration is not the records':\n%s", msg)
 	}
@@ -152,7 +153,7 @@ func TestMigrateResearchOfMain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if after.NextID != before.NextID || !reflect.DeepEqual(after.Tasks, before.Tasks) {
+	if after.NextID != before.NextID || !reflect.DeepEqual(after.Tasks, doneLast(before.Tasks)) {
 		t.Errorf("migrated queue differs:\n got %+v\nwant %+v", after, before)
 	}
 	if now := recordsText(t, r.Tree); now != string(records) {
@@ -179,7 +180,7 @@ func TestNewerQueue(t *testing.T) {
 	t.Parallel()
 	tr := statefiles.At(t.TempDir())
 	os.MkdirAll(tr.Dir, 0o755)
-	newer := []byte(`{"version": 4, "next_id": 1, "order": [], "shards": 16}`)
+	newer := []byte(`{"version": 5, "next_id": 1, "order": [], "shards": 16}`)
 	os.WriteFile(tr.Path(statefiles.QueueFile), newer, 0o644)
 	for name, f := range map[string]func() error{
 		"load":    func() error { _, err := tr.LoadQueue(); return err },
@@ -191,7 +192,7 @@ func TestNewerQueue(t *testing.T) {
 		},
 	} {
 		err := f()
-		if err == nil || !strings.Contains(err.Error(), "is written by a newer strom (version 4; this strom knows up to 3): update strom") {
+		if err == nil || !strings.Contains(err.Error(), "is written by a newer strom (version 5; this strom knows up to 4): update strom") {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
@@ -206,7 +207,7 @@ func TestNewerQueue(t *testing.T) {
 func checkMigration(t *testing.T, root, head string, after int, versions string, want ...string) {
 	t.Helper()
 	log := gitOut(t, root, "log", "-1", "--format=%s%n%b")
-	if !strings.Contains(log, "strom: the queue's tasks moved to files of a hundred") || !strings.Contains(log, "Strom-Migrate: queue.json "+versions) {
+	if !strings.Contains(log, "strom: queue.json lists the tasks not done, every task in its file of a hundred") || !strings.Contains(log, "Strom-Migrate: queue.json "+versions) {
 		t.Errorf("the last commit is not the migration:\n%s", log)
 	}
 	if parent := strings.TrimSpace(gitOut(t, root, "rev-parse", fmt.Sprintf("HEAD~%d", after))); parent != head {
@@ -280,7 +281,7 @@ func TestMigrateResearchOf5ce811e(t *testing.T) {
 	for i := 1; i <= 8; i++ {
 		gone = append(gone, fmt.Sprintf("D\t.strom/tasks/T-%d.json", i))
 	}
-	checkMigration(t, root, head, 2, "2 to 3", append([]string{"M\t.strom/queue.json", "A\t.strom/tasks/T-1-99.json"}, gone...)...)
+	checkMigration(t, root, head, 2, "2 to 4", append([]string{"M\t.strom/queue.json", "A\t.strom/tasks/T-1-99.json"}, gone...)...)
 	if files := gitOut(t, root, "show", "--name-only", "--format=", "HEAD"); strings.Contains(files, "progress") || strings.Contains(files, "park") {
 		t.Errorf("the migration commit holds more than the queue:\n%s", files)
 	}
@@ -303,7 +304,7 @@ func TestMigrateResearchOf5ce811e(t *testing.T) {
 		return q
 	}
 	was, after := load(head), load("HEAD")
-	if was.Version != 2 || after.Version != 3 || after.NextID != was.NextID || !reflect.DeepEqual(after.Tasks, was.Tasks) {
+	if was.Version != 2 || after.Version != 4 || after.NextID != was.NextID || !reflect.DeepEqual(after.Tasks, doneLast(was.Tasks)) {
 		t.Errorf("migrated queue differs:\n got %+v\nwant %+v", after, was)
 	}
 	// The work tree's queue is the old work tree's, with the new task: T-2 left
@@ -312,7 +313,7 @@ func TestMigrateResearchOf5ce811e(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if now.NextID != 10 || len(now.Tasks) != 9 || !reflect.DeepEqual(now.Tasks[:8], before.Tasks) || now.Tasks[8].ID != "T-9" {
+	if want := doneLast(append(slices.Clone(before.Tasks), statefiles.Task{ID: "T-9"})); now.NextID != 10 || len(now.Tasks) != 9 || !sameIDs(now.Tasks, want) {
 		t.Errorf("the work tree's queue after the migration:\n got %+v\nwant %+v and T-9", now, before)
 	}
 	if diff := gitOut(t, root, "diff", "HEAD", "--", ".strom/tasks/T-1-99.json"); !strings.Contains(diff, `+      "state": "started",`) || !strings.Contains(diff, `+      "session": "20261201T151036Z-cb95"`) {
@@ -340,5 +341,85 @@ func TestMigrateResearchOf5ce811e(t *testing.T) {
 	park, err := r.Tree.LoadPark()
 	if err != nil || park.Empty["T-2"] < 1 || park.Unfinished["T-2"] < 1 {
 		t.Errorf("park counters after recovery = %+v, %v", park, err)
+	}
+}
+
+// doneLast is tasks in the order a queue of version 4 reads them: the tasks not
+// done in their order, then the done ones by id.
+func doneLast(tasks []statefiles.Task) []statefiles.Task {
+	var live, done []statefiles.Task
+	for _, t := range tasks {
+		if t.State == statefiles.Done {
+			done = append(done, t)
+		} else {
+			live = append(live, t)
+		}
+	}
+	slices.SortFunc(done, func(x, y statefiles.Task) int { return byIDNumber(x.ID, y.ID) })
+	return append(live, done...)
+}
+
+func sameIDs(a, b []statefiles.Task) bool {
+	return slices.EqualFunc(a, b, func(x, y statefiles.Task) bool { return x.ID == y.ID })
+}
+
+// TestMigrateResearchOf2ee4e57 opens a research written by strom with queue.json
+// of version 3, the order of every task (testdata/research-2ee4e57.tar.gz: made by
+// strom at 2ee4e57: 105 tasks in two files of a hundred, three done by sessions
+// with their records, one parked, one moved, and T-8 reworded, not committed).
+// Reading commands read it as it is and change nothing; the first change
+// migrates queue.json to version 4 in a commit of its own that changes no task's
+// file, keeping the order of the tasks not done and every task byte for byte.
+func TestMigrateResearchOf2ee4e57(t *testing.T) {
+	r, root := openFixture(t, "research-2ee4e57", 17)
+	ctx := context.Background()
+	if v, _ := r.Tree.QueueVersionOnDisk(); v != 3 {
+		t.Fatalf("the fixture's queue is version %d, want 3", v)
+	}
+	before, err := r.Tree.LoadQueue()
+	if err != nil {
+		t.Fatalf("the fixture's queue: %v", err)
+	}
+	head := strings.TrimSpace(gitOut(t, root, "rev-parse", "HEAD"))
+	status := gitOut(t, root, "status", "--porcelain")
+	if sum, err := r.Tree.QueueSummary(ctx); err != nil || sum.Total != 105 || sum.Counts[statefiles.Done] != 3 || sum.Counts[statefiles.Parked] != 1 {
+		t.Fatalf("summary of the old queue = %+v, %v", sum, err)
+	}
+	if page, total, err := r.Tree.QueuePage(ctx, statefiles.Open, 0, 2); err != nil || total != 101 || page[0].ID != "T-7" || page[1].ID != "T-4" {
+		t.Fatalf("the open tasks of the old queue = %+v, %d, %v", page, total, err)
+	}
+	if now := gitOut(t, root, "status", "--porcelain"); now != status {
+		t.Errorf("a reading command changed the research:\n%s", now)
+	}
+
+	added, err := r.AddTask(ctx, "Ask the archive in Písek", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if added.ID != "T-106" {
+		t.Errorf("the new task is %s, want T-106 (next_id kept)", added.ID)
+	}
+	checkMigration(t, root, head, 1, "3 to 4", "M\t.strom/queue.json")
+	if files := gitOut(t, root, "show", "--name-only", "--format=", "HEAD"); strings.TrimSpace(files) != ".strom/queue.json" {
+		t.Errorf("the migration commit changes more than queue.json:\n%s", files)
+	}
+	want := "{\n  \"version\": 4,\n  \"next_id\": 106,\n  \"done\": 3,\n  \"tasks\": [\n    \"T-7 open\",\n    \"T-4 open\",\n    \"T-5 parked\",\n    \"T-6 open\",\n"
+	if q := gitOut(t, root, "show", "HEAD:.strom/queue.json"); !strings.HasPrefix(q, want) || strings.Count(q, " open\"") != 101 || strings.Contains(q, "T-106") {
+		t.Errorf("the migrated queue.json:\n%s", q)
+	}
+	// Every task's file in HEAD is the old HEAD's, byte for byte.
+	if diff := gitOut(t, root, "diff", head, "HEAD", "--", ".strom/tasks", ".strom/records"); diff != "" {
+		t.Errorf("the migration changed the tasks' or records' files:\n%s", diff)
+	}
+	now, err := r.Tree.LoadQueue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTasks := doneLast(append(slices.Clone(before.Tasks), added))
+	if !reflect.DeepEqual(now.Tasks, wantTasks) {
+		t.Errorf("the work tree's queue after the migration differs from the old one with T-106")
+	}
+	if diff := gitOut(t, root, "diff", "HEAD", "--", ".strom/tasks/T-1-99.json"); !strings.Contains(diff, `volume 1"`) {
+		t.Errorf("T-8's rewording is not left uncommitted:\n%s", diff)
 	}
 }

@@ -48,6 +48,10 @@ func (v *RunView) Paused() bool { return v != nil && v.Session == "" && !v.Pause
 // transcriptLines is how many of the transcript's last lines the overview carries.
 const transcriptLines = 12
 
+// overviewTasks is how many tasks the overview shows: the tasks not done in queue
+// order, then the newest done ones.
+const overviewTasks = 200
+
 // Overview reads the research for the app.
 func (r *Research) Overview(ctx context.Context) (Overview, error) {
 	o := Overview{Root: r.Tree.Root}
@@ -63,17 +67,16 @@ func (r *Research) Overview(ctx context.Context) (Overview, error) {
 	if ms, err := r.modeState(m, ri); err == nil {
 		o.Mode = ms
 	}
-	// The whole queue, read again only when its files changed: the overview is read
-	// every second while a page is open.
-	q, err := r.Tree.ReadQueue()
+	// The tasks not done and the newest done ones, up to overviewTasks: the
+	// overview is read every second while a page is open.
+	o.Tasks, _, err = r.Tree.QueuePage(ctx, "", 0, overviewTasks)
 	if err != nil {
 		return o, err
 	}
-	o.Tasks = q.Tasks
 	if ri != nil {
 		v := &RunView{RunInfo: *ri}
 		if ri.Session != "" {
-			if t, err := q.Find(ri.Task); err == nil {
+			if t, err := r.Tree.FindTask(ctx, ri.Task); err == nil {
 				v.TaskTitle = t.Title
 			}
 			if left := ri.Deadline.Sub(r.Now()); left > 0 {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -74,6 +73,11 @@ func CheckStaged(ctx context.Context, r *Research, inSession bool) error {
 			if after, err = statefiles.ParseQueue(p, data); err != nil {
 				return messages.Errorf(err, "hooks.refused", messages.Args{"Error": err})
 			}
+		case rel == statefiles.QueueFile && statefiles.QueueVersionOf(data) < statefiles.QueueVersion:
+			if err := statefiles.Validate(rel, data); err != nil {
+				return messages.Errorf(err, "hooks.refused", messages.Args{"Error": err})
+			}
+			queueFiles = true
 		case rel == statefiles.QueueFile:
 			if order, err = statefiles.ParseOrder(p, data); err != nil {
 				return messages.Errorf(err, "hooks.refused", messages.Args{"Error": err})
@@ -178,69 +182,45 @@ func checkStagedRecords(ctx context.Context, g *gitrepo.Repo, p, rel string, dat
 	return statefiles.Validate(rel, data)
 }
 
-// checkStagedOrder checks what spans the staged queue's files: the order (staged,
-// or read from the index when the commit leaves it) and the tasks in the index
-// agree, and the order keeps every task of HEAD's. shards are the shards the
-// commit changes; deleted2 the task files of version 2 it deletes.
+// checkStagedOrder checks what spans the staged queue's files: queue.json (staged,
+// or read from the index when the commit leaves it) says of every task in the
+// shards it checks what their files say. It checks the shards the commit changes
+// and those of the tasks whose line in queue.json changed since HEAD's (every
+// shard when HEAD's queue is of another version). A queue of an older version is
+// committed as it is: strom checks it when it migrates it.
 func checkStagedOrder(ctx context.Context, g *gitrepo.Repo, order *statefiles.Order, shards, deleted2 []string) error {
 	queue := statefiles.DirName + "/" + statefiles.QueueFile
+	if len(deleted2) > 0 { // the first deleted task file is the one named
+		p := deleted2[0]
+		rel := strings.TrimPrefix(p, statefiles.DirName+"/")
+		id, _ := statefiles.TaskOfFile(rel)
+		title := ""
+		if old, err := g.ReadBlob(ctx, "HEAD:"+p); err == nil {
+			if t, err := statefiles.ParseTask("HEAD:"+p, rel, old); err == nil {
+				title = t.Title
+			}
+		}
+		return messages.New("hooks.task_file_deleted", messages.Args{"Task": id, "Title": termsafe.Line(title), "File": p})
+	}
 	if order == nil {
 		data, err := g.ReadBlob(ctx, ":"+queue)
 		if err != nil {
 			return messages.New("hooks.order_missing", messages.Args{"Queue": queue, "Tasks": statefiles.DirName + "/" + statefiles.TasksDir})
 		}
-		if v := statefiles.QueueVersionOf(data); v == 1 {
+		switch v := statefiles.QueueVersionOf(data); {
+		case v <= 2 && len(shards) > 0:
 			return messages.New("hooks.order_version1", messages.Args{"Queue": queue})
+		case v >= 1 && v < statefiles.QueueVersion:
+			return nil
 		}
 		if order, err = statefiles.ParseOrder(":"+queue, data); err != nil {
 			return messages.Errorf(err, "hooks.refused", messages.Args{"Error": err})
 		}
 	}
-	if order.Version < statefiles.QueueVersion && len(shards) > 0 {
-		return messages.New("hooks.order_version1", messages.Args{"Queue": queue})
-	}
 	var head *statefiles.Order
-	if old, err := g.ReadBlob(ctx, "HEAD:"+queue); err == nil {
-		if statefiles.QueueVersionOf(old) == 1 {
-			if before, err := statefiles.ParseQueue("HEAD:"+queue, old); err == nil {
-				head = &statefiles.Order{Version: 1}
-				for _, t := range before.Tasks {
-					head.Order = append(head.Order, t.ID)
-				}
-			}
-		} else if before, err := statefiles.ParseOrder("HEAD:"+queue, old); err == nil {
-			head = before
-		}
+	if old, err := g.ReadBlob(ctx, "HEAD:"+queue); err == nil && statefiles.QueueVersionOf(old) == statefiles.QueueVersion {
+		head, _ = statefiles.ParseOrder("HEAD:"+queue, old)
 	}
-	var err error
-	if order.Version == 2 {
-		err = checkIndexTasks2(ctx, g, order, deleted2)
-	} else {
-		err = checkIndexShards(ctx, g, order, head, shards)
-	}
-	if err != nil {
-		return err
-	}
-	if head == nil {
-		return nil // no queue in HEAD yet: nothing to lose
-	}
-	in := make(map[string]bool, len(order.Order))
-	for _, id := range order.Order {
-		in[id] = true
-	}
-	for _, id := range head.Order {
-		if !in[id] {
-			return messages.New("hooks.order_drops", messages.Args{"Task": id, "Queue": queue})
-		}
-	}
-	return nil
-}
-
-// checkIndexShards checks the shards of the index against a version 3 order: the
-// shards the commit changes and those of the ids the order gained or lost since
-// HEAD's (every shard when HEAD's queue is of another version).
-func checkIndexShards(ctx context.Context, g *gitrepo.Repo, order, head *statefiles.Order, changed []string) error {
-	queue := statefiles.DirName + "/" + statefiles.QueueFile
 	paths, err := g.IndexPaths(ctx, statefiles.DirName+"/"+statefiles.TasksDir+"/")
 	if err != nil {
 		return err
@@ -255,43 +235,39 @@ func checkIndexShards(ctx context.Context, g *gitrepo.Repo, order, head *statefi
 		inIndex[rel] = true
 	}
 	check := map[string]bool{}
-	for _, rel := range changed {
+	for _, rel := range shards {
 		check[rel] = true
 	}
-	if head == nil || head.Version != statefiles.QueueVersion {
+	if head == nil {
 		for rel := range inIndex {
 			check[rel] = true
 		}
-		for _, id := range order.Order {
-			check[statefiles.ShardFile(id)] = true
+		for _, e := range order.Live {
+			check[statefiles.ShardFile(e.ID)] = true
 		}
 	} else {
-		was := make(map[string]bool, len(head.Order))
-		for _, id := range head.Order {
-			was[id] = true
+		was := make(map[string]statefiles.State, len(head.Live))
+		for _, e := range head.Live {
+			was[e.ID] = e.State
 		}
-		now := make(map[string]bool, len(order.Order))
-		for _, id := range order.Order {
-			now[id] = true
-			if !was[id] {
-				check[statefiles.ShardFile(id)] = true
+		now := make(map[string]bool, len(order.Live))
+		for _, e := range order.Live {
+			now[e.ID] = true
+			if st, ok := was[e.ID]; !ok || st != e.State {
+				check[statefiles.ShardFile(e.ID)] = true
 			}
 		}
-		for _, id := range head.Order {
-			if !now[id] {
-				check[statefiles.ShardFile(id)] = true
+		for _, e := range head.Live {
+			if !now[e.ID] {
+				check[statefiles.ShardFile(e.ID)] = true
 			}
 		}
 	}
-	part := &statefiles.Order{Version: order.Version, NextID: order.NextID}
-	for _, id := range order.Order {
-		if check[statefiles.ShardFile(id)] {
-			part.Order = append(part.Order, id)
-		}
-	}
-	var ids []string
+	var tasks []statefiles.Task
+	read := map[string]bool{}
 	have := map[string]bool{}
 	for _, rel := range slices.Sorted(maps.Keys(check)) {
+		read[rel] = true
 		if !inIndex[rel] {
 			continue
 		}
@@ -300,76 +276,29 @@ func checkIndexShards(ctx context.Context, g *gitrepo.Repo, order, head *statefi
 		if err != nil {
 			return err
 		}
-		tasks, err := statefiles.ParseShard(p, rel, data)
+		some, err := statefiles.ParseShard(p, rel, data)
 		if err != nil {
 			return messages.Errorf(err, "hooks.refused", messages.Args{"Error": err})
 		}
-		for _, t := range tasks {
-			ids = append(ids, t.ID)
+		for _, t := range some {
 			have[t.ID] = true
 		}
+		tasks = append(tasks, some...)
 	}
-	for _, id := range part.Order {
-		if have[id] {
+	for _, e := range order.Live {
+		if have[e.ID] || !read[statefiles.ShardFile(e.ID)] {
 			continue
 		}
 		// A task only the work tree's shard holds: the commit left the file out.
-		rel := statefiles.ShardFile(id)
+		rel := statefiles.ShardFile(e.ID)
 		p := statefiles.DirName + "/" + rel
 		if data, err := statefiles.ReadFile(filepath.Join(g.Root, filepath.FromSlash(p))); err == nil {
-			if tasks, err := statefiles.ParseShard(p, rel, data); err == nil && slices.ContainsFunc(tasks, func(t statefiles.Task) bool { return t.ID == id }) {
-				return messages.New("hooks.task_not_staged", messages.Args{"Task": id, "File": p})
+			if some, err := statefiles.ParseShard(p, rel, data); err == nil && slices.ContainsFunc(some, func(t statefiles.Task) bool { return t.ID == e.ID }) {
+				return messages.New("hooks.task_not_staged", messages.Args{"Task": e.ID, "File": p})
 			}
 		}
 	}
-	if err := statefiles.CheckFiles(queue, part, ids); err != nil {
-		return messages.Errorf(err, "hooks.refused", messages.Args{"Error": err})
-	}
-	return nil
-}
-
-// checkIndexTasks2 checks the task files of the index against a version 2 order
-// (a research strom has not migrated yet). deleted2 are the task files the commit
-// deletes.
-func checkIndexTasks2(ctx context.Context, g *gitrepo.Repo, order *statefiles.Order, deleted2 []string) error {
-	queue := statefiles.DirName + "/" + statefiles.QueueFile
-	if len(deleted2) > 0 { // the first deleted task file is the one named
-		p := deleted2[0]
-		rel := strings.TrimPrefix(p, statefiles.DirName+"/")
-		id, _ := statefiles.TaskOfFile(rel)
-		title := ""
-		if old, err := g.ReadBlob(ctx, "HEAD:"+p); err == nil {
-			if t, err := statefiles.ParseTask("HEAD:"+p, rel, old); err == nil {
-				title = t.Title
-			}
-		}
-		return messages.New("hooks.task_file_deleted", messages.Args{"Task": id, "Title": termsafe.Line(title), "File": p})
-	}
-	paths, err := g.IndexPaths(ctx, statefiles.DirName+"/"+statefiles.TasksDir+"/")
-	if err != nil {
-		return err
-	}
-	var ids []string
-	for _, p := range paths {
-		rel := strings.TrimPrefix(p, statefiles.DirName+"/")
-		id, ok := statefiles.TaskOfFile(rel)
-		if !ok {
-			err := statefiles.Validate(rel, nil)
-			return messages.Errorf(err, "hooks.refused", messages.Args{"Error": err})
-		}
-		ids = append(ids, id)
-	}
-	staged := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		staged[id] = true
-	}
-	for _, id := range order.Order {
-		p := statefiles.DirName + "/" + statefiles.TaskFile(id)
-		if _, err := os.Stat(filepath.Join(g.Root, filepath.FromSlash(p))); !staged[id] && err == nil {
-			return messages.New("hooks.task_not_staged", messages.Args{"Task": id, "File": p})
-		}
-	}
-	if err := statefiles.CheckTaskFiles2(queue, order, ids); err != nil {
+	if err := statefiles.CheckFiles(queue, order, tasks, read); err != nil {
 		return messages.Errorf(err, "hooks.refused", messages.Args{"Error": err})
 	}
 	return nil

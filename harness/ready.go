@@ -22,9 +22,10 @@ import (
 // branch, the git dir writable). The first failure comes back as one sentence;
 // nothing has changed then, and no agent starts.
 func (r *Research) readyForSession(ctx context.Context) error {
-	// Through the index: a fresh one says the queue as it stands was validated;
-	// a stale one is built again, validating the queue whole.
-	if _, err := r.Tree.QueueSummary(ctx); err != nil {
+	// The queue whole: queue.json and every task's file (a set of files validated
+	// before costs their hash), queue.json made to follow the files where a hand
+	// edit or a merge made them disagree.
+	if err := r.Tree.HealQueue(); err != nil {
 		return err
 	}
 	if err := r.checkRecords(ctx); err != nil {

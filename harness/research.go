@@ -92,6 +92,9 @@ func Open(dir string, env Env) (*Research, error) {
 		tree.OnFinish = func(files []string) {
 			fmt.Fprintln(env.Notice, r.Messages().Say("files.finished", messages.Args{"Files": strings.Join(files, ", ")}))
 		}
+		tree.OnHeal = func(ids []string) {
+			fmt.Fprintln(env.Notice, r.Messages().Say("files.healed", messages.Args{"Tasks": strings.Join(ids, ", ")}))
+		}
 	}
 	return r, nil
 }

@@ -128,22 +128,20 @@ func (r *Research) keepQueueRules(ctx context.Context, session string, changes [
 		} else if err != nil {
 			return nil, err
 		} else if was, err := statefiles.ParseOrder("snapshot", []byte(snap.Order)); err == nil {
-			in := make(map[string]bool, len(now.Order))
-			for _, id := range now.Order {
-				in[id] = true
-			}
-			for _, id := range was.Order {
-				if in[id] {
+			// A task the session took out of queue.json while its file says it is
+			// not done: queue.json lists it again.
+			for _, e := range was.Live {
+				if slices.ContainsFunc(now.Live, func(n statefiles.Entry) bool { return n.ID == e.ID }) {
 					continue
 				}
-				t, err := r.Tree.FindTaskLocked(id)
-				if err != nil {
-					continue // its file is gone too: restored below
+				t, err := r.Tree.FindTaskLocked(e.ID)
+				if err != nil || t.State == statefiles.Done {
+					continue // its file is gone too (restored below), or it is done
 				}
 				if err := r.Tree.PutTaskLocked(t); err != nil {
 					return nil, err
 				}
-				notes = append(notes, fmt.Sprintf("restored %s, which the session deleted", id))
+				notes = append(notes, fmt.Sprintf("restored %s, which the session deleted", e.ID))
 			}
 		}
 	}
@@ -202,7 +200,6 @@ func (r *Research) keepShard(ctx context.Context, session, rel string, snap *sna
 			if err := os.Remove(r.Tree.Path(rel)); err != nil {
 				return nil, fmt.Errorf("set aside %s: %w", rel, err)
 			}
-			r.Tree.DropQueueIndex()
 			return []string{fmt.Sprintf("failed: the session left an invalid .strom/%s (%s); set aside in .strom/sessions/%s", rel, se.Rule, kept)}, nil
 		}
 		if err := os.Remove(r.Tree.Path(rel)); err != nil {

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -74,6 +76,7 @@ func (r *Research) syncOf(ctx context.Context, s statefiles.Settings, strom stri
 		}
 	}
 	sy.BeforeMerge = func(ctx context.Context) error { return r.renumberNew(ctx, r.syncOut) }
+	sy.AfterMerge = func(ctx context.Context) error { return r.Tree.HealQueue() }
 	sy.Clock = r.Clock
 	return sy, nil
 }
@@ -199,13 +202,13 @@ func (r *Research) claim(ctx context.Context, pk *picker, out io.Writer) (*state
 		first = false
 		id = NewSessionID(r.Now())
 		rel := statefiles.ShardFile(t.ID)
-		path := r.Tree.Path(rel)
+		paths := []string{statefiles.DirName + "/" + rel, statefiles.DirName + "/" + statefiles.QueueFile}
 		var c remote.Claim
 		err = r.Tree.Locked(ctx, func() error {
 			if err := r.Tree.MigrateQueue(); err != nil {
 				return err
 			}
-			before, err := statefiles.ReadFile(path)
+			before, err := r.readFiles(rel, statefiles.QueueFile)
 			if err != nil {
 				return fmt.Errorf("claim task: %w", err)
 			}
@@ -238,17 +241,17 @@ func (r *Research) claim(ctx context.Context, pk *picker, out io.Writer) (*state
 			if takeover != "" {
 				msg.Trailers = append(msg.Trailers, gitrepo.Trailer{Key: TrailerTakeover, Value: takeover})
 			}
-			c.Commit, err = r.commitPaths(ctx, msg, []string{statefiles.DirName + "/" + rel})
+			c.Commit, err = r.commitPaths(ctx, msg, paths)
 			if err != nil {
-				_ = r.restoreTaskFile(path, before)
+				_ = r.restoreFiles(before)
 				return err
 			}
 			c.Undo = func(ctx context.Context) error {
 				return r.Tree.Locked(ctx, func() error {
-					if err := sy.Git.UndoCommit(ctx, c.Commit, statefiles.DirName+"/"+rel); err != nil {
+					if err := sy.Git.UndoCommit(ctx, c.Commit, paths...); err != nil {
 						return err
 					}
-					return r.restoreTaskFile(path, before)
+					return r.restoreFiles(before)
 				})
 			}
 			return nil
@@ -364,13 +367,26 @@ func hostOrUnknown(p *messages.Printer, host string) string {
 	return host
 }
 
-// restoreTaskFile puts a task's shard back as it was before a claim; the queue's
-// index learns it at its next read.
-func (r *Research) restoreTaskFile(path string, before []byte) error {
-	if err := statefiles.WriteAtomic(path, before, 0o644); err != nil {
-		return err
+// readFiles reads state files (relative to .strom/) by name, to put back.
+func (r *Research) readFiles(rels ...string) (map[string][]byte, error) {
+	out := make(map[string][]byte, len(rels))
+	for _, rel := range rels {
+		b, err := statefiles.ReadFile(r.Tree.Path(rel))
+		if err != nil {
+			return nil, err
+		}
+		out[rel] = b
 	}
-	r.Tree.DropQueueIndex()
+	return out, nil
+}
+
+// restoreFiles puts state files back as readFiles read them before a claim.
+func (r *Research) restoreFiles(before map[string][]byte) error {
+	for _, rel := range slices.Sorted(maps.Keys(before)) {
+		if err := statefiles.WriteAtomic(r.Tree.Path(rel), before[rel], 0o644); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

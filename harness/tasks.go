@@ -202,7 +202,7 @@ func (r *Research) AnswerTask(ctx context.Context, id, answer string) (statefile
 
 // MoveTask puts a task before another in the queue.
 func (r *Research) MoveTask(ctx context.Context, id, before string) error {
-	return r.Tree.UpdateQueue(ctx, func(q *statefiles.Queue) error { return q.Move(id, before) })
+	return r.Tree.MoveTask(ctx, id, before)
 }
 
 // Records returns the records of one task, oldest first, from the file of its

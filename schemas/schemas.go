@@ -13,8 +13,13 @@ var FS embed.FS
 // Names of the schemas, one per state file.
 const (
 	Config = "config.schema.json"
-	Queue  = "queue.schema.json" // version 2: the order and next_id
-	Task   = "task.schema.json"  // one task, in its shard (or its own file in version 2)
+	// Queue is queue.json of version 4: next_id, the count of done tasks, and
+	// the tasks not done in queue order with their states.
+	Queue = "queue.schema.json"
+	// Queue3 is queue.json of version 3 and 2 (the order of every task): read
+	// only to migrate it.
+	Queue3 = "queue3.schema.json"
+	Task   = "task.schema.json" // one task, in its shard (or its own file in version 2)
 	// Shard is a file of a hundred tasks, .strom/tasks/T-100-199.json (version 3).
 	Shard = "shard.schema.json"
 	// Queue1 is queue.json as strom wrote it before tasks had files of their own
@@ -29,7 +34,7 @@ const (
 )
 
 // All lists every schema name.
-var All = []string{Config, Queue, Task, Shard, Queue1, Progress, Park, Mode, Hold, Allowed}
+var All = []string{Config, Queue, Queue3, Task, Shard, Queue1, Progress, Park, Mode, Hold, Allowed}
 
 // URL is the identifier a schema is registered under.
 func URL(name string) string { return "https://strom.invalid/schemas/" + name }

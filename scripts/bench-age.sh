@@ -67,13 +67,13 @@ research() {
 	git reset -q --hard
 	"$strom" init --agent demo >/dev/null
 	mkdir -p .strom/tasks
-	# queue.json of version 3 and the tasks in files of a hundred ids
+	# queue.json of version 4 and the tasks in files of a hundred ids
 	# (tasks/T-100-199.json), byte for byte as strom writes them.
 	awk -v n="$tasks" -v open="$open" 'BEGIN {
-		printf "{\n  \"version\": 3,\n  \"next_id\": %d,\n  \"order\": [", n + 1 >".strom/queue.json"
+		printf "{\n  \"version\": 4,\n  \"next_id\": %d,\n  \"done\": %d,\n  \"tasks\": [", n + 1, n - open >".strom/queue.json"
 		cur = ""
 		for (i = 1; i <= n; i++) {
-			printf "%s\n    \"T-%d\"", (i > 1 ? "," : ""), i >".strom/queue.json"
+			if (i > n - open) printf "%s\n    \"T-%d open\"", (i > n - open + 1 ? "," : ""), i >".strom/queue.json"
 			lo = int(i / 100) * 100
 			f = sprintf(".strom/tasks/T-%d-%d.json", (lo == 0 ? 1 : lo), lo + 99)
 			if (f != cur) {

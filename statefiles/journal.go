@@ -160,7 +160,6 @@ func (t *Tree) finishJournal() error {
 		}
 		return nil
 	}
-	t.dropQueueIndex()
 	if err := t.replay(j.Files); err != nil {
 		return err
 	}
@@ -188,4 +187,15 @@ func (t *Tree) FinishPending(ctx context.Context) (pending bool, err error) {
 	}
 	unlock()
 	return true, nil
+}
+
+// settle completes a change a killed strom left half written before a reader
+// reads what it spans (a stat when there is none). A holder of the lock has
+// completed it already.
+func (t *Tree) settle() error {
+	if t.locked.Load() {
+		return nil
+	}
+	_, err := t.FinishPending(context.Background())
+	return err
 }

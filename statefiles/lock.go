@@ -23,16 +23,18 @@ const LockWait = 60 * time.Second
 // A change a killed strom left half written is completed first (journal.go), so
 // every holder of the lock sees the state whole.
 func (t *Tree) Lock(ctx context.Context) (unlock func(), err error) {
-	unlock, err = LockFile(ctx, t.Path(RunDir, "lock"), t.rel(RunDir, "lock"))
+	release, err := LockFile(ctx, t.Path(RunDir, "lock"), t.rel(RunDir, "lock"))
 	if err != nil {
 		return nil, err
 	}
 	failpoint()
+	t.locked.Store(true)
 	if err := t.finishJournal(); err != nil {
-		unlock()
+		t.locked.Store(false)
+		release()
 		return nil, err
 	}
-	return unlock, nil
+	return func() { t.locked.Store(false); release() }, nil
 }
 
 // LockFile takes an exclusive flock on path, creating the file and its folder,

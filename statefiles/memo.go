@@ -3,10 +3,10 @@ package statefiles
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/strom-research/strom/schemas"
@@ -46,19 +46,8 @@ type memo struct {
 	once sync.Once
 	mu   sync.Mutex
 	path string
-	// body is the memo file's lines after its header as this process last read or
-	// wrote it. Laid out as strom writes it (laid: lines of 64 hex digits and a
-	// newline, nothing else), a sum is looked up in the text itself, 65 bytes a
-	// line, its first 8 digits compared as one number: no line is decoded, nothing
-	// sorted. Any other body (lines ended by CR LF, a line that is no sum, a last
-	// line without its newline) is decoded once into sums, oldest first.
-	body []byte
-	laid bool
-	sums [][sha256.Size]byte
+	sums [][sha256.Size]byte // as this process last read or wrote them, oldest first
 }
-
-// memoLine is the length of one line of strom's layout: 64 hex digits, a newline.
-const memoLine = 2*sha256.Size + 1
 
 // validated is the memo every read and write of a state file consults.
 var validated = &memo{where: userMemoPath}
@@ -131,66 +120,18 @@ func (m *memo) load() {
 	m.once.Do(func() {
 		m.path = m.where()
 		if m.path != "" {
-			m.set(readMemoBody(m.path))
+			m.sums = readMemo(m.path)
 		}
 	})
 }
 
-// set makes body the memo's. Hold mu, or be in load.
-func (m *memo) set(body []byte) {
-	m.body, m.laid, m.sums = body, isLaid(body), nil
-	if !m.laid {
-		m.sums = decodeMemo(body)
-	}
-}
-
-// isLaid reports whether body is in strom's own layout: lines of memoLine bytes,
-// each ended by its newline. A line there that is not 64 lowercase hex digits
-// equals no sum's digits, so the look-up in the text and the decoding of the
-// lines agree.
-func isLaid(body []byte) bool {
-	if len(body)%memoLine != 0 {
-		return false
-	}
-	for i := memoLine - 1; i < len(body); i += memoLine {
-		if body[i] != '\n' {
-			return false
-		}
-	}
-	return true
-}
-
 // holds reports whether the memo holds k. Hold mu.
 func (m *memo) holds(k [sha256.Size]byte) bool {
-	if !m.laid {
-		first := binary.LittleEndian.Uint64(k[:8])
-		for i := range m.sums {
-			if binary.LittleEndian.Uint64(m.sums[i][:8]) == first && m.sums[i] == k {
-				return true
-			}
-		}
-		return false
-	}
-	var digits [2 * sha256.Size]byte
-	hex.Encode(digits[:], k[:])
-	first := binary.LittleEndian.Uint64(digits[:8])
-	body := m.body
-	for i := 0; i+memoLine <= len(body); i += memoLine {
-		line := body[i : i+2*sha256.Size]
-		if binary.LittleEndian.Uint64(line) == first && string(line) == string(digits[:]) {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(m.sums, k)
 }
 
 // all is the sums the memo holds, oldest first. Hold mu, or be in load.
-func (m *memo) all() [][sha256.Size]byte {
-	if m.laid {
-		return decodeMemo(m.body)
-	}
-	return m.sums
-}
+func (m *memo) all() [][sha256.Size]byte { return m.sums }
 
 // readMemoBody reads the memo file's lines after its header; nil when the file is
 // missing or foreign.
@@ -212,7 +153,7 @@ func readMemo(path string) [][sha256.Size]byte {
 // of 64 lowercase hex digits (as every strom writes them), a CR before its
 // newline left out. Any other line is no sum.
 func decodeMemo(rest []byte) [][sha256.Size]byte {
-	sums := make([][sha256.Size]byte, 0, len(rest)/memoLine)
+	sums := make([][sha256.Size]byte, 0, len(rest)/(2*sha256.Size+1))
 	for len(rest) > 0 {
 		line := rest
 		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
@@ -274,7 +215,7 @@ func (m *memo) has(k [sha256.Size]byte) bool {
 		// Another strom process (the agent's command, beside a run) may have
 		// validated these bytes since this one read the memo: reading it again
 		// costs far less than validating.
-		m.set(readMemoBody(m.path))
+		m.sums = readMemo(m.path)
 	}
 	return m.holds(k)
 }
@@ -314,29 +255,6 @@ func (m *memo) remember(s sum) {
 		line[2*sha256.Size] = '\n'
 		buf.Write(line[:])
 	}
-	m.set(buf.Bytes()[len(memoHeader)+1:])
+	m.sums = sums
 	_ = WriteTransient(m.path, buf.Bytes())
-}
-
-// knownSet is known for a set of files validated together under one schema (the
-// task files of a queue, named by ids): one sum names them all, so a queue read
-// whole again needs no validation of its files one by one.
-func (m *memo) knownSet(schemaName string, names []string, data [][]byte) (sum, bool) {
-	ss, ok := schemaSum(schemaName)
-	if !ok {
-		return sum{}, false
-	}
-	h := sha256.New()
-	h.Write([]byte("set\x00"))
-	h.Write(ss[:])
-	for i, name := range names {
-		one := sha256.Sum256(data[i])
-		h.Write([]byte(name))
-		h.Write([]byte{0})
-		h.Write(one[:])
-	}
-	var s sum
-	h.Sum(s.k[:0])
-	s.ok = true
-	return s, m.has(s.k)
 }

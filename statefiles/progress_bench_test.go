@@ -5,7 +5,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 )
 
 // recordLine is one record of task of about size bytes.
@@ -56,12 +55,4 @@ func BenchmarkRecordAppend(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-}
-
-// settled moves folderClock past folderSettled for the test: the folders it
-// writes are taken as ones a research's commands find unchanged for long. Not in
-// a parallel test.
-func settled(tb testing.TB) {
-	folderClock = func() time.Time { return time.Now().Add(time.Hour) }
-	tb.Cleanup(func() { folderClock = time.Now })
 }

@@ -168,37 +168,6 @@ func (q *Queue) Count() map[State]int {
 	return c
 }
 
-// Move puts task id right before task before.
-func (q *Queue) Move(id, before string) error {
-	from, err := q.Find(id)
-	if err != nil {
-		return err
-	}
-	to, err := q.Find(before)
-	if err != nil {
-		return err
-	}
-	if from.ID == to.ID {
-		return fmt.Errorf("%s cannot move before itself: name another task with --before (strom task list shows the order)", from.ID)
-	}
-	moved := *from
-	var rest []Task
-	for _, task := range q.Tasks {
-		if task.ID != moved.ID {
-			rest = append(rest, task)
-		}
-	}
-	out := make([]Task, 0, len(q.Tasks))
-	for _, task := range rest {
-		if task.ID == to.ID {
-			out = append(out, moved)
-		}
-		out = append(out, task)
-	}
-	q.Tasks = out
-	return nil
-}
-
 // Park sets a task aside with a reason, remembering the state to return to.
 func (t *Task) Park(reason string, now time.Time) error {
 	switch t.State {

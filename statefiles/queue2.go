@@ -117,7 +117,7 @@ func (t *Tree) readTask2(id string) (*Task, error) {
 
 // loadTasks2 reads every task file of a version 2 order. A set of files read before
 // (the same bytes under the same schema, memo.go) is not validated again.
-func (t *Tree) loadTasks2(o *Order) (*Queue, error) {
+func (t *Tree) loadTasks2(o *Order3) (*Queue, error) {
 	files, err := t.taskFiles2()
 	if err != nil {
 		return nil, err
@@ -131,7 +131,8 @@ func (t *Tree) loadTasks2(o *Order) (*Queue, error) {
 			return nil, readError(t.rel(TaskFile(id)), err)
 		}
 	}
-	set, known := validated.knownSet(schemas.Task, o.Order, raw)
+	set := shardSetSum(o.Order, raw)
+	known := validated.knownSum(set)
 	q := &Queue{Version: 2, NextID: o.NextID, Tasks: make([]Task, len(o.Order))}
 	for i, id := range o.Order {
 		rel := TaskFile(id)
@@ -153,7 +154,7 @@ func (t *Tree) loadTasks2(o *Order) (*Queue, error) {
 
 // CheckTaskFiles2 checks what spans the files of a version 2 queue: every id of
 // the order has a task file and every task file is in the order.
-func CheckTaskFiles2(shown string, o *Order, files []string) error {
+func CheckTaskFiles2(shown string, o *Order3, files []string) error {
 	in := make(map[string]bool, len(o.Order))
 	for _, id := range o.Order {
 		in[id] = true

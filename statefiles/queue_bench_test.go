@@ -6,20 +6,19 @@ import (
 	"fmt"
 	"os"
 	"testing"
-	"time"
 )
 
 // bigQueue writes a queue of n tasks byte for byte as strom writes it (queue.json
-// of version 3, the tasks in files of a hundred, as scripts/bench-age.sh's big
-// research), the last quarter open and the others done, and reads it once through
-// the index: the index built, every shard validated.
+// of version 4, the tasks in files of a hundred, as scripts/bench-age.sh's big
+// research), the last quarter open and the others done, and reads it once: every
+// shard validated.
 func bigQueue(b *testing.B, n int) *Tree {
 	b.Helper()
 	tr := At(b.TempDir())
 	if err := os.MkdirAll(tr.Path(TasksDir), 0o755); err != nil {
 		b.Fatal(err)
 	}
-	o := &Order{NextID: n + 1, Order: make([]string, 0, n)}
+	o := &Order{NextID: n + 1}
 	var buf bytes.Buffer
 	flush := func(rel string) {
 		buf.WriteString("]}")
@@ -49,12 +48,16 @@ func bigQueue(b *testing.B, n int) *Tree {
 		if i > n-n/4 {
 			task.State = Open
 		}
+		if task.State == Done {
+			o.Done++
+		} else {
+			o.Live = append(o.Live, Entry{ID: id, State: task.State})
+		}
 		one, err := compactTask(&task)
 		if err != nil {
 			b.Fatal(err)
 		}
 		buf.Write(one)
-		o.Order = append(o.Order, id)
 	}
 	flush(shardOf(n))
 	data, err := EncodeOrder(o)
@@ -106,60 +109,5 @@ func BenchmarkQueuePage(b *testing.B) {
 				}
 			}
 		})
-	}
-}
-
-// BenchmarkQueueFresh is what `strom status` and every page of `strom task list`
-// pay to know the queue's index covers the files, at 20,000 tasks (201 shards):
-// the index's state read, queue.json, the tasks' folder and every shard stamped
-// ("check"); with the folder listed, as in the second after a write changed it
-// ("check, listed"); and what a check adds for a shard written within
-// folderSettled, whose bytes it hashes ("a shard's sum").
-func BenchmarkQueueFresh(b *testing.B) {
-	settled(b)
-	tr := bigQueue(b, 20000)
-	fresh := func(b *testing.B) {
-		for b.Loop() {
-			ix, ok := tr.openFreshQueueIndex()
-			if !ok {
-				b.Fatal("the index is not fresh")
-			}
-			ix.Close()
-		}
-	}
-	if ix, ok := tr.openFreshQueueIndex(); !ok {
-		b.Fatal("the index is not fresh")
-	} else {
-		ix.Close()
-	}
-	b.Run("check", fresh)
-	st, ok := tr.readQueueState()
-	if !ok {
-		b.Fatal("no state")
-	}
-	keep := func(b *testing.B, st queueState) {
-		if err := tr.writeQueueState(st); err != nil {
-			b.Fatal(err)
-		}
-		// A clock before every change: the folder's stamp does not settle, the
-		// check writes nothing.
-		folderClock = func() time.Time { return time.Unix(0, 0) }
-		b.Cleanup(func() { folderClock = func() time.Time { return time.Now().Add(time.Hour) } })
-	}
-	b.Run("check, listed", func(b *testing.B) {
-		listed := st
-		listed.Folder = stamp{}
-		keep(b, listed)
-		fresh(b)
-	})
-	b.Run("a shard's sum", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := fileSum(tr.Path(shardOf(12345))); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	if err := tr.writeQueueState(st); err != nil {
-		b.Fatal(err)
 	}
 }

@@ -13,35 +13,51 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/strom-research/strom/schemas"
 )
 
-// The queue on disk (version 3): .strom/queue.json holds the order of the tasks and
-// the next id, one id a line; the tasks live in shard files of a hundred ids
-// (shards.go), .strom/tasks/T-100-199.json. A session changes its task's lines in
-// its task's shard and nothing else, so its commit's diff shows that task, and a
-// write costs what it changes: the targeted calls (UpdateTask, AddTask, FindTask)
-// read and write one shard; only LoadQueue and SaveQueue, for the callers that
-// need the whole queue, read every shard (and SaveQueue writes only the shards
-// whose bytes changed).
+// The queue on disk (version 4): .strom/queue.json holds next_id, how many tasks
+// are done, and the tasks that are not done, in queue order, each with its state
+// ("T-17 open"); every task, done or not, lives in its file of a hundred ids under
+// .strom/tasks/ (shards.go). So the commands read what the live work needs: strom
+// status reads queue.json alone, a run's next task is queue.json and one file, a
+// page of strom task list the files of the tasks it shows. A done task leaves
+// queue.json and stays in its file.
 //
-// What spans files is checked in code: every id in the order is in its shard once
-// and every task of a shard is in the order, and next_id is past every id.
+// A task's file is the truth of its state; queue.json says the same of the tasks
+// that are not done, and every write that changes a task's state writes both as
+// one change (the journal). Where they still disagree — the two files merged from
+// two histories, or edited by hand — the reader that meets it (a whole read, a
+// page, a write of the task) makes queue.json follow the tasks' files under the
+// lock and says so in one line (OnHeal).
 
 // QueueVersion is the version of queue.json this strom writes.
-const QueueVersion = 3
+const QueueVersion = 4
 
 // TasksDir is the folder of the task shards under .strom/.
 const TasksDir = "tasks"
 
-// Order is .strom/queue.json of version 3 (and 2, of the same shape): the tasks'
-// ids in queue order.
+// Entry is a task that is not done, as queue.json lists it.
+type Entry struct {
+	ID    string
+	State State
+}
+
+// Order is .strom/queue.json of version 4.
 type Order struct {
+	Version int
+	NextID  int
+	Done    int     // how many tasks are done
+	Live    []Entry // the tasks not done, in queue order
+}
+
+// orderFile is queue.json's shape on disk.
+type orderFile struct {
 	Version int      `json:"version"`
 	NextID  int      `json:"next_id"`
-	Order   []string `json:"order"`
+	Done    int      `json:"done"`
+	Tasks   []string `json:"tasks"`
 }
 
 // validID reports whether id is written as strom writes ids: T- and a number
@@ -75,24 +91,36 @@ func queueVersion(data []byte) int {
 	return n
 }
 
+// QueueVersionOf returns the version queue.json bytes say they are (0 when they
+// say none).
+func QueueVersionOf(data []byte) int { return queueVersion(data) }
+
 // newerQueue is the error for a queue.json of a version this strom does not know.
 func newerQueue(shown string, version int) error {
 	return fmt.Errorf("%s is %w (version %d; this strom knows up to %d): update strom", shown, ErrNewerStrom, version, QueueVersion)
 }
 
-// ParseOrder validates the bytes of a queue.json of version 3 or 2 (on disk, staged
-// or committed), naming them shown in errors. It checks what the schema cannot say:
-// no id twice, next_id past every id (raised when a hand edit left it behind).
+// ParseOrder validates the bytes of a queue.json of version 4 (on disk, staged or
+// committed), naming them shown in errors. It checks what the schema cannot say:
+// no task twice; next_id is raised past every id.
 func ParseOrder(shown string, data []byte) (*Order, error) {
-	if v := queueVersion(data); v > QueueVersion {
+	switch v := queueVersion(data); {
+	case v > QueueVersion:
 		return nil, newerQueue(shown, v)
+	case v > 0 && v < QueueVersion:
+		return nil, &SchemaError{File: shown, Rule: fmt.Sprintf("version %d is an older layout of the queue: strom migrates it at its next write", v)}
 	}
 	if err := check(shown, schemas.Queue, data); err != nil {
 		return nil, err
 	}
-	o := &Order{}
-	if err := json.Unmarshal(data, o); err != nil {
+	var f orderFile
+	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, &SchemaError{File: shown, Rule: err.Error()}
+	}
+	o := &Order{Version: f.Version, NextID: f.NextID, Done: f.Done, Live: make([]Entry, len(f.Tasks))}
+	for i, s := range f.Tasks {
+		id, st, _ := strings.Cut(s, " ")
+		o.Live[i] = Entry{ID: id, State: State(st)}
 	}
 	if err := o.check(shown); err != nil {
 		return nil, err
@@ -101,17 +129,20 @@ func ParseOrder(shown string, data []byte) (*Order, error) {
 }
 
 func (o *Order) check(shown string) error {
-	seen := make(map[string]int, len(o.Order))
-	for i, id := range o.Order {
-		if j, dup := seen[id]; dup {
-			return &SchemaError{File: shown, Pointer: fmt.Sprintf("/order/%d", i),
-				Rule: fmt.Sprintf("task id %s is in the order twice (also at /order/%d)", id, j)}
+	seen := make(map[string]int, len(o.Live))
+	for i, e := range o.Live {
+		if j, dup := seen[e.ID]; dup {
+			return &SchemaError{File: shown, Pointer: fmt.Sprintf("/tasks/%d", i),
+				Rule: fmt.Sprintf("task %s is in the queue twice (also at /tasks/%d): keep one of them", e.ID, j)}
 		}
-		if !validID(id) {
-			return &SchemaError{File: shown, Pointer: fmt.Sprintf("/order/%d", i), Rule: fmt.Sprintf("%q is not a task id like T-12", id)}
+		if !validID(e.ID) {
+			return &SchemaError{File: shown, Pointer: fmt.Sprintf("/tasks/%d", i), Rule: fmt.Sprintf("%q is not a task id like T-12", e.ID)}
 		}
-		seen[id] = i
-		if n := idNumber(id); n >= o.NextID {
+		if e.State == Done || !slices.Contains(States, e.State) {
+			return &SchemaError{File: shown, Pointer: fmt.Sprintf("/tasks/%d", i), Rule: fmt.Sprintf("%q is not a state of a task that is not done", e.State)}
+		}
+		seen[e.ID] = i
+		if n := idNumber(e.ID); n >= o.NextID {
 			o.NextID = n + 1
 		}
 	}
@@ -120,80 +151,140 @@ func (o *Order) check(shown string) error {
 
 // EncodeOrder returns the bytes strom writes for queue.json, checked.
 func EncodeOrder(o *Order) ([]byte, error) {
+	shown := DirName + "/" + QueueFile
 	o.Version = QueueVersion
-	if o.Order == nil {
-		o.Order = []string{}
+	if err := o.check(shown); err != nil {
+		return nil, fmt.Errorf("refuse to write invalid data: %w", err)
 	}
-	data, err := marshal(o)
+	f := orderFile{Version: o.Version, NextID: o.NextID, Done: o.Done, Tasks: make([]string, len(o.Live))}
+	for i, e := range o.Live {
+		f.Tasks[i] = e.ID + " " + string(e.State)
+	}
+	data, err := marshal(&f)
 	if err != nil {
-		return nil, fmt.Errorf("encode %s: %w", QueueFile, err)
+		return nil, fmt.Errorf("encode %s: %w", shown, err)
 	}
-	if _, err := ParseOrder(DirName+"/"+QueueFile, data); err != nil {
-		return nil, err
+	if err := check(shown, schemas.Queue, data); err != nil {
+		return nil, fmt.Errorf("refuse to write invalid data: %w", err)
 	}
 	return data, nil
 }
 
-// CheckFiles checks what spans the files of a version 3 queue: every id of the
-// order is in its shard and every task of a shard (ids, the tasks of the shards
-// read) is in the order. shown names the queue in errors. Within a shard no id is
-// twice and every id is in its range (checkShard), so no id is in two places.
-//
-// A task of a shard that is not in the order and whose id is not below next_id is
-// an add a killed strom left half written (its shard written, queue.json not yet,
-// by a strom before the journal): CheckFiles puts it at the end of o's order, in
-// id order, and moves next_id past it, so it reads as added and the next write of
-// the queue completes the add.
-func CheckFiles(shown string, o *Order, ids []string) error {
-	in := make(map[string]bool, len(o.Order))
-	for _, id := range o.Order {
-		in[id] = true
+// Counts returns how many tasks are in each state.
+func (o *Order) Counts() map[State]int {
+	c := make(map[State]int, len(States))
+	for _, st := range States {
+		c[st] = 0
 	}
-	var adopt []string
-	for _, id := range ids {
-		if !in[id] && idNumber(id) >= o.NextID {
-			adopt = append(adopt, id)
-		}
+	for _, e := range o.Live {
+		c[e.State]++
 	}
-	slices.SortFunc(adopt, func(a, b string) int { return idNumber(a) - idNumber(b) })
-	for _, id := range adopt {
-		o.Order = append(o.Order, id)
-		in[id] = true
-		o.NextID = idNumber(id) + 1
-	}
-	have := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		have[id] = true
-		if !in[id] {
-			return &SchemaError{File: shown, Pointer: "/order",
-				Rule: fmt.Sprintf("task %s of %s/%s is not in the order: add %q to the order, or take the task out of the file", id, DirName, ShardFile(id), id)}
-		}
-	}
-	for i, id := range o.Order {
-		if !have[id] {
-			return &SchemaError{File: shown, Pointer: fmt.Sprintf("/order/%d", i),
-				Rule: fmt.Sprintf("task %s is not in its file %s/%s: restore it (git checkout HEAD -- %s/%s) or take %s out of the order", id, DirName, ShardFile(id), DirName, ShardFile(id), id)}
-		}
-	}
-	return nil
+	c[Done] = o.Done
+	return c
 }
 
-// readOrder reads queue.json as it stands: its version, and for version 2 and 3
-// its order, and its bytes. A missing queue.json is version 0 with an empty order.
+// index returns where task id is in the live tasks, or -1.
+func (o *Order) index(id string) int {
+	return slices.IndexFunc(o.Live, func(e Entry) bool { return e.ID == id })
+}
+
+// follow makes o say of task what its file says: was is the task's state before
+// (its file's; "" for a task new to it). It reports whether o changed.
+func (o *Order) follow(was State, task Task) bool {
+	i := o.index(task.ID)
+	changed := false
+	switch {
+	case task.State == Done && i >= 0:
+		o.Live = slices.Delete(o.Live, i, i+1)
+		o.Done++
+		changed = true
+	case task.State == Done && was != Done:
+		o.Done++
+		changed = true
+	case task.State != Done && i >= 0 && o.Live[i].State != task.State:
+		o.Live[i].State = task.State
+		changed = true
+	case task.State != Done && i < 0:
+		o.Live = append(o.Live, Entry{ID: task.ID, State: task.State})
+		if was == Done && o.Done > 0 {
+			o.Done--
+		}
+		changed = true
+	}
+	if n := idNumber(task.ID); n >= o.NextID {
+		o.NextID = n + 1
+		changed = true
+	}
+	return changed
+}
+
+// reconcile builds the queue from o and every task (by id, all of them) and
+// returns it with the order that says what the tasks' files say, and the ids
+// where o said otherwise. A task o lists that no file holds is an error.
+func reconcile(shown string, o *Order, all map[string]Task) (*Queue, *Order, []string, error) {
+	right := &Order{Version: QueueVersion, NextID: o.NextID}
+	q := &Queue{Version: QueueVersion, Tasks: make([]Task, 0, len(all))}
+	var healed []string
+	in := make(map[string]bool, len(o.Live))
+	for i, e := range o.Live {
+		task, ok := all[e.ID]
+		if !ok {
+			return nil, nil, nil, &SchemaError{File: shown, Pointer: fmt.Sprintf("/tasks/%d", i),
+				Rule: fmt.Sprintf("task %s is not in its file %s/%s: restore it (git checkout HEAD -- %s/%s) or take %s out of the queue", e.ID, DirName, ShardFile(e.ID), DirName, ShardFile(e.ID), e.ID)}
+		}
+		in[e.ID] = true
+		if task.State != e.State {
+			healed = append(healed, e.ID)
+		}
+		if task.State != Done {
+			right.Live = append(right.Live, Entry{ID: e.ID, State: task.State})
+			q.Tasks = append(q.Tasks, task)
+		}
+	}
+	ids := slices.SortedFunc(maps.Keys(all), func(a, b string) int { return idNumber(a) - idNumber(b) })
+	for _, id := range ids {
+		task := all[id]
+		if task.State != Done && !in[id] {
+			healed = append(healed, id)
+			right.Live = append(right.Live, Entry{ID: id, State: task.State})
+			q.Tasks = append(q.Tasks, task)
+		}
+	}
+	for _, id := range ids {
+		if all[id].State == Done {
+			right.Done++
+			q.Tasks = append(q.Tasks, all[id])
+		}
+		if n := idNumber(id); n >= right.NextID {
+			right.NextID = n + 1
+		}
+	}
+	if right.Done != o.Done && len(healed) == 0 {
+		healed = append(healed, "done")
+	}
+	q.NextID = right.NextID
+	return q, right, healed, nil
+}
+
+// readOrder reads queue.json as it stands: its version, for version 4 its order,
+// and its bytes. A missing queue.json is version 0 with an empty order.
 func (t *Tree) readOrder() (version int, o *Order, data []byte, err error) {
+	if err := t.settle(); err != nil {
+		return 0, nil, nil, err
+	}
 	shown := t.rel(QueueFile)
 	data, err = readOptional(t.Path(QueueFile))
 	if err != nil {
 		return 0, nil, nil, readError(shown, err)
 	}
 	if data == nil {
-		return 0, &Order{Version: QueueVersion, NextID: 1, Order: []string{}}, nil, nil
+		return 0, &Order{Version: QueueVersion, NextID: 1}, nil, nil
 	}
 	switch v := queueVersion(data); {
 	case v > QueueVersion:
 		return v, nil, data, newerQueue(shown, v)
-	case v == 1:
-		return 1, nil, data, nil
+	case v >= 1 && v < QueueVersion:
+		return v, nil, data, nil
 	}
 	o, err = ParseOrder(shown, data)
 	if err != nil {
@@ -202,62 +293,23 @@ func (t *Tree) readOrder() (version int, o *Order, data []byte, err error) {
 	return o.Version, o, data, nil
 }
 
-// readTask reads one task of a version 3 queue from its shard, decoding only its
-// bytes where the index knows them (taskspans.go); a task its shard does not hold
-// is ErrUnknownTask.
-func (t *Tree) readTask(id string) (*Task, error) {
-	s, err := t.readShardFor(ShardFile(id))
+// writeOrder writes queue.json for o when its bytes differ from old.
+func (t *Tree) writeOrder(o *Order, old []byte) ([]byte, error) {
+	data, err := EncodeOrder(o)
 	if err != nil {
 		return nil, err
-	}
-	task, ok, err := s.task(id)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, unknownTask(id)
-	}
-	return &task, nil
-}
-
-// writeOrder writes queue.json for o when its bytes differ from old. added names
-// the ids new since old: with old known, only they are validated against the
-// schema (the rest was valid when old was read), and the whole is checked in code.
-func (t *Tree) writeOrder(o *Order, old []byte, added []string) ([]byte, error) {
-	shown := t.rel(QueueFile)
-	o.Version = QueueVersion
-	if o.Order == nil {
-		o.Order = []string{}
-	}
-	if err := o.check(shown); err != nil {
-		return nil, fmt.Errorf("refuse to write invalid data: %w", err)
-	}
-	data, err := marshal(o)
-	if err != nil {
-		return nil, fmt.Errorf("encode %s: %w", shown, err)
 	}
 	if old != nil && bytes.Equal(old, data) {
 		return data, nil
 	}
-	if err := checkWriteSize(shown, data); err != nil {
+	if err := checkWriteSize(t.rel(QueueFile), data); err != nil {
 		return nil, err
-	}
-	if old != nil && queueVersion(old) == QueueVersion {
-		mini, err := marshal(&Order{Version: o.Version, NextID: o.NextID, Order: append([]string{}, added...)})
-		if err != nil {
-			return nil, fmt.Errorf("encode %s: %w", shown, err)
-		}
-		if err := validate(shown, 0, schemas.Queue, mini); err != nil {
-			return nil, fmt.Errorf("refuse to write invalid data: %w", err)
-		}
-		validated.remember(sumOf(schemas.Queue, data))
-	} else if err := check(shown, schemas.Queue, data); err != nil {
-		return nil, fmt.Errorf("refuse to write invalid data: %w", err)
 	}
 	return data, t.put(QueueFile, data)
 }
 
-// ensureCurrent migrates a queue of version 1 or 2 (queuemigrate.go). Hold the lock.
+// ensureCurrent migrates the records of an older layout, and a queue of version
+// 1, 2 or 3 (queuemigrate.go). Hold the lock.
 func (t *Tree) ensureCurrent() error {
 	if err := t.migrateProgressLocked(); err != nil {
 		return err
@@ -266,7 +318,7 @@ func (t *Tree) ensureCurrent() error {
 	if err != nil {
 		return err
 	}
-	if v == 1 || v == 2 {
+	if v >= 1 && v < QueueVersion {
 		return t.migrateLocked(v)
 	}
 	return nil
@@ -279,11 +331,12 @@ func (t *Tree) QueueVersionOnDisk() (int, error) {
 	return v, err
 }
 
-// LoadQueue reads and validates the whole queue: the order and every shard. A
-// missing queue is empty; a queue of version 1 or 2 is read as it is, not migrated
-// (the first write migrates it).
+// LoadQueue reads and validates the whole queue: queue.json and every task's file.
+// The tasks come in queue order, the done ones after the others by id. A missing
+// queue is empty; a queue of an older version is read as it is, not migrated (the
+// first write migrates it). Where queue.json does not say what the tasks' files
+// say, it is made to (heal).
 func (t *Tree) LoadQueue() (*Queue, error) {
-	at := folderClock().UnixNano()
 	v, o, data, err := t.readOrder()
 	if err != nil {
 		return nil, err
@@ -292,99 +345,102 @@ func (t *Tree) LoadQueue() (*Queue, error) {
 	case 1:
 		return ParseQueue(t.rel(QueueFile), data)
 	case 2:
-		return t.loadTasks2(o)
+		o2, err := parseOrder3(t.rel(QueueFile), data)
+		if err != nil {
+			return nil, err
+		}
+		return t.loadTasks2(o2)
+	case 3:
+		o3, err := parseOrder3(t.rel(QueueFile), data)
+		if err != nil {
+			return nil, err
+		}
+		q, _, err := t.loadShards3(o3)
+		return q, err
 	}
-	q, shards, err := t.loadShards(o)
+	all, err := t.readAllShards()
 	if err != nil {
 		return nil, err
 	}
-	t.rememberQueue(&loadedQueue{q: q, order: data, shards: shards, at: at})
+	q, right, healed, err := reconcile(t.rel(QueueFile), o, all)
+	if err != nil {
+		// A change being written, or left half written by a kill, spans these
+		// files: once it is whole (under the lock) they are read again.
+		if pending, ferr := t.FinishPending(context.Background()); ferr != nil {
+			return nil, ferr
+		} else if pending {
+			return t.LoadQueue()
+		}
+		return nil, err
+	}
+	if len(healed) > 0 {
+		t.heal(data, right, healed)
+	}
 	return q, nil
 }
 
-// loadShards reads every shard of a version 3 queue and puts its tasks in the
-// order's order. A set of shards read before (the same bytes under the same
-// schemas, memo.go) is not validated again. It returns the shards' bytes by name.
-func (t *Tree) loadShards(o *Order) (*Queue, map[string][]byte, error) {
+// readAllShards reads every shard, validating a set of them not read before (the
+// same bytes under the same schemas, memo.go), and returns their tasks by id.
+func (t *Tree) readAllShards() (map[string]Task, error) {
 	rels, err := t.shardFiles()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	raw := make([][]byte, len(rels))
 	for i, rel := range rels {
 		if raw[i], err = readFile(t.Path(rel)); err != nil {
-			return nil, nil, readError(t.rel(rel), err)
+			return nil, readError(t.rel(rel), err)
 		}
 	}
 	set := shardSetSum(rels, raw)
 	known := validated.knownSum(set)
-	byID := make(map[string]Task, len(o.Order))
-	ids := make([]string, 0, len(o.Order))
-	shards := make(map[string][]byte, len(rels))
+	all := map[string]Task{}
 	for i, rel := range rels {
-		shards[rel] = raw[i]
 		var tasks []Task
 		if known {
 			if tasks, err = unmarshalShard(raw[i]); err != nil {
-				return nil, nil, &SchemaError{File: t.rel(rel), Rule: err.Error()}
+				return nil, &SchemaError{File: t.rel(rel), Rule: err.Error()}
 			}
 		} else if tasks, err = parseShard(t.rel(rel), rel, raw[i], false); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		for _, task := range tasks {
-			byID[task.ID] = task
-			ids = append(ids, task.ID)
+			all[task.ID] = task
 		}
-	}
-	if err := CheckFiles(t.rel(QueueFile), o, ids); err != nil {
-		// A change being written, or left half written by a kill, spans these
-		// files: once it is whole (under the lock) they are read again.
-		if pending, ferr := t.FinishPending(context.Background()); ferr != nil {
-			return nil, nil, ferr
-		} else if pending {
-			if _, o, _, err = t.readOrder(); err != nil {
-				return nil, nil, err
-			}
-			return t.loadShards(o)
-		}
-		return nil, nil, err
-	}
-	q := &Queue{Version: QueueVersion, NextID: o.NextID, Tasks: make([]Task, len(o.Order))}
-	for i, id := range o.Order {
-		q.Tasks[i] = byID[id]
 	}
 	validated.remember(set)
-	return q, shards, nil
+	return all, nil
 }
 
-// loadedQueue is what the tree's last loaded Queue was read from: each shard's
-// bytes and queue.json's. SaveQueue writes only the shards whose bytes differ.
-type loadedQueue struct {
-	q      *Queue
-	order  []byte
-	shards map[string][]byte
-	at     int64 // folderClock's reading before they were read
-}
-
-func (t *Tree) rememberQueue(l *loadedQueue) {
-	loadedMu.Lock()
-	loaded[t.Dir] = l
-	loadedMu.Unlock()
-}
-
-func (t *Tree) loadedOf(q *Queue) *loadedQueue {
-	loadedMu.Lock()
-	defer loadedMu.Unlock()
-	if l := loaded[t.Dir]; l != nil && l.q == q {
-		return l
+// heal writes right as queue.json, under the lock, when queue.json still has the
+// bytes was it was read with, and tells OnHeal which tasks it followed. A heal
+// that cannot be written now is left to the next reader.
+func (t *Tree) heal(was []byte, right *Order, ids []string) {
+	write := func() error {
+		if cur, err := readOptional(t.Path(QueueFile)); err != nil || !bytes.Equal(cur, was) {
+			return err
+		}
+		if _, err := t.writeOrder(right, was); err != nil {
+			return err
+		}
+		if t.OnHeal != nil {
+			t.OnHeal(ids)
+		}
+		return nil
 	}
-	return nil
+	if t.locked.Load() {
+		_ = write()
+		return
+	}
+	_ = t.Locked(context.Background(), write)
 }
 
-func (t *Tree) forgetQueue() {
-	loadedMu.Lock()
-	delete(loaded, t.Dir)
-	loadedMu.Unlock()
+// HealQueue makes queue.json say what the tasks' files say, reading them all: for
+// the harness after a merge of two histories, whose queue.json and tasks' files
+// were merged apart. It takes the lock where it writes.
+func (t *Tree) HealQueue() error {
+	_, err := t.LoadQueue()
+	return err
 }
 
 // check enforces what the schema cannot say of a whole queue: ids are unique, and
@@ -414,10 +470,24 @@ func byShard(tasks []Task) map[string][]Task {
 	return out
 }
 
-// SaveQueue writes the whole queue. Hold the lock. It writes the shards whose
-// bytes changed (validating the tasks that changed), removes the shards no task of
-// q is in any more, and writes queue.json when the order or next_id changed. A
-// queue of version 1 or 2 is migrated first.
+// orderOf is the queue.json that says what q's tasks say, its next id at least
+// next.
+func orderOf(q *Queue, next int) *Order {
+	o := &Order{Version: QueueVersion, NextID: max(q.NextID, next)}
+	for _, task := range q.Tasks {
+		if task.State == Done {
+			o.Done++
+		} else {
+			o.Live = append(o.Live, Entry{ID: task.ID, State: task.State})
+		}
+	}
+	return o
+}
+
+// SaveQueue writes the whole queue as one change. Hold the lock. It writes the
+// shards whose bytes changed (validating the tasks that changed), removes the
+// shards no task of q is in any more, and writes queue.json when it changed. A
+// queue of an older version is migrated first.
 func (t *Tree) SaveQueue(q *Queue) error {
 	shown := t.rel(QueueFile)
 	if err := q.check(shown); err != nil {
@@ -431,17 +501,9 @@ func (t *Tree) SaveQueue(q *Queue) error {
 	if err := t.ensureCurrent(); err != nil {
 		return err
 	}
-	at := folderClock().UnixNano()
 	_, disk, oldOrder, err := t.readOrder()
 	if err != nil {
 		return err
-	}
-	l := t.loadedOf(q)
-	if l != nil && !bytes.Equal(l.order, oldOrder) {
-		l = nil // another writer changed the queue since: compare with the files
-	}
-	if l != nil {
-		at = l.at // the shards not written are as they were read then
 	}
 	present, err := t.shardFiles()
 	if err != nil {
@@ -453,57 +515,23 @@ func (t *Tree) SaveQueue(q *Queue) error {
 			groups[rel] = nil
 		}
 	}
-	written := make(map[string][]byte, len(groups))
-	var order []byte
+	o := orderOf(q, disk.NextID)
 	err = t.journaled(func() error {
-		return t.saveQueueFiles(q, disk, oldOrder, l, groups, written, &order)
+		for _, rel := range slices.Sorted(maps.Keys(groups)) {
+			old, err := readOptional(t.Path(rel))
+			if err != nil {
+				return readError(t.rel(rel), err)
+			}
+			if _, _, err := t.writeShard(rel, groups[rel], old); err != nil {
+				return err
+			}
+		}
+		_, err := t.writeOrder(o, oldOrder)
+		return err
 	})
 	if err != nil {
-		t.forgetQueue()
-		t.dropQueueIndex()
 		return err
 	}
-	t.forgetQueue()
-	t.indexWholeQueue(q, order, written, at)
-	return nil
-}
-
-// saveQueueFiles writes SaveQueue's files: the shards of groups whose bytes
-// changed, and queue.json; run inside journaled, so that they are written whole.
-func (t *Tree) saveQueueFiles(q *Queue, disk *Order, oldOrder []byte, l *loadedQueue, groups map[string][]Task, written map[string][]byte, order *[]byte) error {
-	for _, rel := range slices.Sorted(maps.Keys(groups)) {
-		var old []byte
-		if l != nil {
-			old = l.shards[rel]
-		} else {
-			old, _ = readOptional(t.Path(rel))
-		}
-		now, _, err := t.writeShard(rel, groups[rel], old)
-		if err != nil {
-			return err
-		}
-		written[rel] = now
-	}
-	ids := make([]string, len(q.Tasks))
-	for i := range q.Tasks {
-		ids[i] = q.Tasks[i].ID
-	}
-	was := make(map[string]bool, len(disk.Order))
-	for _, id := range disk.Order {
-		was[id] = true
-	}
-	var added []string
-	for _, id := range ids {
-		if !was[id] {
-			added = append(added, id)
-		}
-	}
-	o := &Order{Version: QueueVersion, NextID: max(q.NextID, disk.NextID), Order: ids}
-	data, err := t.writeOrder(o, oldOrder, added)
-	if err != nil {
-		return err
-	}
-	*order = data
 	q.Version, q.NextID = QueueVersion, o.NextID
 	return nil
 }
@@ -524,7 +552,7 @@ func (t *Tree) UpdateQueue(ctx context.Context, fn func(*Queue) error) error {
 }
 
 // headVersion reads the version from the first bytes of queue.json, without
-// reading the order (0: no queue.json).
+// reading the rest (0: no queue.json).
 func (t *Tree) headVersion() (int, error) {
 	f, err := OpenRead(t.Path(QueueFile))
 	if errors.Is(err, os.ErrNotExist) {
@@ -546,14 +574,9 @@ func (t *Tree) headVersion() (int, error) {
 	return v, err
 }
 
-var (
-	loadedMu sync.Mutex
-	loaded   = map[string]*loadedQueue{} // by tree
-)
-
 // Validate checks bytes of a state file named like its place under .strom/ (for
 // example "queue.json", "tasks/T-100-199.json" or "gates/claude-usage/hold.json").
-// Files strom does not own are not checked. What spans files (the order and the
+// Files strom does not own are not checked. What spans files (queue.json and the
 // shards) is checked by CheckFiles. A task's file of version 2 ("tasks/T-3.json")
 // is checked as that version wrote it: a history holds them.
 func Validate(rel string, data []byte) error {
@@ -571,8 +594,12 @@ func Validate(rel string, data []byte) error {
 	}
 	switch {
 	case rel == QueueFile:
-		if queueVersion(data) == 1 {
+		switch queueVersion(data) {
+		case 1:
 			_, err := ParseQueue(shown, data)
+			return err
+		case 2, 3:
+			_, err := parseOrder3(shown, data)
 			return err
 		}
 		_, err := ParseOrder(shown, data)
@@ -591,9 +618,40 @@ func Validate(rel string, data []byte) error {
 	return nil
 }
 
-// QueueVersionOf returns the version queue.json bytes say they are (0 when they
-// say none).
-func QueueVersionOf(data []byte) int { return queueVersion(data) }
+// CheckFiles checks queue.json's order o against tasks, the tasks of the shards
+// the caller read (the pre-commit hook: the shards a commit changes): each of
+// them that is not done is in o with its state, each done one is not, and each
+// task o lists whose shard was read is in it. shown names queue.json in errors.
+func CheckFiles(shown string, o *Order, tasks []Task, read map[string]bool) error {
+	byID := make(map[string]Task, len(tasks))
+	for _, task := range tasks {
+		byID[task.ID] = task
+	}
+	for i, e := range o.Live {
+		task, ok := byID[e.ID]
+		switch {
+		case !read[ShardFile(e.ID)]:
+		case !ok:
+			return &SchemaError{File: shown, Pointer: fmt.Sprintf("/tasks/%d", i),
+				Rule: fmt.Sprintf("task %s is not in its file %s/%s: restore it (git checkout HEAD -- %s/%s) or take %s out of the queue", e.ID, DirName, ShardFile(e.ID), DirName, ShardFile(e.ID), e.ID)}
+		case task.State != e.State:
+			return &SchemaError{File: shown, Pointer: fmt.Sprintf("/tasks/%d", i),
+				Rule: fmt.Sprintf("task %s is %s in its file %s/%s but %s in the queue: make them agree (any strom command that reads the task does)", e.ID, task.State, DirName, ShardFile(e.ID), e.State)}
+		}
+	}
+	for _, task := range tasks {
+		i := o.index(task.ID)
+		switch {
+		case task.State == Done && i >= 0:
+			return &SchemaError{File: shown, Pointer: fmt.Sprintf("/tasks/%d", i),
+				Rule: fmt.Sprintf("task %s is done in its file %s/%s but still in the queue: take it out of the queue", task.ID, DirName, ShardFile(task.ID))}
+		case task.State != Done && i < 0:
+			return &SchemaError{File: shown, Pointer: "/tasks",
+				Rule: fmt.Sprintf("task %s of %s/%s is not in the queue: add %q to the queue, or take the task out of the file", task.ID, DirName, ShardFile(task.ID), task.ID+" "+string(task.State))}
+		}
+	}
+	return nil
+}
 
 // writtenFile, under .strom/run/, lists the ids of the tasks strom wrote since
 // the harness last cleared it (at a session's commit), one a line: the tasks a new

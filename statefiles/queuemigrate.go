@@ -8,14 +8,16 @@ import (
 	"slices"
 )
 
-// A queue of version 1 (every task in queue.json) or 2 (a file per task,
-// .strom/tasks/T-N.json) is migrated to version 3 at the first write of the queue:
-// every task into its shard, the older task files removed, queue.json of version 3
-// in its place, then the harness's commit of all of it (Tree.OnMigrate), before the
-// write that caused it. The commit holds the queue as the last commit had it
-// (Tree.HeadQueue), migrated; the work tree's changes not committed yet are written
-// after it, and stay uncommitted. A migration cut short, or whose commit fails,
-// leaves the older layout in place, and the next write migrates again.
+// A queue of version 1 (every task in queue.json), 2 (a file per task,
+// .strom/tasks/T-N.json) or 3 (the order of every task in queue.json, the tasks in
+// files of a hundred) is migrated to version 4 at the first write of the queue:
+// every task into its file of a hundred, the older task files removed, queue.json
+// of version 4 in its place, then the harness's commit of all of it
+// (Tree.OnMigrate), before the write that caused it. The commit holds the queue as
+// the last commit had it (Tree.HeadQueue), migrated; the work tree's changes not
+// committed yet are written after it, and stay uncommitted. A migration cut
+// short, or whose commit fails, leaves the older layout in place, and the next
+// write migrates again.
 
 // MigrateQueue migrates a queue of an older version now, under the lock; it does
 // nothing to a current one.
@@ -23,7 +25,24 @@ func (t *Tree) MigrateQueue() error {
 	return t.ensureCurrent()
 }
 
-// migrateLocked migrates the queue of version from (1 or 2) to version 3. When
+// readOlder reads a queue of version from (1, 2 or 3) whole.
+func (t *Tree) readOlder(from int, data []byte) (*Queue, error) {
+	shown := t.rel(QueueFile)
+	if from == 1 {
+		return ParseQueue(shown, data)
+	}
+	o, err := parseOrder3(shown, data)
+	if err != nil {
+		return nil, err
+	}
+	if from == 2 {
+		return t.loadTasks2(o)
+	}
+	q, _, err := t.loadShards3(o)
+	return q, err
+}
+
+// migrateLocked migrates the queue of version from (1, 2 or 3) to version 4. When
 // OnMigrate fails the research is put back as it was and its error returned.
 func (t *Tree) migrateLocked(from int) error {
 	shown := t.rel(QueueFile)
@@ -31,20 +50,12 @@ func (t *Tree) migrateLocked(from int) error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", shown, err)
 	}
-	var q *Queue
-	if from == 1 {
-		q, err = ParseQueue(shown, data)
-	} else {
-		var o *Order
-		if o, err = ParseOrder(shown, data); err == nil {
-			q, err = t.loadTasks2(o)
-		}
-	}
+	q, err := t.readOlder(from, data)
 	if err != nil {
 		return fmt.Errorf("migrate %s: %w", shown, err)
 	}
 	// The files of the older layout, kept to put back: version 2's task files,
-	// and shards a migration cut short left.
+	// and the shards (version 3's, or those a migration cut short left).
 	older := map[string][]byte{}
 	ids2, err := t.taskFiles2()
 	if err != nil {
@@ -76,59 +87,60 @@ func (t *Tree) migrateLocked(from int) error {
 			committed = hq
 		}
 	}
-	written := map[string][]byte{}
+	cur := maps.Clone(older) // every file's bytes as they stand
+	written := map[string]bool{}
 	undo := func() {
 		for rel := range written {
-			os.Remove(t.Path(rel))
+			if b, ok := older[rel]; ok {
+				_ = WriteAtomic(t.Path(rel), b, 0o644)
+			} else {
+				os.Remove(t.Path(rel))
+			}
 		}
 		for rel, b := range older {
-			_ = WriteAtomic(t.Path(rel), b, 0o644)
+			if _, err := os.Lstat(t.Path(rel)); errors.Is(err, os.ErrNotExist) {
+				_ = WriteAtomic(t.Path(rel), b, 0o644)
+			}
 		}
 		os.Remove(t.Path(TasksDir)) // only when empty
 	}
-	// write writes q in the layout of version 3 over what the last write left
-	// (note: the tasks that differ from it go to the list of tasks written).
+	// write writes q in the layout of version 4 over what stands (note: the tasks
+	// that differ from it go to the list of tasks written).
 	write := func(q *Queue, note bool) error {
 		groups := byShard(q.Tasks)
 		for _, rel := range slices.Sorted(maps.Keys(groups)) {
-			data, _, err := t.writeShardNoting(rel, groups[rel], written[rel], note)
+			b, wrote, err := t.writeShardNoting(rel, groups[rel], cur[rel], note)
 			if err != nil {
 				return err
 			}
-			written[rel] = data
+			cur[rel] = b
+			written[rel] = written[rel] || wrote
 		}
-		for _, rels := range []map[string][]byte{written, older} {
-			for rel := range rels {
-				if _, ok := groups[rel]; !ok {
-					if err := os.Remove(t.Path(rel)); err != nil && !errors.Is(err, os.ErrNotExist) {
-						return err
-					}
-					delete(written, rel)
+		for _, rel := range slices.Sorted(maps.Keys(cur)) {
+			if _, ok := groups[rel]; !ok {
+				if err := os.Remove(t.Path(rel)); err != nil && !errors.Is(err, os.ErrNotExist) {
+					return err
 				}
+				delete(cur, rel)
+				written[rel] = true
 			}
 		}
-		ids := make([]string, len(q.Tasks))
-		for i := range q.Tasks {
-			ids[i] = q.Tasks[i].ID
-		}
-		_, err := t.writeOrder(&Order{Version: QueueVersion, NextID: q.NextID, Order: ids}, nil, nil)
+		_, err := t.writeOrder(orderOf(q, q.NextID), nil)
 		return err
 	}
-	if err := write(committed, false); err != nil {
-		undo()
+	putBack := func(err error) error {
 		if werr := WriteAtomic(t.Path(QueueFile), data, 0o644); werr != nil {
 			return errors.Join(err, werr)
 		}
+		undo()
 		return fmt.Errorf("migrate %s: %w", shown, err)
 	}
-	t.dropQueueIndex()
+	if err := write(committed, false); err != nil {
+		return putBack(err)
+	}
 	if t.OnMigrate != nil {
 		if err := t.OnMigrate(from, QueueVersion, len(committed.Tasks)); err != nil {
-			if werr := WriteAtomic(t.Path(QueueFile), data, 0o644); werr != nil {
-				return errors.Join(err, werr)
-			}
-			undo()
-			return fmt.Errorf("migrate %s: %w", shown, err)
+			return putBack(err)
 		}
 	}
 	if committed != q {
@@ -141,7 +153,6 @@ func (t *Tree) migrateLocked(from int) error {
 			}
 			return fmt.Errorf("migrate %s: the changes not committed yet were not written in the new layout (the older task files are kept in %s): %w", shown, t.rel(TasksDir), err)
 		}
-		t.dropQueueIndex()
 	}
 	return nil
 }

@@ -92,8 +92,8 @@ func TestMigrateVersion2(t *testing.T) {
 	if err != nil || added.ID != "T-151" {
 		t.Fatalf("added %+v, %v", added, err)
 	}
-	if !reflect.DeepEqual(migrated, []int{2, 3, 150}) {
-		t.Errorf("OnMigrate got %v, want 2 to 3 with 150 tasks", migrated)
+	if !reflect.DeepEqual(migrated, []int{2, 4, 150}) {
+		t.Errorf("OnMigrate got %v, want 2 to 4 with 150 tasks", migrated)
 	}
 	left, _ := filepath.Glob(tr.Path(TasksDir, "*"))
 	if len(left) != 2 || filepath.Base(left[0]) != "T-1-99.json" || filepath.Base(left[1]) != "T-100-199.json" {
@@ -103,10 +103,19 @@ func TestMigrateVersion2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q.Version != 3 || len(q.Tasks) != 151 || !reflect.DeepEqual(q.Tasks[:150], before.Tasks) || q.Tasks[150].ID != "T-151" {
+	if q.Version != 4 || len(q.Tasks) != 151 || !reflect.DeepEqual(q.Tasks[:150], before.Tasks) || q.Tasks[150].ID != "T-151" {
 		t.Errorf("after the migration the queue is version %d with %d tasks", q.Version, len(q.Tasks))
 	}
 	if got := tr.WrittenTasks(); !reflect.DeepEqual(got, []string{"T-151"}) {
 		t.Errorf("tasks written since the last commit: %v, want T-151 alone (the migration committed the rest)", got)
 	}
+}
+
+func mustMarshalTask(t *testing.T, task Task) []byte {
+	t.Helper()
+	b, err := marshal(&task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -1,7 +1,8 @@
 package statefiles
 
-// The targeted calls on a version 3 queue (queuefiles.go): one task changed,
-// put back, added or read, its shard alone read and written.
+// The targeted calls on a version 4 queue (queuefiles.go): one task changed, put
+// back, added, moved or read; its file of a hundred read and written, and
+// queue.json where the task's state or place changes.
 
 import (
 	"context"
@@ -11,8 +12,8 @@ import (
 )
 
 // UpdateTask changes one task under the lock: it reads the task's shard, lets fn
-// change the task and writes the shard when fn returns nil. Nothing else of the
-// queue is read or written.
+// change the task and writes the shard when fn returns nil, and queue.json when
+// the task's state changed.
 func (t *Tree) UpdateTask(ctx context.Context, id string, fn func(*Task) error) (Task, error) {
 	var out Task
 	err := t.Locked(ctx, func() error {
@@ -23,8 +24,8 @@ func (t *Tree) UpdateTask(ctx context.Context, id string, fn func(*Task) error) 
 	return out, err
 }
 
-// UpdateTaskLocked is UpdateTask for a caller that holds the lock. A queue of
-// version 1 or 2 is migrated first.
+// UpdateTaskLocked is UpdateTask for a caller that holds the lock. A queue of an
+// older version is migrated first.
 func (t *Tree) UpdateTaskLocked(id string, fn func(*Task) error) (Task, error) {
 	id = NormalizeID(id)
 	if err := t.ensureCurrent(); err != nil {
@@ -32,10 +33,6 @@ func (t *Tree) UpdateTaskLocked(id string, fn func(*Task) error) (Task, error) {
 	}
 	if !validID(id) {
 		return Task{}, unknownTask(id)
-	}
-	ix, fresh := t.openFreshQueueIndex()
-	if ix != nil {
-		defer ix.Close()
 	}
 	s, err := t.readShard(ShardFile(id))
 	if err != nil {
@@ -55,46 +52,49 @@ func (t *Tree) UpdateTaskLocked(id string, fn func(*Task) error) (Task, error) {
 	if task.ID != id {
 		return task, fmt.Errorf("change task %s: a task's id does not change", id)
 	}
-	wrote, err := t.putTask(s, task)
-	if ix != nil && err == nil && wrote {
-		if fresh {
-			t.indexTaskChanged(ix, id, was, task.State, s.data)
-		} else {
-			t.dropQueueIndex()
-		}
+	return task, t.writeTask(s, was, task)
+}
+
+// writeTask writes task into its shard s (as read), where its state was was ("":
+// new), and queue.json when it does not say the same of the task: both as one
+// change.
+func (t *Tree) writeTask(s *shard, was State, task Task) error {
+	_, o, data, err := t.readOrder()
+	if err != nil {
+		return err
 	}
-	return task, err
+	if o == nil { // an older queue the caller did not migrate
+		return fmt.Errorf("write task %s: %s is of an older version", task.ID, t.rel(QueueFile))
+	}
+	if !o.follow(was, task) {
+		_, err := t.putTask(s, task)
+		return err
+	}
+	return t.journaled(func() error {
+		if _, err := t.putTask(s, task); err != nil {
+			return err
+		}
+		_, err := t.writeOrder(o, data)
+		return err
+	})
 }
 
 // PutTaskLocked writes a whole task into its shard as given (the harness restoring
-// a task a session deleted or broke) and puts it in the order when it is not
-// there. Hold the lock.
+// a task a session deleted or broke), and queue.json so that it says the same of
+// it. Hold the lock.
 func (t *Tree) PutTaskLocked(task Task) error {
 	if err := t.ensureCurrent(); err != nil {
-		return err
-	}
-	_, o, data, err := t.readOrder()
-	if err != nil {
 		return err
 	}
 	s, err := t.readShard(ShardFile(task.ID))
 	if err != nil {
 		return err
 	}
-	err = t.journaled(func() error {
-		if _, err := t.putTask(s, task); err != nil {
-			return err
-		}
-		if !slices.Contains(o.Order, task.ID) {
-			o.Order = append(o.Order, task.ID)
-			if _, err := t.writeOrder(o, data, []string{task.ID}); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	t.dropQueueIndex()
-	return err
+	var was State
+	if i := s.find(task.ID); i >= 0 {
+		was = s.tasks[i].State
+	}
+	return t.writeTask(s, was, task)
 }
 
 // AddTask adds a task at the end of the queue under the lock: build makes it for
@@ -120,19 +120,18 @@ func (t *Tree) AddTaskLocked(build func(id string) (Task, error)) (Task, error) 
 		return Task{}, err
 	}
 	n := o.NextID
-	// A task in its file past next_id is an add a killed strom left half written
-	// (the order was not yet written): it is read as added (adoptAdded), and this
-	// write puts it in the order.
 	s, err := t.readShard(shardOf(n))
 	if err != nil {
 		return Task{}, err
 	}
-	var added []string
-	for s.find("T-"+strconv.Itoa(n)) >= 0 {
-		if id := "T-" + strconv.Itoa(n); !slices.Contains(o.Order, id) {
-			o.Order = append(o.Order, id)
-			added = append(added, id)
+	// A task already in its file at next_id (put there by hand, or by a merge)
+	// keeps its id: queue.json follows it, and the new task takes the next.
+	for {
+		i := s.find("T-" + strconv.Itoa(n))
+		if i < 0 {
+			break
 		}
+		o.follow(s.tasks[i].State, s.tasks[i])
 		n++
 		if rel := shardOf(n); rel != s.rel {
 			if s, err = t.readShard(rel); err != nil {
@@ -148,31 +147,55 @@ func (t *Tree) AddTaskLocked(build func(id string) (Task, error)) (Task, error) 
 	if task.ID != id {
 		return Task{}, fmt.Errorf("add task %s: the new task's id is %s", id, task.ID)
 	}
-	ix, fresh := t.openFreshQueueIndex()
-	if ix != nil {
-		defer ix.Close()
-	}
-	var order []byte
-	if err := t.journaled(func() error {
+	o.follow("", task)
+	o.NextID = n + 1
+	err = t.journaled(func() error {
 		if _, err := t.putTask(s, task); err != nil {
 			return err
 		}
-		o.Order = append(o.Order, id)
-		o.NextID = n + 1
-		order, err = t.writeOrder(o, data, append(slices.Clone(added), id))
+		_, err := t.writeOrder(o, data)
 		return err
-	}); err != nil {
-		t.dropQueueIndex()
+	})
+	if err != nil {
 		return Task{}, err
 	}
-	if len(added) > 0 {
-		t.dropQueueIndex()
-	} else if fresh {
-		t.indexTaskAdded(ix, n, task.State, o.NextID, s.data, order)
-	} else {
-		t.dropQueueIndex()
-	}
 	return task, nil
+}
+
+// MoveTask puts task id right before task before in the queue, under the lock:
+// queue.json alone changes. Both must be tasks that are not done.
+func (t *Tree) MoveTask(ctx context.Context, id, before string) error {
+	return t.Locked(ctx, func() error {
+		if err := t.ensureCurrent(); err != nil {
+			return err
+		}
+		_, o, data, err := t.readOrder()
+		if err != nil {
+			return err
+		}
+		id, before = NormalizeID(id), NormalizeID(before)
+		from, to := o.index(id), o.index(before)
+		for _, one := range []struct {
+			id string
+			at int
+		}{{id, from}, {before, to}} {
+			if one.at >= 0 {
+				continue
+			}
+			if _, err := t.FindTaskLocked(one.id); err != nil {
+				return err
+			}
+			return fmt.Errorf("%s is done: only tasks that are not done have a place in the queue (strom task list shows the order)", one.id)
+		}
+		if from == to {
+			return fmt.Errorf("%s cannot move before itself: name another task with --before (strom task list shows the order)", id)
+		}
+		e := o.Live[from]
+		o.Live = slices.Delete(o.Live, from, from+1)
+		o.Live = slices.Insert(o.Live, o.index(before), e)
+		_, err = t.writeOrder(o, data)
+		return err
+	})
 }
 
 // FindTask returns one task of the queue, reading only its shard. It takes no
@@ -191,24 +214,31 @@ func (t *Tree) FindTaskLocked(id string) (Task, error) {
 	if err != nil {
 		return Task{}, err
 	}
-	var task *Task
 	switch v {
 	case 1:
 		q, err := t.LoadQueue()
 		if err != nil {
 			return Task{}, err
 		}
-		if task, err = q.Find(id); err != nil {
+		task, err := q.Find(id)
+		if err != nil {
 			return Task{}, err
 		}
+		return *task, nil
 	case 2:
-		if task, err = t.readTask2(id); err != nil {
+		task, err := t.readTask2(id)
+		if err != nil {
 			return Task{}, err
 		}
-	default:
-		if task, err = t.readTask(id); err != nil {
-			return Task{}, err
-		}
+		return *task, nil
 	}
-	return *task, nil
+	s, err := t.readShard(ShardFile(id))
+	if err != nil {
+		return Task{}, err
+	}
+	i := s.find(id)
+	if i < 0 {
+		return Task{}, unknownTask(id)
+	}
+	return s.tasks[i], nil
 }

@@ -113,6 +113,9 @@ func (t *Tree) legacy() bool {
 // file of a hundred that are its own, each validated. It takes no lock: records
 // are only appended to, and files are replaced whole.
 func (t *Tree) TaskRecords(ctx context.Context, task string) ([]Record, error) {
+	if err := t.settle(); err != nil {
+		return nil, err
+	}
 	return t.TaskRecordsLocked(task)
 }
 
@@ -165,6 +168,9 @@ func (t *Tree) TaskRecordsLocked(task string) ([]Record, error) {
 // of their ids (or an older layout's segments and progress.jsonl), the records
 // then in the order they were made.
 func (t *Tree) LoadProgress() ([]Record, error) {
+	if err := t.settle(); err != nil {
+		return nil, err
+	}
 	var recs []Record
 	for _, src := range t.readSources() {
 		if src.err != nil {
@@ -545,4 +551,28 @@ func (t *Tree) RenameTaskRecordsLocked(ids map[string]string) error {
 		changed[rel] = append(slices.Clone(data), moved[rel]...)
 	}
 	return t.writeFiles(changed)
+}
+
+// appendPlain appends b to the file at path with one write (a regular file
+// opened without following a link), and syncs it when sync is set.
+func appendPlain(path string, b []byte, create, sync bool) error {
+	mode := os.O_WRONLY | os.O_APPEND
+	if create {
+		mode |= os.O_CREATE
+	}
+	failpoint()
+	f, err := OpenFile(path, mode, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	failpoint()
+	if err == nil && sync {
+		err = f.Sync()
+		failpoint()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

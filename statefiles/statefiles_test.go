@@ -48,9 +48,11 @@ func TestQueueRoundTrip(t *testing.T) {
 	if got := strings.Join(ids, ","); got != "T-1,T-2,T-3" {
 		t.Fatalf("ids = %s", got)
 	}
-	err := tr.UpdateQueue(ctx, func(q *Queue) error { return q.Move("T-3", "T-1") })
-	if err != nil {
+	if err := tr.MoveTask(ctx, "T-3", "T-1"); err != nil {
 		t.Fatal(err)
+	}
+	if err := tr.MoveTask(ctx, "T-1", "T-1"); err == nil || !strings.Contains(err.Error(), "cannot move before itself") {
+		t.Fatalf("a task moved before itself: %v", err)
 	}
 	q, err := tr.LoadQueue()
 	if err != nil {
@@ -100,7 +102,7 @@ func TestInvalidFilesNamed(t *testing.T) {
 		{"wrong type", `{"version":1,"next_id":"two","tasks":[]}`, "/next_id", "expected integer"},
 		{"unknown state", `{"version":1,"next_id":2,"tasks":[` + strings.Replace(task, `"open"`, `"sleeping"`, 1) + `]}`, "/tasks/0/state", "value must be one of"},
 		{"duplicate id", `{"version":1,"next_id":2,"tasks":[` + task + `,` + task + `]}`, "/tasks/1/id", "duplicate task id T-1"},
-		{"wrong version", `{"version":0,"next_id":1,"order":[]}`, "/version", "value must be one of"},
+		{"wrong version", `{"version":0,"next_id":1,"done":0,"tasks":[]}`, "/version", "value must be"},
 		{"unknown field", `{"version":1,"next_id":1,"tasks":[],"extra":1}`, "", "additionalProperties 'extra' not allowed"},
 		{"parked without reason", `{"version":1,"next_id":2,"tasks":[` + strings.Replace(task, `"open"`, `"parked"`, 1) + `]}`, "/tasks/0", "missing properties"},
 		{"bad date", `{"version":1,"next_id":2,"tasks":[` + strings.Replace(task, `2026-11-30T09:00:00Z`, `yesterday`, 1) + `]}`, "/tasks/0/created", "is not valid 'date-time'"},

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 )
 
 // Folder names and files inside a research repo.
@@ -76,9 +77,14 @@ type Tree struct {
 	// OnFinish, when set, is told the files of a change a killed strom left half
 	// written, once the lock's next holder has written them whole (journal.go).
 	OnFinish func(files []string)
+	// OnHeal, when set, is told the tasks (or "done", the count) where queue.json
+	// did not say what the tasks' files say, once it was made to (queuefiles.go).
+	OnHeal func(ids []string)
 
 	// pending collects the files of a change being made (journaled).
 	pending *[]fileChange
+	// locked says that this process holds the lock through this tree.
+	locked atomic.Bool
 }
 
 // Find returns the tree whose .strom/ folder is in dir or the nearest folder above

@@ -67,10 +67,14 @@ func Files(kind string, base, ours, theirs []byte) ([]byte, []string, error) {
 			}
 			return nil, nil, fmt.Errorf("%w: %s of queue.json is of version %d (an older layout of the tasks): let strom migrate that side first (any strom command that changes the queue does), then merge again", ErrConflict, which, v)
 		}
-		if a == 1 {
+		switch a {
+		case 1:
 			return Queue(base, ours, theirs)
+		case 2, 3:
+			out, err := Order(base, ours, theirs)
+			return out, nil, err
 		}
-		out, err := Order(base, ours, theirs)
+		out, err := Live(base, ours, theirs)
 		return out, nil, err
 	case "task":
 		if isShard(ours) || isShard(theirs) {

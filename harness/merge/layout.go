@@ -9,19 +9,25 @@ import (
 	"github.com/strom-research/strom/statefiles"
 )
 
-// The queue of version 3 is queue.json (the order and next_id) and the tasks in
-// shard files of a hundred ids (version 2: a file per task): Order merges the
-// order as the union of both sides' tasks, Shard merges a shard task by task, and
-// Task one task's file of version 2, each task field by field as Queue merges a
-// task both sides have. A task both sides added under one id is two tasks of one
+// The queue of version 4 is queue.json (next_id, the count of done tasks, the
+// tasks not done with their states) and every task in shard files of a hundred
+// ids: Live merges queue.json, Shard merges a shard task by task, each task field
+// by field as Queue merges a task both sides have. queue.json and the shards are
+// merged apart, so where they come out disagreeing (both sides changed one task's
+// state), strom makes queue.json follow the shards after the merge
+// (statefiles.HealQueue). A task both sides added under one id is two tasks of one
 // id: a merge driver cannot give one of them a new id (strom renumbers before it
 // merges the remote's branch, renumbering.go), so it is a conflict for a person.
+// Order and Task merge the layouts of version 3 and 2 (the order of every task; a
+// file per task) where both sides still have them.
 
-// Order merges three versions of queue.json of version 3 (or 2, both sides alike). The order is ours, unless
+// Live merges three versions of queue.json of version 4. The order is ours, unless
 // only theirs reordered the tasks both kept; the tasks only theirs added come
-// after, in their order. No task either side has is left out, and
-// next_id is past every id of either side.
-func Order(base, ours, theirs []byte) ([]byte, error) {
+// after, in their order. A task one side finished (it left queue.json) leaves it,
+// unless the other side changed its state meanwhile: then it stays, and the shards
+// decide. next_id is past every id of either side; the done count adds both
+// sides' finished tasks once.
+func Live(base, ours, theirs []byte) ([]byte, error) {
 	shown := statefiles.DirName + "/" + statefiles.QueueFile
 	parse := func(which string, data []byte) (*statefiles.Order, error) {
 		o, err := statefiles.ParseOrder(shown, data)
@@ -30,7 +36,123 @@ func Order(base, ours, theirs []byte) ([]byte, error) {
 		}
 		return o, nil
 	}
-	o := &statefiles.Order{NextID: 1}
+	a, err := parse("our version", ours)
+	if err != nil {
+		return nil, err
+	}
+	b, err := parse("their version", theirs)
+	if err != nil {
+		return nil, err
+	}
+	o := &statefiles.Order{NextID: 1, Done: min(a.Done, b.Done)}
+	if len(bytes.TrimSpace(base)) > 0 && statefiles.QueueVersionOf(base) == statefiles.QueueVersion {
+		if o, err = parse("the common version", base); err != nil {
+			return nil, err
+		}
+	}
+	sb, sa, st := states(o), states(a), states(b)
+	ia, ib := liveIDs(a), liveIDs(b)
+	order := ia
+	if sameOrder(liveIDs(o), ia, toFields(set(ib))) && !sameOrder(liveIDs(o), ib, toFields(set(ia))) {
+		order = ib
+		for _, id := range ia {
+			if !slices.Contains(order, id) {
+				order = append(order, id)
+			}
+		}
+	}
+	for _, id := range ib {
+		if !slices.Contains(order, id) {
+			order = append(order, id)
+		}
+	}
+	done := a.Done + b.Done - o.Done
+	for _, e := range o.Live {
+		if _, inA := sa[e.ID]; !inA {
+			if _, inB := st[e.ID]; !inB {
+				done-- // both finished it: once
+			}
+		}
+	}
+	merged := &statefiles.Order{NextID: max(a.NextID, b.NextID, o.NextID)}
+	for _, id := range order {
+		was, inBase := sb[id]
+		x, inA := sa[id]
+		y, inB := st[id]
+		var state statefiles.State
+		switch {
+		case inA && inB:
+			state = pickState(was, x, y)
+		case inA && inBase && x == was:
+			continue // theirs finished it, ours left it as it was
+		case inA:
+			state = x
+			if inBase {
+				done-- // theirs finished it, ours changed it: it stays, counted once
+			}
+		case inBase && y == was:
+			continue
+		default:
+			state = y
+			if inBase {
+				done--
+			}
+		}
+		merged.Live = append(merged.Live, statefiles.Entry{ID: id, State: state})
+	}
+	merged.Done = max(done, 0)
+	data, err := statefiles.EncodeOrder(merged)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the merged queue would not be valid (%v)", ErrConflict, err)
+	}
+	return data, nil
+}
+
+// pickState merges a task's state in queue.json from its common version was: the
+// side that changed it wins; where both did, a side that returned a started task
+// to the queue loses (as mergeTask decides), and else ours.
+func pickState(was, ours, theirs statefiles.State) statefiles.State {
+	switch {
+	case ours == theirs, theirs == was:
+		return ours
+	case ours == was:
+		return theirs
+	case was == statefiles.Started && ours == statefiles.Open:
+		return theirs
+	}
+	return ours
+}
+
+func states(o *statefiles.Order) map[string]statefiles.State {
+	m := make(map[string]statefiles.State, len(o.Live))
+	for _, e := range o.Live {
+		m[e.ID] = e.State
+	}
+	return m
+}
+
+func liveIDs(o *statefiles.Order) []string {
+	ids := make([]string, len(o.Live))
+	for i, e := range o.Live {
+		ids[i] = e.ID
+	}
+	return ids
+}
+
+// Order merges three versions of queue.json of version 3 (or 2, both sides
+// alike). The order is ours, unless only theirs reordered the tasks both kept;
+// the tasks only theirs added come after, in their order. No task either side has
+// is left out, and next_id is past every id of either side.
+func Order(base, ours, theirs []byte) ([]byte, error) {
+	shown := statefiles.DirName + "/" + statefiles.QueueFile
+	parse := func(which string, data []byte) (*statefiles.Order3, error) {
+		o, err := statefiles.ParseOrder3(shown, data)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s of queue.json is not valid (%v)", ErrConflict, which, err)
+		}
+		return o, nil
+	}
+	o := &statefiles.Order3{NextID: 1}
 	if len(bytes.TrimSpace(base)) > 0 {
 		if statefiles.QueueVersionOf(base) == 1 {
 			q, err := statefiles.ParseQueue(shown, base)
@@ -86,7 +208,7 @@ func Order(base, ours, theirs []byte) ([]byte, error) {
 	for _, id := range out {
 		next = max(next, idNumber(id)+1)
 	}
-	data, err := statefiles.EncodeOrder(&statefiles.Order{NextID: next, Order: out})
+	data, err := statefiles.EncodeOrder3(&statefiles.Order3{NextID: next, Order: out})
 	if err != nil {
 		return nil, fmt.Errorf("%w: the merged queue would not be valid (%v)", ErrConflict, err)
 	}

@@ -13,11 +13,70 @@ func order(ids string, next int) []byte {
 	if ids != "" {
 		list = strings.Fields(ids)
 	}
-	data, err := statefiles.EncodeOrder(&statefiles.Order{NextID: next, Order: list})
+	data, err := statefiles.EncodeOrder3(&statefiles.Order3{NextID: next, Order: list})
 	if err != nil {
 		panic(err)
 	}
 	return data
+}
+
+// live is a queue.json of version 4: entries like "T-1:open T-2:parked".
+func live(entries string, done, next int) []byte {
+	o := &statefiles.Order{NextID: next, Done: done}
+	for _, f := range strings.Fields(entries) {
+		id, st, _ := strings.Cut(f, ":")
+		o.Live = append(o.Live, statefiles.Entry{ID: id, State: statefiles.State(st)})
+	}
+	data, err := statefiles.EncodeOrder(o)
+	if err != nil {
+		panic(err)
+	}
+	return data
+}
+
+// TestLive: the merged queue.json of version 4 keeps every task not done on
+// either side, drops one a side finished unless the other changed it, takes the
+// changed state, and counts each finished task once.
+func TestLive(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name               string
+		base, ours, theirs []byte
+		want               string
+		done, next         int
+	}{
+		{"both add", live("T-1:open", 0, 2), live("T-1:open T-2:open", 0, 3), live("T-1:open T-3:open", 0, 4), "T-1:open T-2:open T-3:open", 0, 4},
+		{"each finishes one", live("T-1:open T-2:open T-3:open", 4, 4), live("T-2:open T-3:open", 5, 4), live("T-1:open T-3:open", 5, 4), "T-3:open", 6, 4},
+		{"both finish one", live("T-1:started T-2:open", 0, 3), live("T-2:open", 1, 3), live("T-2:open", 1, 3), "T-2:open", 1, 3},
+		{"finished there, parked here", live("T-1:open", 0, 2), live("T-1:parked", 0, 2), live("", 1, 2), "T-1:parked", 0, 2},
+		{"theirs starts it", live("T-1:open T-2:open", 0, 3), live("T-1:open T-2:open", 0, 3), live("T-1:started T-2:open", 0, 3), "T-1:started T-2:open", 0, 3},
+		{"a claim returned while the other finished", live("T-1:started", 0, 2), live("T-1:open", 0, 2), live("T-1:waiting", 0, 2), "T-1:waiting", 0, 2},
+		{"theirs reorders", live("T-1:open T-2:open", 0, 3), live("T-1:open T-2:open T-3:open", 0, 4), live("T-2:open T-1:open", 0, 3), "T-2:open T-1:open T-3:open", 0, 4},
+		{"no common version", nil, live("T-1:open", 2, 4), live("T-3:open", 3, 4), "T-1:open T-3:open", 3, 4},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			out, err := Live(tc.base, tc.ours, tc.theirs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o, err := statefiles.ParseOrder("merged", out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, e := range o.Live {
+				got = append(got, e.ID+":"+string(e.State))
+			}
+			if strings.Join(got, " ") != tc.want || o.Done != tc.done || o.NextID != tc.next {
+				t.Errorf("merged %s (done %d, next %d), want %s (done %d, next %d)", strings.Join(got, " "), o.Done, o.NextID, tc.want, tc.done, tc.next)
+			}
+		})
+	}
+	if _, err := Live(nil, live("T-1:open", 0, 2), []byte(`{"version": 4, "tasks": 1}`)); !errors.Is(err, ErrConflict) {
+		t.Errorf("a broken side merged: %v", err)
+	}
 }
 
 // TestOrder: the merged order keeps every task either side has, ours first unless
@@ -45,7 +104,7 @@ func TestOrder(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			o, err := statefiles.ParseOrder("merged", out)
+			o, err := statefiles.ParseOrder3("merged", out)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,7 +156,7 @@ func TestTask(t *testing.T) {
 func TestFilesQueueOfTwoVersions(t *testing.T) {
 	t.Parallel()
 	v1 := []byte(`{"version": 1, "next_id": 1, "tasks": []}`)
-	_, _, err := Files("queue", v1, order("", 1), v1)
+	_, _, err := Files("queue", v1, live("", 0, 1), v1)
 	if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "their version of queue.json is of version 1") {
 		t.Errorf("mixed versions: %v", err)
 	}

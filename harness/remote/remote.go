@@ -49,6 +49,9 @@ type Sync struct {
 	// BeforeMerge, when set, runs after each fetch and before the remote's branch
 	// is merged in (the harness renumbers this clone's new tasks there).
 	BeforeMerge func(ctx context.Context) error
+	// AfterMerge, when set, runs after the remote's branch was merged in: the
+	// harness makes queue.json follow the tasks' files, merged apart.
+	AfterMerge func(ctx context.Context) error
 	// Clock waits between rounds (nil: the real clock).
 	Clock clock.Clock
 }
@@ -111,7 +114,13 @@ func (s *Sync) Integrate(ctx context.Context) error {
 			return err
 		}
 	}
-	return s.Git.Merge(ctx, s.Ref(), "strom: merge "+s.Remote+"/"+s.Branch, "strom", "strom@localhost")
+	if err := s.Git.Merge(ctx, s.Ref(), "strom: merge "+s.Remote+"/"+s.Branch, "strom", "strom@localhost"); err != nil {
+		return err
+	}
+	if s.AfterMerge != nil {
+		return s.AfterMerge(ctx)
+	}
+	return nil
 }
 
 // Publish pushes the clone's commits to the remote's branch, integrating first
