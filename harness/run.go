@@ -420,7 +420,7 @@ func (r *Research) startAgentWork(ctx context.Context, o RunOptions, check func(
 	if err != nil {
 		return fail(err)
 	}
-	rv, err := r.consentOf(ctx, s)
+	rv, err := r.consentFor(ctx, s, o.Agent, o.AgentArgs)
 	if err != nil {
 		return fail(err)
 	}
@@ -520,7 +520,7 @@ func (r *Research) planAgent(o RunOptions, s statefiles.Settings) (sessionPlan, 
 	check, _ := s.Resolve("check.command", "")
 	p.Check = check.Value
 	strom, _ := os.Executable()
-	p.Profile, p.Minutes, p.Idle, p.Interactive = prof, mins, time.Duration(idle)*time.Minute, o.Interactive
+	p.Profile, p.Agent, p.Minutes, p.Idle, p.Interactive = prof, o.Agent, mins, time.Duration(idle)*time.Minute, o.Interactive
 	p.Vars = agents.Vars{Strom: strom, Permissions: perm.Value, ExtraArgs: o.AgentArgs, Command: cmdline.Value}
 	if _, err := prof.Argv(agents.Vars{Prompt: "x", PromptFile: "x", Settings: "x", Session: "x", Strom: strom, Permissions: perm.Value, ExtraArgs: o.AgentArgs, Command: cmdline.Value}); err != nil {
 		return p, err

@@ -274,17 +274,27 @@ func (s *sys) confirm(question string) error {
 }
 
 // allowSet allows a tree setting that starts a program which a person just set on a
-// terminal; without one it says how the value gets allowed.
+// terminal; without one it says how the value gets allowed. A value that needs no
+// allowing (the person's own, or one allowed before) says nothing.
 func (s *sys) allowSet(ctx context.Context, name string) error {
-	if s.terminal() == nil {
-		fmt.Fprintln(s.stdout, s.msg().Say("config.needs_allow", messages.Args{"Key": name}))
-		return nil
-	}
 	r, err := s.research()
 	if err != nil {
 		return err
 	}
-	if _, err := r.AllowSetting(ctx, name); err != nil {
+	if s.terminal() == nil {
+		rv, err := r.Consent(ctx)
+		if err != nil {
+			return err
+		}
+		for _, v := range rv.NotAllowed {
+			if v.Setting == name {
+				fmt.Fprintln(s.stdout, s.msg().Say("config.needs_allow", messages.Args{"Key": name}))
+			}
+		}
+		return nil
+	}
+	allowed, err := r.AllowSetting(ctx, name)
+	if err != nil || !allowed {
 		return err
 	}
 	fmt.Fprintln(s.stdout, s.msg().Say("config.allowed", messages.Args{"Key": name}))
