@@ -41,11 +41,23 @@ func (r *Research) consentFor(ctx context.Context, s statefiles.Settings, agent 
 	if agent != "" {
 		sub.Unused = []string{"agent.name"}
 	}
-	if prof, err := r.agentProfile(s, agent); err == nil {
+	if prof, err := r.agentProfile(s, agent); err == nil && !isHome(r.Tree.Root, r.Getenv("HOME")) {
 		cmdline, _ := s.Resolve("agent.command", "")
 		sub.Program = agentProgram(prof, args, cmdline.Value)
 	}
 	return consent.Check(ctx, consent.NewStore(r.Getenv), sub, r.identity)
+}
+
+// isHome reports whether the research's folder is the person's home folder, where
+// the agents' project files (~/.claude/settings.json, ~/.codex/) are their own user
+// settings, which the agents write themselves.
+func isHome(root, home string) bool {
+	if home == "" {
+		return false
+	}
+	a, errA := filepath.EvalSymlinks(root)
+	b, errB := filepath.EvalSymlinks(home)
+	return errA == nil && errB == nil && a == b
 }
 
 // ownSetting gives the person's own value of a setting: their user settings', or

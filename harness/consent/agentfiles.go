@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/strom-research/strom/internal/termsafe"
 )
 
 // AgentFile is a place in a research's work tree that an agent's program reads by
@@ -76,7 +78,7 @@ func FilesOf(program string) []AgentFile {
 }
 
 // FileValues lists the agent files of program found in the work tree root, one
-// Value each, named by its path; Text and SHA256 are the hash of what needs
+// Value each, named by its path (on one line, as termsafe.Line shows it); Text and SHA256 are the hash of what needs
 // allowing of it. A file that cannot be read is named with its error rather than
 // left out: it is not allowed either.
 func FileValues(root, program string) ([]Value, error) {
@@ -173,7 +175,7 @@ func fileValue(root, rel string, f AgentFile) (Value, bool, error) {
 	}
 	sum := sha256.Sum256(data)
 	hash := hex.EncodeToString(sum[:])
-	return Value{Setting: rel, Text: hash, SHA256: hash, Why: f.Why, File: rel, Program: f.Program, json: true}, true, nil
+	return Value{Setting: termsafe.Line(rel), Text: hash, SHA256: hash, Why: f.Why, File: rel, Program: f.Program, json: true}, true, nil
 }
 
 // openCodeOwn names what OpenCode writes into its project folder itself, as its

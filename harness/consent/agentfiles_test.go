@@ -105,6 +105,15 @@ func TestFileValues(t *testing.T) {
 		t.Errorf("changed servers kept the hash: %+v %+v", before, after)
 	}
 
+	// A name that would break a line is shown on one.
+	writeFiles(t, dir, map[string]string{".opencode/tools/a\nStrom-Fake: x.js": "x"})
+	vs, _ := FileValues(dir, "opencode")
+	if !slices.ContainsFunc(vs, func(v Value) bool {
+		return v.File == ".opencode/tools/a\nStrom-Fake: x.js" && v.Setting == `.opencode/tools/a\nStrom-Fake: x.js`
+	}) {
+		t.Errorf("a name with a newline: %+v", vs)
+	}
+
 	// A symbolic link is named by where it points.
 	if err := os.Symlink("/etc/elsewhere.json", filepath.Join(dir, ".opencode", "plugins", "l.js")); err != nil {
 		t.Fatal(err)
