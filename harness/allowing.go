@@ -209,6 +209,21 @@ func (r *Research) allowedCheck(ctx context.Context) string {
 	return c.Value
 }
 
+// agentFilesAllowed refuses, as a run does at its start, while a project file the
+// plan's agent loads by itself is not allowed: a run keeps the settings it started
+// with, but the agent's program reads its files anew at every start.
+func (r *Research) agentFilesAllowed(ctx context.Context, p sessionPlan, terminal bool) error {
+	sub := consent.Subject{Root: r.Tree.Root}
+	if !isHome(r.Tree.Root, r.Getenv("HOME")) {
+		sub.Program = agentProgram(p.Profile, p.Vars.ExtraArgs, p.Vars.Command)
+	}
+	rv, err := consent.Check(ctx, consent.NewStore(r.Getenv), sub, r.identity)
+	if err != nil {
+		return err
+	}
+	return rv.Err(terminal)
+}
+
 // notAllowedNow names the tree settings that start programs, and the agent's own
 // files, that are not allowed at the end of a session of plan p. The run started
 // with all of them allowed, so these changed while the session worked.

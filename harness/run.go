@@ -313,6 +313,11 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 			}
 			return stopNow(StopError, r.Messages().Text(err))
 		}
+		// The agent's program reads its own project files at each start: one the
+		// last session (or a merge) wrote and no person allowed starts no session.
+		if err := r.agentFilesAllowed(ctx, plan, o.Terminal != nil); err != nil {
+			return stopNow(StopError, r.Messages().Text(err))
+		}
 		p := plan
 		if r.sync != nil {
 			// Several machines: the task is the first open one after the remote's
@@ -328,6 +333,9 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 				continue
 			}
 			task, p.Session = claimed, id
+			if err := r.agentFilesAllowed(ctx, plan, o.Terminal != nil); err != nil {
+				return stopNow(StopError, r.Messages().Text(err))
+			}
 		}
 		p.Task = *task
 		res, err := r.runSession(ctx, p, events{interrupts: o.Interrupts, out: o.Out, terminal: o.Terminal})
