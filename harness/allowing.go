@@ -6,9 +6,8 @@ import (
 	"slices"
 
 	"github.com/strom-research/strom/harness/agents"
-	"github.com/strom-research/strom/internal/shellword"
-
 	"github.com/strom-research/strom/harness/consent"
+	"github.com/strom-research/strom/internal/shellword"
 	"github.com/strom-research/strom/statefiles"
 )
 
