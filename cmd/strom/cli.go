@@ -577,3 +577,16 @@ func (s *sys) interrupted(stop <-chan struct{}) <-chan struct{} {
 	}()
 	return c
 }
+
+// uniqueWords returns words without repeats, each where it first stood.
+func uniqueWords(words []string) []string {
+	seen := make(map[string]bool, len(words))
+	out := words[:0:0]
+	for _, w := range words {
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}

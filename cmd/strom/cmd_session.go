@@ -217,11 +217,17 @@ func sessionFinishCommand(s *sys) *ffcli.Command {
 					return nil
 				}
 			}
+			asked := map[string]bool{}
 			for _, a := range args {
 				l, err := s.pickSession(live, a)
 				if err != nil {
 					return err
 				}
+				// A session named twice (1 1, or its number and its id) is asked once.
+				if asked[l.Session] {
+					continue
+				}
+				asked[l.Session] = true
 				if err := r.RequestFinish(l.Session, "strom session finish"); err != nil {
 					return err
 				}
