@@ -38,7 +38,8 @@ func (s *sys) research() (*harness.Research, error) {
 func taskCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom task")
 	asJSON := fs.Bool("json", false, "help.flag.json")
-	return &ffcli.Command{
+	var task *ffcli.Command
+	task = &ffcli.Command{
 		Name:       "task",
 		ShortUsage: "strom task <add|list|show|edit|move|park|unpark|answer> …",
 		ShortHelp:  "help.task.short",
@@ -50,7 +51,7 @@ func taskCommand(s *sys) *ffcli.Command {
 		},
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) > 0 {
-				return s.usage("usage.task.unknown", messages.Args{"Word": termsafe.Excerpt(args[0])})
+				return s.usage(s.noSuchCommand(task, args[0]))
 			}
 			s.json = *asJSON
 			if s.inSession() != "" {
@@ -59,6 +60,7 @@ func taskCommand(s *sys) *ffcli.Command {
 			return listTasks(ctx, s, listOptions{json: *asJSON})
 		},
 	}
+	return task
 }
 
 func taskAddCommand(s *sys) *ffcli.Command {
