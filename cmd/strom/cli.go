@@ -584,3 +584,10 @@ func uniqueWords(words []string) []string {
 	}
 	return out
 }
+
+// given reports whether the flag called name was on the command line.
+func given(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}

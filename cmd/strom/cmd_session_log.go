@@ -40,12 +40,10 @@ func sessionLogCommand(s *sys) *ffcli.Command {
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			// --offset counts from 0 and --limit is at least one line: a value
 			// that cannot mean a page is refused, not read as "no flag".
-			set := map[string]bool{}
-			fs.Visit(func(f *flagT) { set[f.Name] = true })
 			switch {
-			case set["offset"] && *offset < 0:
+			case given(fs, "offset") && *offset < 0:
 				return s.usage("usage.session.log.offset", messages.Args{"Value": *offset})
-			case set["limit"] && *limit < 1:
+			case given(fs, "limit") && *limit < 1:
 				return s.usage("usage.session.log.limit", messages.Args{"Value": *limit})
 			case *wait < 0:
 				return s.usage("usage.session.log.wait", messages.Args{"Value": *wait})

@@ -164,7 +164,8 @@ func taskListCommand(s *sys) *ffcli.Command {
 			if len(args) > 0 {
 				return s.usage("usage.task.list.args")
 			}
-			if *page < 0 {
+			// Pages count from 1: --page 0 is no page, not the flag left out.
+			if *page < 0 || (*page == 0 && given(fs, "page")) {
 				return s.usage("usage.task.list.page", messages.Args{"Value": *page})
 			}
 			if *page > 0 && *all {
@@ -308,7 +309,7 @@ func taskShowCommand(s *sys) *ffcli.Command {
 			if len(args) != 1 {
 				return s.usage("usage.task.show.args")
 			}
-			if *page < 0 {
+			if *page < 0 || (*page == 0 && given(fs, "page")) {
 				return s.usage("usage.task.show.page", messages.Args{"Value": *page})
 			}
 			r, err := s.research()
