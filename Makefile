@@ -20,10 +20,11 @@ build:
 	$(GO) generate ./messages ./statefiles ./harness/agents
 	$(NOCGO) $(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/strom ./cmd/strom-app ./cmd/strom-menu
 
-# The manual page strom(1), made from the help texts (strom man); TestManPage fails
-# when man/strom.1 is not the page of the current texts.
+# The manual pages strom(1) and strom-COMMAND(1), made from the help texts (strom
+# man); TestManPage fails when man/ does not hold the pages of the current texts.
 man:
-	STROM_SESSION= $(GO) run ./cmd/strom man > man/strom.1.tmp && mv man/strom.1.tmp man/strom.1
+	rm -f man/*.1
+	STROM_SESSION= $(GO) run ./cmd/strom man --dir man
 
 install:
 	$(NOCGO) $(GO) install -ldflags "$(LDFLAGS)" ./cmd/strom ./cmd/strom-app ./cmd/strom-menu

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
@@ -13,12 +15,14 @@ import (
 )
 
 // manCommand is strom man (hidden, for make man): the manual page strom(1) in
-// roff, made from the help texts every --help prints, in English.
+// roff, made from the help texts every --help prints, in English; with --dir it
+// writes strom.1 and a page for each command (strom-run.1, …) into that folder.
 func manCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom man")
+	dir := fs.String("dir", "", "help.man.flag.dir")
 	return &ffcli.Command{
 		Name:       "man",
-		ShortUsage: "strom man > man/strom.1",
+		ShortUsage: "strom man [--dir DIR]",
 		ShortHelp:  "help.man.short",
 		LongHelp:   withHelp("help.man.long", ""),
 		FlagSet:    fs,
@@ -27,30 +31,88 @@ func manCommand(s *sys) *ffcli.Command {
 				return s.usage("usage.man.args")
 			}
 			s.printer = messages.For(messages.English)
-			writeMan(s, s.stdout, commandTree(s, nil))
+			pages := manPages(s, commandTree(s, nil))
+			if *dir == "" {
+				_, err := io.WriteString(s.stdout, pages[0].text)
+				return err
+			}
+			for _, pg := range pages {
+				if err := os.WriteFile(filepath.Join(*dir, pg.file), []byte(pg.text), 0o644); err != nil {
+					return fmt.Errorf("write man page: %w", err)
+				}
+			}
 			return nil
 		}),
 	}
 }
 
-// writeMan writes strom(1): NAME, SYNOPSIS, DESCRIPTION and OPTIONS from strom's
-// own help, COMMANDS with every command's help, EXIT STATUS and SEE ALSO.
-func writeMan(s *sys, w io.Writer, root *ffcli.Command) {
+// manPage is one page of the manual: its file name and its roff text.
+type manPage struct{ file, text string }
+
+// manPages are strom(1), first, and a page for each command that is not hidden.
+func manPages(s *sys, root *ffcli.Command) []manPage {
+	var b strings.Builder
+	var see []string
+	for _, sub := range root.Subcommands {
+		if !hiddenCommands[sub.Name] {
+			see = append(see, "strom-"+sub.Name+"(1)")
+		}
+	}
+	writeMan(s, &b, root, nil, see)
+	pages := []manPage{{"strom.1", b.String()}}
+	for _, sub := range root.Subcommands {
+		if hiddenCommands[sub.Name] {
+			continue
+		}
+		b.Reset()
+		writeMan(s, &b, sub, []string{sub.Name}, []string{"strom(1)"})
+		pages = append(pages, manPage{"strom-" + sub.Name + ".1", b.String()})
+	}
+	return pages
+}
+
+// writeMan writes the page of c, called by the words path after strom: NAME,
+// SYNOPSIS, DESCRIPTION and OPTIONS from its help, COMMANDS with the help of each
+// of its commands, EXIT STATUS and SEE ALSO (the pages see and the help's words).
+func writeMan(s *sys, w io.Writer, c *ffcli.Command, path, see []string) {
 	p := s.msg()
-	long, exits, _ := strings.Cut(root.LongHelp, exitsSep)
-	fmt.Fprintln(w, `.\" strom(1), written by make man (strom man) from the help texts; do not edit.`)
-	fmt.Fprintln(w, `.TH STROM 1 "" "strom" "User Commands"`)
-	fmt.Fprintf(w, ".SH NAME\nstrom \\- %s\n", roffText(s.sayHelp(root.ShortHelp)))
-	fmt.Fprintf(w, ".SH SYNOPSIS\n\\fBstrom\\fR %s\n", roffText(strings.TrimPrefix(root.ShortUsage, "strom ")))
+	name := strings.Join(append([]string{"strom"}, path...), "-")
+	words := strings.Join(append([]string{"strom"}, path...), " ")
+	long, exits, _ := strings.Cut(c.LongHelp, exitsSep)
+	fmt.Fprintf(w, ".\\\" %s(1), written by make man (strom man) from the help texts; do not edit.\n", name)
+	fmt.Fprintf(w, ".TH %s 1 \"\" \"strom\" \"User Commands\"\n", roffText(strings.ToUpper(name)))
+	fmt.Fprintf(w, ".SH NAME\n%s \\- %s\n", roffText(name), roffText(s.sayHelp(c.ShortHelp)))
+	use := c.ShortUsage
+	if use == "" {
+		use = words
+	}
+	rest, ok := strings.CutPrefix(use, words)
+	if !ok {
+		rest = " " + use
+	}
+	fmt.Fprintf(w, ".SH SYNOPSIS\n\\fB%s\\fR%s\n", roffText(words), roffText(rest))
 	fmt.Fprintln(w, ".SH DESCRIPTION")
 	manParagraphs(w, s.sayHelp(long))
-	fmt.Fprintln(w, ".SH OPTIONS")
-	manFlags(s, w, root)
-	fmt.Fprintln(w, ".SH COMMANDS")
-	manCommands(s, w, root, nil)
+	if len(flagsOf(c)) > 0 {
+		fmt.Fprintln(w, ".SH OPTIONS")
+		manFlags(s, w, c)
+	}
+	if len(c.Subcommands) > 0 {
+		fmt.Fprintln(w, ".SH COMMANDS")
+		manCommands(s, w, c, path)
+	}
 	fmt.Fprintln(w, ".SH EXIT STATUS")
 	manParagraphs(w, s.sayHelp(exits))
-	fmt.Fprintf(w, ".SH SEE ALSO\n%s\n", roffText(p.Say("help.man.see_also")))
+	fmt.Fprintf(w, ".SH SEE ALSO\n%s\n.PP\n%s\n", roffText(strings.Join(see, ", ")), roffText(p.Say("help.man.see_also")))
+}
+
+// flagsOf are a command's flags.
+func flagsOf(c *ffcli.Command) []*flag.Flag {
+	var out []*flag.Flag
+	if c.FlagSet != nil {
+		c.FlagSet.VisitAll(func(f *flag.Flag) { out = append(out, f) })
+	}
+	return out
 }
 
 // manCommands writes the help of c's commands and theirs, in the order of the help.
