@@ -36,8 +36,12 @@ func manCommand(s *sys) *ffcli.Command {
 				_, err := io.WriteString(s.stdout, pages[0].text)
 				return err
 			}
+			folder := *dir
+			if !filepath.IsAbs(folder) {
+				folder = filepath.Join(s.cwd(), folder)
+			}
 			for _, pg := range pages {
-				if err := os.WriteFile(filepath.Join(*dir, pg.file), []byte(pg.text), 0o644); err != nil {
+				if err := os.WriteFile(filepath.Join(folder, pg.file), []byte(pg.text), 0o644); err != nil {
 					return fmt.Errorf("write man page: %w", err)
 				}
 			}
