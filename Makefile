@@ -11,7 +11,7 @@ LDFLAGS := $(STRIP) -X main.version=$(VERSION)
 # threads), which every command an agent runs pays for. Tests keep cgo for -race.
 NOCGO   := CGO_ENABLED=0
 
-.PHONY: build install test lint bench demo e2e screenshot fuzz soak clean
+.PHONY: build install test lint bench demo e2e screenshot fuzz soak clean man
 
 # strom, and the faces it runs in its place (cmd/strom/face.go): strom-app for
 # strom app, strom-menu for the menu and strom setup. The web server and the
@@ -19,6 +19,12 @@ NOCGO   := CGO_ENABLED=0
 build:
 	$(GO) generate ./messages ./statefiles ./harness/agents
 	$(NOCGO) $(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/strom ./cmd/strom-app ./cmd/strom-menu
+
+# The manual pages strom(1) and strom-COMMAND(1), made from the help texts (strom
+# man); TestManPage fails when man/ does not hold the pages of the current texts.
+man:
+	rm -f man/*.1
+	STROM_SESSION= $(GO) run ./cmd/strom man --dir man
 
 install:
 	$(NOCGO) $(GO) install -ldflags "$(LDFLAGS)" ./cmd/strom ./cmd/strom-app ./cmd/strom-menu

@@ -12,7 +12,6 @@ import (
 
 	"github.com/strom-research/strom/harness/consent"
 	"github.com/strom-research/strom/harness/gates"
-	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -20,7 +19,8 @@ import (
 func configCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom config")
 	asJSON := fs.Bool("json", false, "help.flag.json")
-	return &ffcli.Command{
+	var cfg *ffcli.Command
+	cfg = &ffcli.Command{
 		Name:        "config",
 		ShortUsage:  "strom config [get KEY | set KEY VALUE | unset KEY] [--for-tree] [--json]",
 		ShortHelp:   "help.config.short",
@@ -30,7 +30,7 @@ func configCommand(s *sys) *ffcli.Command {
 		Exec: func(ctx context.Context, args []string) error {
 			s.json = *asJSON
 			if len(args) > 0 {
-				return s.usage("usage.config.command", messages.Args{"Word": termsafe.Excerpt(args[0])})
+				return s.usage(s.noSuchCommand(cfg, args[0]))
 			}
 			settings, err := s.settings()
 			if err != nil {
@@ -65,6 +65,7 @@ func configCommand(s *sys) *ffcli.Command {
 			return tw.Flush()
 		},
 	}
+	return cfg
 }
 
 type resolvedJSON struct {

@@ -5,9 +5,6 @@ import (
 	"fmt"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
-
-	"github.com/strom-research/strom/internal/termsafe"
-	"github.com/strom-research/strom/messages"
 )
 
 func rootCommand(s *sys, args []string) *ffcli.Command {
@@ -30,7 +27,8 @@ func commands(s *sys, args []string) []*ffcli.Command {
 		{"run", runCommand}, {"session", sessionCommand}, {"mode", modeCommand},
 		{"chat", chatCommand}, {"gate", gateCommand}, {"usage", usageCommand},
 		{"allow", allowCommand}, {"app", appCommand}, {"menu", menuCommand}, {"setup", setupCommand},
-		{"demo-agent", demoAgentCommand},
+		{"help", helpCommand}, {"completion", completionCommand}, {"demo-agent", demoAgentCommand},
+		{"man", manCommand},
 	}
 	if len(args) > 0 {
 		for _, c := range all {
@@ -49,7 +47,8 @@ func commands(s *sys, args []string) []*ffcli.Command {
 func commandTree(s *sys, args []string) *ffcli.Command {
 	fs := newFlags(s, "strom")
 	showVersion := fs.Bool("version", false, "help.root.flag.version")
-	return &ffcli.Command{
+	var root *ffcli.Command
+	root = &ffcli.Command{
 		Name:        "strom",
 		ShortUsage:  "strom <command> [flags] [args]",
 		ShortHelp:   "help.root.short",
@@ -62,9 +61,14 @@ func commandTree(s *sys, args []string) *ffcli.Command {
 				return nil
 			}
 			if len(args) > 0 {
-				return s.usage("usage.root.unknown", messages.Args{"Command": termsafe.Excerpt(args[0])})
+				return s.usage(s.noSuchCommand(root, args[0]))
 			}
 			return openMenu(ctx, s)
 		},
 	}
+	return root
 }
+
+// hiddenCommands are commands for building strom, not for its users: no help,
+// completion or suggestion lists them.
+var hiddenCommands = map[string]bool{"man": true}

@@ -79,6 +79,7 @@ func TestScripts(t *testing.T) {
 			"terminal":    terminalCmd,
 			"speaks":      speaksCmd,
 			"editinplace": editInPlaceCmd,
+			"jsonkeys":    jsonKeysCmd,
 			"sleepms": func(ts *testscript.TestScript, neg bool, args []string) {
 				d, err := time.ParseDuration(args[0] + "ms")
 				ts.Check(err)
