@@ -11,11 +11,11 @@ import (
 	"time"
 )
 
-// The words a release build sets (.goreleaser.yaml), with -ldflags
+// What a build sets (.goreleaser.yaml, the Makefile) with -ldflags
 // "-X github.com/strom-research/strom/internal/buildinfo.version=0.1.2" and the
-// like: the version from the release's tag without its v, the commit, and the
-// commit's time (RFC 3339). A build that sets none of them is described by what Go
-// recorded in the binary.
+// like: the release tag without its v, the commit (+dirty when its tree had
+// changes), and the commit's time (RFC 3339). What a build leaves unset is what Go
+// recorded in the binary, where it recorded anything.
 var (
 	version string
 	commit  string
@@ -33,16 +33,18 @@ type Build struct {
 	Date    string // the commit's date, 2006-01-02; "" when unknown
 }
 
-// Current is this program's build: the words a release build set, else what Go
-// recorded in the binary — the module's version when it is a release's (go install
-// …@v0.1.2, a build at a release tag), the commit and its time (a build in a git
-// clone).
+// Current is this program's build: what the build set, else what Go recorded —
+// the module's version when it is a release's (go install …@v0.1.2, a build at a
+// release tag), the commit and its time (a build in a git clone, unless
+// -buildvcs=false).
 func Current() Build {
 	bi, _ := debug.ReadBuildInfo()
 	return describe(version, commit, date, bi)
 }
 
-// describe is Current with the set words and the build info given.
+// describe is Current with the words set and the build info given. GoReleaser
+// sets the commit "none" and a time in the year 1 where git told it nothing:
+// those are unknown too.
 func describe(version, commit, date string, bi *debug.BuildInfo) Build {
 	vcs := map[string]string{}
 	module := ""
@@ -56,13 +58,16 @@ func describe(version, commit, date string, bi *debug.BuildInfo) Build {
 	if b.Version == "" {
 		b.Version = moduleRelease(module)
 	}
-	if b.Commit == "" {
+	dirty := vcs["vcs.modified"] == "true"
+	if b.Commit == "none" || b.Commit == "" {
 		b.Commit = vcs["vcs.revision"]
+	} else if hash, mark, ok := strings.Cut(b.Commit, "+"); ok {
+		b.Commit, dirty = hash, dirty || mark == "dirty"
 	}
 	if len(b.Commit) > 7 {
 		b.Commit = b.Commit[:7]
 	}
-	if b.Commit != "" && vcs["vcs.modified"] == "true" {
+	if b.Commit != "" && dirty {
 		b.Commit += "+dirty"
 	}
 	if b.Date == "" {
@@ -70,6 +75,9 @@ func describe(version, commit, date string, bi *debug.BuildInfo) Build {
 	}
 	if t, err := time.Parse(time.RFC3339, b.Date); err == nil {
 		b.Date = t.UTC().Format(time.DateOnly)
+		if t.Year() < 2000 {
+			b.Date = ""
+		}
 	}
 	return b
 }
