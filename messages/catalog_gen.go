@@ -209,7 +209,7 @@ var catalogEn = []*i18n.Message{
 	{ID: "end.time-limit", Other: "time-limit"},
 	{ID: "end.waiting", Other: "waiting"},
 	{ID: "face.missing", Other: "{{.Program}} is not installed: it is neither beside strom ({{.Dir}}) nor on PATH — install it with this strom: make install in strom's source, or go install github.com/strom-research/strom/cmd/...@{{.Version}}"},
-	{ID: "face.other_version", Other: "this {{.Program}} is {{.Version}}, but the strom that ran it is {{.Strom}}: it reads each research with its own code — install them from one version with make install, or go install github.com/strom-research/strom/cmd/...@{{.Strom}}"},
+	{ID: "face.other_version", Other: "this {{.Program}} is {{.Version}}, but the strom that ran it is {{.Strom}}: it reads each research with its own code — install them from one version with make install, or go install github.com/strom-research/strom/cmd/...@{{.Release}}"},
 	{ID: "face.start", Other: "could not start {{.Program}} ({{.Problem}}): install it again with make install, or go install github.com/strom-research/strom/cmd/...@{{.Version}}"},
 	{ID: "files.bad_task_id", Other: "not a task id \"{{.Task}}\": a task's id is like T-12 — strom task list shows the ids"},
 	{ID: "files.empty_answer", Other: "the answer to task {{.Task}} is empty: give the answer as text"},
@@ -865,7 +865,7 @@ var catalogDe = []*i18n.Message{
 	{ID: "end.time-limit", Other: "Zeitlimit"},
 	{ID: "end.waiting", Other: "wartet auf eine Antwort"},
 	{ID: "face.missing", Other: "{{.Program}} ist nicht installiert: weder neben strom ({{.Dir}}) noch im PATH — mit diesem strom installieren: make install in den Quellen von strom oder go install github.com/strom-research/strom/cmd/...@{{.Version}}"},
-	{ID: "face.other_version", Other: "dieses {{.Program}} ist {{.Version}}, aber das strom, das es startete, ist {{.Strom}}: es liest jede Forschung mit seinem eigenen Code — beide aus einer Version installieren, mit make install oder go install github.com/strom-research/strom/cmd/...@{{.Strom}}"},
+	{ID: "face.other_version", Other: "dieses {{.Program}} ist {{.Version}}, aber das strom, das es startete, ist {{.Strom}}: es liest jede Forschung mit seinem eigenen Code — beide aus einer Version installieren, mit make install oder go install github.com/strom-research/strom/cmd/...@{{.Release}}"},
 	{ID: "face.start", Other: "{{.Program}} ließ sich nicht starten ({{.Problem}}): neu installieren mit make install oder go install github.com/strom-research/strom/cmd/...@{{.Version}}"},
 	{ID: "files.bad_task_id", Other: "keine Kennung einer Aufgabe \"{{.Task}}\": die Kennung einer Aufgabe sieht aus wie T-12 — strom task list zeigt die Kennungen"},
 	{ID: "files.empty_answer", Other: "die Antwort auf die Aufgabe {{.Task}} ist leer: die Antwort als Text geben"},
@@ -1521,7 +1521,7 @@ var catalogCs = []*i18n.Message{
 	{ID: "end.time-limit", Other: "časový limit"},
 	{ID: "end.waiting", Other: "čeká na odpověď"},
 	{ID: "face.missing", Other: "{{.Program}} není nainstalovaný: není vedle stromu ({{.Dir}}) ani v PATH — nainstalovat ho s tímto stromem: make install ve zdrojích stromu, nebo go install github.com/strom-research/strom/cmd/...@{{.Version}}"},
-	{ID: "face.other_version", Other: "tento {{.Program}} je {{.Version}}, ale strom, který ho spustil, je {{.Strom}}: čte každý výzkum vlastním kódem — nainstalovat je z jedné verze přes make install, nebo go install github.com/strom-research/strom/cmd/...@{{.Strom}}"},
+	{ID: "face.other_version", Other: "tento {{.Program}} je {{.Version}}, ale strom, který ho spustil, je {{.Strom}}: čte každý výzkum vlastním kódem — nainstalovat je z jedné verze přes make install, nebo go install github.com/strom-research/strom/cmd/...@{{.Release}}"},
 	{ID: "face.start", Other: "{{.Program}} nešel spustit ({{.Problem}}): nainstalovat ho znovu přes make install, nebo go install github.com/strom-research/strom/cmd/...@{{.Version}}"},
 	{ID: "files.bad_task_id", Other: "\"{{.Task}}\" není označení úkolu: označení úkolu vypadá jako T-12 — strom task list ukáže označení"},
 	{ID: "files.empty_answer", Other: "odpověď na úkol {{.Task}} je prázdná: zadat odpověď jako text"},
@@ -2139,6 +2139,8 @@ var cliEn = []*i18n.Message{
 	{ID: "help.usage.report.long", Other: "Reads the JSON Claude Code hands its statusLine command on stdin (with the\nplan's rate_limits), or stream-json rate_limit_event lines, and keeps it in\n.strom/run/usage.json for the claude-usage condition. When the condition watches\nthe week (a cap) and the report is at the watched limit, the running session is\nasked to finish. Prints a short status line; it never fails the status line."},
 	{ID: "help.usage.report.short", Other: "the agent's own usage report: Claude Code's statusLine calls it"},
 	{ID: "help.usage.short", Other: "the Claude subscription's week as the claude-usage condition sees it"},
+	{ID: "help.version.long", Other: "Prints one line, as strom --version does: \"strom 0.3.1 (1a2b3c4, 2026-11-30)\" for\na release; a strom built from a clone between releases, or with changes, is\n0.0.0-dev, and its commit says which (+dirty with changes). Quote the line when\nreporting a problem."},
+	{ID: "help.version.short", Other: "print this strom's version, its commit and the commit's date"},
 	{ID: "usage.agent_words", Other: "words after -- are for the command agent: {{.Command}} --agent command -- ./my-agent.sh"},
 	{ID: "usage.allow.args", Other: "strom allow takes no arguments: it shows every setting to allow"},
 	{ID: "usage.allow.json", Other: "--json goes with --list: strom allow --list --json"},
@@ -2221,6 +2223,7 @@ var cliEn = []*i18n.Message{
 	{ID: "usage.task.show.page", Other: "--page must be 1 or more, not {{.Value}}"},
 	{ID: "usage.task.unpark.args", Other: "strom task unpark takes one task id, e.g. strom task unpark T-3"},
 	{ID: "usage.task_ids", Other: "--task needs the ids of tasks, as in --task T-4,T-1"},
+	{ID: "usage.version.words", Other: "strom version takes no words, not \"{{.Word}}\""},
 }
 
 // cliDe are the messages of catalog/cli/de.toml.
@@ -2390,6 +2393,8 @@ var cliDe = []*i18n.Message{
 	{ID: "help.usage.report.long", Other: "Liest das JSON, das Claude Code seinem statusLine-Befehl auf stdin gibt (mit\nden rate_limits des Plans), oder Zeilen rate_limit_event von stream-json, und\nhält es in .strom/run/usage.json für die Bedingung claude-usage fest. Überwacht\ndie Bedingung die Woche (eine Obergrenze) und steht die Meldung an der\nüberwachten Grenze, wird die laufende Sitzung um Abschluss gebeten. Gibt eine\nkurze Statuszeile aus; die Statuszeile lässt es nie scheitern."},
 	{ID: "help.usage.report.short", Other: "die eigene Meldung der Nutzung durch den Agenten: die statusLine von Claude Code ruft sie auf"},
 	{ID: "help.usage.short", Other: "die Woche des Claude-Abonnements, wie die Bedingung claude-usage sie sieht"},
+	{ID: "help.version.long", Other: "Gibt eine Zeile aus, wie strom --version: „strom 0.3.1 (1a2b3c4, 2026-11-30)“ für\neine Veröffentlichung; ein strom, das zwischen zwei Veröffentlichungen oder mit\nÄnderungen aus einem Klon gebaut wurde, ist 0.0.0-dev, und sein Commit sagt,\nwelches es ist (+dirty mit Änderungen). Die Zeile bei einer Fehlermeldung angeben."},
+	{ID: "help.version.short", Other: "die Version dieses stroms ausgeben, seinen Commit und dessen Datum"},
 	{ID: "usage.agent_words", Other: "Wörter nach -- sind für den Agenten command: {{.Command}} --agent command -- ./my-agent.sh"},
 	{ID: "usage.allow.args", Other: "strom allow nimmt keine Argumente: es zeigt jede Einstellung, die zu erlauben ist"},
 	{ID: "usage.allow.json", Other: "--json gehört zu --list: strom allow --list --json"},
@@ -2472,6 +2477,7 @@ var cliDe = []*i18n.Message{
 	{ID: "usage.task.show.page", Other: "--page muss 1 oder mehr sein, nicht {{.Value}}"},
 	{ID: "usage.task.unpark.args", Other: "strom task unpark nimmt eine Aufgabenkennung, z. B. strom task unpark T-3"},
 	{ID: "usage.task_ids", Other: "--task braucht die Kennungen von Aufgaben, wie in --task T-4,T-1"},
+	{ID: "usage.version.words", Other: "strom version nimmt keine Wörter, nicht „{{.Word}}“"},
 }
 
 // cliCs are the messages of catalog/cli/cs.toml.
@@ -2641,6 +2647,8 @@ var cliCs = []*i18n.Message{
 	{ID: "help.usage.report.long", Other: "Přečte JSON, které Claude Code předá svému příkazu statusLine na stdin (s\nrate_limits plánu), nebo řádky rate_limit_event ze stream-json, a uloží ho do\n.strom/run/usage.json pro podmínku claude-usage. Když podmínka hlídá týden (strop)\na hlášení je na hlídané hranici, běžící sezení dostane žádost o dokončení.\nVypíše krátký stavový řádek; stavový řádek nikdy neshodí."},
 	{ID: "help.usage.report.short", Other: "vlastní hlášení využití od agenta: volá ho statusLine od Claude Code"},
 	{ID: "help.usage.short", Other: "týden předplatného Claude, jak ho vidí podmínka claude-usage"},
+	{ID: "help.version.long", Other: "Vypíše jeden řádek, stejně jako strom --version: „strom 0.3.1 (1a2b3c4, 2026-11-30)“\nu vydání; strom sestavený z klonu mezi vydáními nebo se změnami je 0.0.0-dev\na jeho commit říká, který to je (+dirty se změnami). Při hlášení problému ten\nřádek uvést."},
+	{ID: "help.version.short", Other: "vypsat verzi tohoto stromu, jeho commit a datum commitu"},
 	{ID: "usage.agent_words", Other: "slova za -- jsou pro agenta command: {{.Command}} --agent command -- ./my-agent.sh"},
 	{ID: "usage.allow.args", Other: "strom allow nebere žádné argumenty: ukáže každé nastavení, které je třeba povolit"},
 	{ID: "usage.allow.json", Other: "--json patří k --list: strom allow --list --json"},
@@ -2723,4 +2731,5 @@ var cliCs = []*i18n.Message{
 	{ID: "usage.task.show.page", Other: "--page musí být 1 nebo víc, ne {{.Value}}"},
 	{ID: "usage.task.unpark.args", Other: "strom task unpark bere jedno číslo úkolu, např. strom task unpark T-3"},
 	{ID: "usage.task_ids", Other: "--task potřebuje čísla úkolů, jako --task T-4,T-1"},
+	{ID: "usage.version.words", Other: "strom version nebere žádná slova, ne „{{.Word}}“"},
 }

@@ -150,7 +150,8 @@ func (s *sys) personOnly(what string) error {
 	return nil
 }
 
-func buildVersion() string { return buildinfo.Version(version) }
+// buildVersion is this strom's build as strom --version prints it after "strom ".
+func buildVersion() string { return buildinfo.Current().String() }
 
 // run parses args, runs the command and returns the exit status.
 func run(ctx context.Context, args []string, s *sys) int {
