@@ -1,10 +1,14 @@
 // Package remote syncs a research with the git remote several machines share
-// (sync.remote): it integrates the remote's branch before a task is claimed and
-// after a session, claims a task with a pushed commit, and pushes session commits.
-// git's atomic ref update on the remote is the lock: of two claims of one task,
-// the one pushed first holds, and the other machine takes back its own and looks
-// again. A remote that cannot be reached never loses a commit: commits stay in the
-// clone and are pushed by the next Publish.
+// (sync.remote): it integrates the remote's branch and claims before a task is
+// claimed and after a session, claims a task by creating its ref on the remote,
+// and pushes session commits. git's atomic ref update on the remote is the lock:
+// a claim is the ref refs/strom/claims/<task>, created by a push whose lease
+// expects none, so of two claims of one task the one pushed first holds, the other
+// machine takes back its own and tries the next task, and claims of different
+// tasks never meet. A session's push deletes its claim in the same atomic push,
+// so a claim lives as long as its session's end is not on the branch. A remote
+// that cannot be reached never loses a commit: commits stay in the clone and are
+// pushed by the next Publish.
 package remote
 
 import (
