@@ -67,9 +67,27 @@ func TrackingRef(remote, branch string) string {
 
 // Fetch brings remote's branch into TrackingRef(remote, branch). A remote that
 // does not answer gives an error wrapping ErrRemoteAway.
+//
+// The fetch starts no `git maintenance run --auto` of its own: a synced run
+// fetches before and after every session, and the commits it makes run git's
+// automatic maintenance as always.
 func (r *Repo) Fetch(ctx context.Context, remote, branch string) error {
-	spec := "+refs/heads/" + branch + ":" + TrackingRef(remote, branch)
-	if _, err := r.git(ctx, []string{"fetch", "-q", "--no-tags", "--no-write-fetch-head", remote, spec}, nil, nil); err != nil {
+	return r.FetchWith(ctx, remote, branch, "", "")
+}
+
+// FetchWith is Fetch that in the same git fetch also brings the remote's refs
+// under prefix (a folder under refs/, ending in "/"; "" for none) to the same
+// names under into, and removes those under into the remote no longer has.
+func (r *Repo) FetchWith(ctx context.Context, remote, branch, prefix, into string) error {
+	args := []string{"fetch", "-q", "--no-tags", "--no-write-fetch-head", "--no-auto-maintenance"}
+	if prefix != "" {
+		args = append(args, "--prune")
+	}
+	args = append(args, remote, "+refs/heads/"+branch+":"+TrackingRef(remote, branch))
+	if prefix != "" {
+		args = append(args, "+"+prefix+"*:"+into+"*")
+	}
+	if _, err := r.git(ctx, args, nil, nil); err != nil {
 		return fmt.Errorf("fetch %s from %s: %w: %w", branch, remote, ErrRemoteAway, err)
 	}
 	return nil
@@ -80,10 +98,21 @@ func (r *Repo) Fetch(ctx context.Context, remote, branch string) error {
 // no longer has. Errors as Fetch's.
 func (r *Repo) FetchRefs(ctx context.Context, remote, prefix, into string) error {
 	spec := "+" + prefix + "*:" + into + "*"
-	if _, err := r.git(ctx, []string{"fetch", "-q", "--no-tags", "--no-write-fetch-head", "--prune", remote, spec}, nil, nil); err != nil {
+	if _, err := r.git(ctx, []string{"fetch", "-q", "--no-tags", "--no-write-fetch-head", "--no-auto-maintenance", "--prune", remote, spec}, nil, nil); err != nil {
 		return fmt.Errorf("fetch %s from %s: %w: %w", prefix, remote, ErrRemoteAway, err)
 	}
 	return nil
+}
+
+// RemoteTip asks the remote which commit its branch names ("" when it has no
+// such branch), without fetching it. An error wraps ErrRemoteAway.
+func (r *Repo) RemoteTip(ctx context.Context, remote, branch string) (string, error) {
+	out, err := r.git(ctx, []string{"ls-remote", remote, "refs/heads/" + branch}, nil, nil)
+	if err != nil {
+		return "", fmt.Errorf("ask %s for %s: %w: %w", remote, branch, ErrRemoteAway, err)
+	}
+	hash, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\t")
+	return hash, nil
 }
 
 // RefCommit is a ref and the commit it names.

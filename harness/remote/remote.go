@@ -147,19 +147,30 @@ func (s *Sync) Integrate(ctx context.Context) error { return s.integrate(ctx, fa
 func (s *Sync) IntegrateClaims(ctx context.Context) error { return s.integrate(ctx, true) }
 
 func (s *Sync) integrate(ctx context.Context, claims bool) error {
+	// The claims come in the same fetch as the branch: a claim deleted just
+	// then is caught by the look after the claim (verify).
+	prefix, into := "", ""
 	if claims {
-		if err := s.Git.FetchRefs(ctx, s.Remote, ClaimsPrefix, s.trackedClaims()); err != nil {
+		prefix, into = ClaimsPrefix, s.trackedClaims()
+	}
+	if err := s.Git.FetchWith(ctx, s.Remote, s.Branch, prefix, into); err != nil {
+		exists, lerr := s.Git.RemoteHasBranch(ctx, s.Remote, s.Branch)
+		if lerr != nil || exists {
 			return err
 		}
+		if claims {
+			// No branch yet: the claims alone.
+			if err := s.Git.FetchRefs(ctx, s.Remote, prefix, into); err != nil {
+				return err
+			}
+			return s.readClaims(ctx)
+		}
+		return nil
+	}
+	if claims {
 		if err := s.readClaims(ctx); err != nil {
 			return err
 		}
-	}
-	if err := s.Git.Fetch(ctx, s.Remote, s.Branch); err != nil {
-		if exists, lerr := s.Git.RemoteHasBranch(ctx, s.Remote, s.Branch); lerr == nil && !exists {
-			return nil
-		}
-		return err
 	}
 	// A branch this clone merged last and that has not moved since is nothing
 	// to merge: no git is started for it.
@@ -414,6 +425,12 @@ func (s *Sync) Claim(ctx context.Context, take func(ctx context.Context, held ma
 // verify fetches the remote's branch after a claim was made and asks c.Still
 // when it moved since it was merged.
 func (s *Sync) verify(ctx context.Context, c *Claim) (bool, error) {
+	// Asking for the branch's tip costs no fetch when it has not moved.
+	if tip, err := s.Git.RemoteTip(ctx, s.Remote, s.Branch); err != nil {
+		return false, err
+	} else if tip == "" || tip == s.merged {
+		return true, nil
+	}
 	if err := s.Git.Fetch(ctx, s.Remote, s.Branch); err != nil {
 		if exists, lerr := s.Git.RemoteHasBranch(ctx, s.Remote, s.Branch); lerr == nil && !exists {
 			return true, nil
