@@ -1,17 +1,22 @@
 # strom — make targets. `make demo` and `make test` do all their own set-up.
 GO      ?= go
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 # Without the symbol table and DWARF (-s -w) the binary starts 0.3 to 0.9 ms
 # sooner and with 50 page faults fewer (BENCHMARKS.md), which every command an
 # agent runs pays for; a panic still names its functions and lines. STRIP= keeps
 # them, for perf or a debugger.
 STRIP   ?= -s -w
-LDFLAGS := $(STRIP) -X main.version=$(VERSION)
+# The build's version, commit and date (internal/buildinfo): a build at a release
+# tag vX.Y.Z is X.Y.Z, any other 0.0.0-dev; the commit is +dirty with changes.
+BUILD   := github.com/strom-research/strom/internal/buildinfo
+VERSION := $(patsubst v%,%,$(shell git describe --tags --exact-match --match 'v[0-9]*' 2>/dev/null))
+COMMIT  := $(shell git rev-parse --short=7 HEAD 2>/dev/null)$(if $(shell git status --porcelain --untracked-files=no 2>/dev/null),+dirty)
+DATE    := $(shell git log -1 --format=%cI 2>/dev/null)
+LDFLAGS := $(STRIP) -X $(BUILD).version=$(VERSION) -X $(BUILD).commit=$(COMMIT) -X $(BUILD).date=$(DATE)
 # strom needs no C: a static binary starts faster (no dynamic loader, no libc
 # threads), which every command an agent runs pays for. Tests keep cgo for -race.
 NOCGO   := CGO_ENABLED=0
 
-.PHONY: build install test lint bench demo e2e screenshot fuzz soak clean
+.PHONY: build install release release-tool test lint bench demo e2e screenshot fuzz soak clean man
 
 # strom, and the faces it runs in its place (cmd/strom/face.go): strom-app for
 # strom app, strom-menu for the menu and strom setup. The web server and the
@@ -20,8 +25,27 @@ build:
 	$(GO) generate ./messages ./statefiles ./harness/agents
 	$(NOCGO) $(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/strom ./cmd/strom-app ./cmd/strom-menu
 
+# The manual pages strom(1) and strom-COMMAND(1), made from the help texts (strom
+# man); TestManPage fails when man/ does not hold the pages of the current texts.
+man:
+	rm -f man/*.1
+	STROM_SESSION= $(GO) run ./cmd/strom man --dir man
+
 install:
 	$(NOCGO) $(GO) install -ldflags "$(LDFLAGS)" ./cmd/strom ./cmd/strom-app ./cmd/strom-menu
+
+# The release's files, as a snapshot in dist/, published nowhere: the archives for
+# linux and darwin on amd64 and arm64, the .deb, the Homebrew formula and
+# checksums.txt (.goreleaser.yaml). GoReleaser is built from the Go module proxy at
+# the version pinned here on first use.
+GORELEASER ?= $(GO) run github.com/goreleaser/goreleaser/v2@v2.17.0
+release:
+	$(GORELEASER) release --snapshot --clean
+
+# GoReleaser alone, built into Go's cache (.ci/run, before make test, whose release
+# test runs it).
+release-tool:
+	$(GORELEASER) --version
 
 # The race pass runs the crash test with 10 kills and the simulated night of 3 hours
 # (-short); the full 50 kills run once more without the race detector, which would
@@ -66,6 +90,7 @@ bench: build
 	./scripts/bench-cli.sh
 	./scripts/bench-big-queue.sh
 	./scripts/bench-age.sh
+	./scripts/bench-sync.sh
 
 # The README's picture of the app's overview, taken by its browser test.
 screenshot:
@@ -75,4 +100,4 @@ demo: build
 	./scripts/demo.sh
 
 clean:
-	rm -rf bin
+	rm -rf bin dist

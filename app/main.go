@@ -23,18 +23,18 @@ import (
 // read its flags and found them right: the overview's server on loopback, until
 // Ctrl-C, SIGTERM or SIGHUP. It takes strom app's flags (--listen, --repo, --open)
 // and says everything as strom does, "strom: " and a sentence on standard error,
-// with strom's exit statuses (1 an error, 2 a usage mistake). version is its own;
-// a strom of another version that ran it is named on standard error, since the
-// overview reads each research with strom-app's own code.
-func Main(version string, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+// with strom's exit statuses (1 an error, 2 a usage mistake). A strom of another
+// build than its own (buildinfo.Current) that ran it is named on standard error,
+// since the overview reads each research with strom-app's own code.
+func Main(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	p := messages.For(harness.Language(getenv))
 	fail := func(code int, err error) int {
 		fmt.Fprintln(stderr, "strom: "+p.Text(err))
 		return code
 	}
-	version = buildinfo.Version(version)
+	version := buildinfo.Current().String()
 	if caller := buildinfo.OtherCaller(version); caller != "" {
-		fmt.Fprintln(stderr, "strom: "+p.Say("face.other_version", messages.Args{"Program": "strom-app", "Version": version, "Strom": caller}))
+		fmt.Fprintln(stderr, "strom: "+p.Say("face.other_version", messages.Args{"Program": "strom-app", "Version": version, "Strom": caller, "Release": buildinfo.Release(caller)}))
 	}
 	fs := flag.NewFlagSet("strom app", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)

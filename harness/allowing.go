@@ -2,9 +2,12 @@ package harness
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 
+	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/consent"
+	"github.com/strom-research/strom/internal/shellword"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -25,7 +28,78 @@ func (r *Research) Consent(ctx context.Context) (consent.Review, error) {
 }
 
 func (r *Research) consentOf(ctx context.Context, s statefiles.Settings) (consent.Review, error) {
-	return consent.Check(ctx, consent.NewStore(r.Getenv), s.Tree, s.TreeFile.Shown, r.identity)
+	return r.consentFor(ctx, s, "", nil)
+}
+
+// consentFor is consentOf for a command that starts the agent agent (its --agent,
+// "" for the settings' own) with the words args after "--": the tree's agent.name
+// then chooses nothing, and the agent files reviewed are those of the agent that
+// starts.
+func (r *Research) consentFor(ctx context.Context, s statefiles.Settings, agent string, args []string) (consent.Review, error) {
+	sub := consent.Subject{Tree: s.Tree, File: s.TreeFile.Shown, Own: ownSetting(s), Root: r.Tree.Root}
+	if agent != "" {
+		sub.Unused = []string{"agent.name"}
+	}
+	if prof, err := r.agentProfile(s, agent); err == nil && !isHome(r.Tree.Root, r.Getenv("HOME")) {
+		cmdline, _ := s.Resolve("agent.command", "")
+		sub.Program = agentProgram(prof, args, cmdline.Value)
+	}
+	return consent.Check(ctx, consent.NewStore(r.Getenv), sub, r.identity)
+}
+
+// isHome reports whether the research's folder is the person's home folder, where
+// the agents' project files (~/.claude/settings.json, ~/.codex/) are their own user
+// settings, which the agents write themselves.
+func isHome(root, home string) bool {
+	if home == "" {
+		return false
+	}
+	a, errA := filepath.EvalSymlinks(root)
+	b, errB := filepath.EvalSymlinks(home)
+	return errA == nil && errB == nil && a == b
+}
+
+// ownSetting gives the person's own value of a setting: their user settings', or
+// strom's default (claude for agent.name, as agentProfile has it).
+func ownSetting(s statefiles.Settings) func(string) (string, bool) {
+	own := s
+	own.Tree = nil
+	return func(name string) (string, bool) {
+		v, err := own.Resolve(name, "")
+		if err != nil {
+			return "", false
+		}
+		if name == "agent.name" && v.Value == "" {
+			return "claude", true
+		}
+		return v.Value, v.Value != ""
+	}
+}
+
+// agentProgram is the agent program a profile starts, as consent.AgentFiles names
+// it (claude, codex, opencode, grok), "" for another: its binary, else the first
+// word of its command, of the words after "--" or of agent.command.
+func agentProgram(p agents.Profile, args []string, cmdline string) string {
+	if isClaude(p) {
+		return "claude"
+	}
+	words := []string{p.Binary}
+	switch {
+	case len(p.Command) > 0:
+		words = append(words, p.Command[0])
+	case len(args) > 0:
+		words = append(words, args[0])
+	default:
+		if w, err := shellword.Split(cmdline); err == nil && len(w) > 0 {
+			words = append(words, w[0])
+		}
+	}
+	for _, w := range words {
+		if prog := filepath.Base(w); w != "" && len(consent.FilesOf(prog)) > 0 {
+			return prog
+		}
+	}
+	return ""
 }
 
 // identity is the research's consent identity, found once per process (a run asks
@@ -134,11 +208,30 @@ func (r *Research) allowedCheck(ctx context.Context) string {
 	return c.Value
 }
 
-// notAllowedNow names the tree settings that start programs and are not allowed at
-// the end of a session. The run started with all of them allowed, so these changed
-// while the session worked.
-func (r *Research) notAllowedNow(ctx context.Context) []string {
-	rv, err := r.Consent(ctx)
+// agentFilesAllowed refuses, as a run does at its start, while a project file the
+// plan's agent loads by itself is not allowed: a run keeps the settings it started
+// with, but the agent's program reads its files anew at every start.
+func (r *Research) agentFilesAllowed(ctx context.Context, p sessionPlan, terminal bool) error {
+	sub := consent.Subject{Root: r.Tree.Root}
+	if !isHome(r.Tree.Root, r.Getenv("HOME")) {
+		sub.Program = agentProgram(p.Profile, p.Vars.ExtraArgs, p.Vars.Command)
+	}
+	rv, err := consent.Check(ctx, consent.NewStore(r.Getenv), sub, r.identity)
+	if err != nil {
+		return err
+	}
+	return rv.Err(terminal)
+}
+
+// notAllowedNow names the tree settings that start programs, and the agent's own
+// files, that are not allowed at the end of a session of plan p. The run started
+// with all of them allowed, so these changed while the session worked.
+func (r *Research) notAllowedNow(ctx context.Context, p sessionPlan) []string {
+	s, err := r.Settings()
+	if err != nil {
+		return nil
+	}
+	rv, err := r.consentFor(ctx, s, p.Agent, p.Vars.ExtraArgs)
 	if err != nil {
 		return nil
 	}

@@ -73,7 +73,7 @@ func (r *Research) closeSession(ctx context.Context, res sessionResult, task sta
 			}
 		}
 		links := r.linksUnderStrom(changes)
-		res.NotAllowed = r.notAllowedNow(ctx)
+		res.NotAllowed = r.notAllowedNow(ctx, p)
 		msg := commitMessage(r.Messages(), res, task.Title, p.Profile.Name, texts, checks)
 		// A crashed session is committed before the run resolves its sync.
 		if r.sync != nil {

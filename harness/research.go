@@ -309,5 +309,11 @@ func Init(ctx context.Context, dir string, opts InitOptions, env Env, installHoo
 	if err != nil {
 		return nil, err
 	}
+	// The agent chosen here is the person's choice on this computer: allowed, so
+	// the research they just made is not refused (harness/consent). A clone of it
+	// elsewhere is another research and asks there.
+	if _, err := r.AllowSetting(ctx, "agent.name"); err != nil {
+		return nil, err
+	}
 	return r, nil
 }

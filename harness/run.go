@@ -313,6 +313,11 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 			}
 			return stopNow(StopError, r.Messages().Text(err))
 		}
+		// The agent's program reads its own project files at each start: one the
+		// last session (or a merge) wrote and no person allowed starts no session.
+		if err := r.agentFilesAllowed(ctx, plan, o.Terminal != nil); err != nil {
+			return stopNow(StopError, r.Messages().Text(err))
+		}
 		p := plan
 		if r.sync != nil {
 			// Several machines: the task is the first open one after the remote's
@@ -328,6 +333,9 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 				continue
 			}
 			task, p.Session = claimed, id
+			if err := r.agentFilesAllowed(ctx, plan, o.Terminal != nil); err != nil {
+				return stopNow(StopError, r.Messages().Text(err))
+			}
 		}
 		p.Task = *task
 		res, err := r.runSession(ctx, p, events{interrupts: o.Interrupts, out: o.Out, terminal: o.Terminal})
@@ -420,7 +428,7 @@ func (r *Research) startAgentWork(ctx context.Context, o RunOptions, check func(
 	if err != nil {
 		return fail(err)
 	}
-	rv, err := r.consentOf(ctx, s)
+	rv, err := r.consentFor(ctx, s, o.Agent, o.AgentArgs)
 	if err != nil {
 		return fail(err)
 	}
@@ -520,7 +528,7 @@ func (r *Research) planAgent(o RunOptions, s statefiles.Settings) (sessionPlan, 
 	check, _ := s.Resolve("check.command", "")
 	p.Check = check.Value
 	strom, _ := os.Executable()
-	p.Profile, p.Minutes, p.Idle, p.Interactive = prof, mins, time.Duration(idle)*time.Minute, o.Interactive
+	p.Profile, p.Agent, p.Minutes, p.Idle, p.Interactive = prof, o.Agent, mins, time.Duration(idle)*time.Minute, o.Interactive
 	p.Vars = agents.Vars{Strom: strom, Permissions: perm.Value, ExtraArgs: o.AgentArgs, Command: cmdline.Value}
 	if _, err := prof.Argv(agents.Vars{Prompt: "x", PromptFile: "x", Settings: "x", Session: "x", Strom: strom, Permissions: perm.Value, ExtraArgs: o.AgentArgs, Command: cmdline.Value}); err != nil {
 		return p, err

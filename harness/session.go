@@ -39,6 +39,7 @@ const (
 type sessionPlan struct {
 	Task        statefiles.Task
 	Profile     agents.Profile
+	Agent       string // the run's --agent, "" when the settings chose the profile
 	Vars        agents.Vars
 	Minutes     int
 	Idle        time.Duration

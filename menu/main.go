@@ -26,18 +26,18 @@ import (
 // if typed; a Ctrl-C meant for that command does not leave the menu. It says
 // everything as strom does, "strom: " and a sentence on standard error, with
 // strom's exit statuses (0 the menu was left, 1 an error, 2 a usage mistake).
-// version is its own; a strom of another version that ran it is named on
-// standard error, since the menu reads the research with strom-menu's own code.
-func Main(version string, args []string) int {
+// A strom of another build than its own (buildinfo.Current) that ran it is named
+// on standard error, since the menu reads the research with strom-menu's own code.
+func Main(args []string) int {
 	getenv := os.Getenv
 	p := messages.For(harness.Language(getenv))
 	fail := func(code int, err error) int {
 		fmt.Fprintln(os.Stderr, "strom: "+p.Text(err))
 		return code
 	}
-	version = buildinfo.Version(version)
+	version := buildinfo.Current().String()
 	if caller := buildinfo.OtherCaller(version); caller != "" {
-		fmt.Fprintln(os.Stderr, "strom: "+p.Say("face.other_version", messages.Args{"Program": "strom-menu", "Version": version, "Strom": caller}))
+		fmt.Fprintln(os.Stderr, "strom: "+p.Say("face.other_version", messages.Args{"Program": "strom-menu", "Version": version, "Strom": caller, "Release": buildinfo.Release(caller)}))
 	}
 	if len(args) != 1 || (args[0] != "menu" && args[0] != "setup") {
 		fmt.Fprintln(os.Stderr, "strom-menu menu|setup: strom runs it for strom menu and strom setup")

@@ -1,6 +1,7 @@
 // Package scripts holds the repository's shell scripts (make demo, make bench,
 // make fuzz); its tests run them on a tree of their own with a fake go command,
-// so that what a script promises holds without its real, long work.
+// so that what a script promises holds without its real, long work. The release
+// (make release) is built for real, for one platform (release_test.go).
 package scripts
 
 import (

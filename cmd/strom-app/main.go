@@ -9,7 +9,4 @@ import (
 	"github.com/strom-research/strom/app"
 )
 
-// version is set with -ldflags "-X main.version=…", as strom's is.
-var version = ""
-
-func main() { os.Exit(app.Main(version, os.Args[1:], os.Stdout, os.Stderr, os.Getenv)) }
+func main() { os.Exit(app.Main(os.Args[1:], os.Stdout, os.Stderr, os.Getenv)) }

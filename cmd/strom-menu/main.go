@@ -10,7 +10,4 @@ import (
 	"github.com/strom-research/strom/menu"
 )
 
-// version is set with -ldflags "-X main.version=…", as strom's is.
-var version = ""
-
-func main() { os.Exit(menu.Main(version, os.Args[1:])) }
+func main() { os.Exit(menu.Main(os.Args[1:])) }

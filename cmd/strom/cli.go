@@ -150,7 +150,8 @@ func (s *sys) personOnly(what string) error {
 	return nil
 }
 
-func buildVersion() string { return buildinfo.Version(version) }
+// buildVersion is this strom's build as strom --version prints it after "strom ".
+func buildVersion() string { return buildinfo.Current().String() }
 
 // run parses args, runs the command and returns the exit status.
 func run(ctx context.Context, args []string, s *sys) int {
@@ -188,20 +189,14 @@ func run(ctx context.Context, args []string, s *sys) int {
 // missingCommand is the sentence for a command group called without one of its
 // commands, or with a word none of them is.
 func (s *sys) missingCommand(c *ffcli.Command) string {
-	name := c.Name
-	if c.FlagSet != nil {
-		name = c.FlagSet.Name()
+	if c.FlagSet != nil && c.FlagSet.NArg() > 0 {
+		return s.msg().Say(s.noSuchCommand(c, c.FlagSet.Arg(0)))
 	}
 	var subs []string
 	for _, sub := range c.Subcommands {
 		subs = append(subs, sub.Name)
 	}
-	args := messages.Args{"Command": name, "Commands": strings.Join(subs, ", ")}
-	if c.FlagSet != nil && c.FlagSet.NArg() > 0 {
-		args["Word"] = termsafe.Excerpt(c.FlagSet.Arg(0))
-		return s.msg().Say("usage.group.no_such", args)
-	}
-	return s.msg().Say("usage.group.needs", args)
+	return s.msg().Say("usage.group.needs", messages.Args{"Command": commandName(c), "Commands": strings.Join(subs, ", ")})
 }
 
 // commandWords returns the first two words of args that are not flags: the
@@ -576,4 +571,24 @@ func (s *sys) interrupted(stop <-chan struct{}) <-chan struct{} {
 		}
 	}()
 	return c
+}
+
+// uniqueWords returns words without repeats, each where it first stood.
+func uniqueWords(words []string) []string {
+	seen := make(map[string]bool, len(words))
+	out := words[:0:0]
+	for _, w := range words {
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// given reports whether the flag called name was on the command line.
+func given(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

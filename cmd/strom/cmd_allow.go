@@ -8,6 +8,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/strom-research/strom/harness/consent"
+	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -67,13 +68,22 @@ func (s *sys) allow(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(s.stdout, s.say("allow.heading", messages.Args{"File": rv.File}))
+	// The settings first, then the agent's own files, each under its heading.
+	heading := ""
 	for _, v := range rv.Values {
+		h := s.say("allow.heading", messages.Args{"File": rv.File})
+		if v.File != "" {
+			h = s.say("allow.files_heading", messages.Args{"Agent": consent.AgentName(v.Program)})
+		}
+		if h != heading {
+			fmt.Fprintln(s.stdout, h)
+			heading = h
+		}
 		state := s.say("allow.state_not_allowed")
 		if rv.Allowed(v) {
 			state = s.say("allow.state_allowed")
 		}
-		fmt.Fprintf(s.stdout, "  %s = %s\n", v.Setting, v.Shown())
+		fmt.Fprintf(s.stdout, "  %s = %s\n", termsafe.Line(v.Setting), v.Shown())
 		fmt.Fprintf(s.stdout, "    %s · %s · %s\n", state, s.originText(origins[v.Setting]), s.say(v.WhyID()))
 	}
 	if rv.OK() {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/strom-research/strom/harness/consent"
 	"github.com/strom-research/strom/harness/gates"
-	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -20,7 +19,8 @@ import (
 func configCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom config")
 	asJSON := fs.Bool("json", false, "help.flag.json")
-	return &ffcli.Command{
+	var cfg *ffcli.Command
+	cfg = &ffcli.Command{
 		Name:        "config",
 		ShortUsage:  "strom config [get KEY | set KEY VALUE | unset KEY] [--for-tree] [--json]",
 		ShortHelp:   "help.config.short",
@@ -30,7 +30,7 @@ func configCommand(s *sys) *ffcli.Command {
 		Exec: func(ctx context.Context, args []string) error {
 			s.json = *asJSON
 			if len(args) > 0 {
-				return s.usage("usage.config.command", messages.Args{"Word": termsafe.Excerpt(args[0])})
+				return s.usage(s.noSuchCommand(cfg, args[0]))
 			}
 			settings, err := s.settings()
 			if err != nil {
@@ -65,6 +65,7 @@ func configCommand(s *sys) *ffcli.Command {
 			return tw.Flush()
 		},
 	}
+	return cfg
 }
 
 type resolvedJSON struct {
@@ -274,17 +275,27 @@ func (s *sys) confirm(question string) error {
 }
 
 // allowSet allows a tree setting that starts a program which a person just set on a
-// terminal; without one it says how the value gets allowed.
+// terminal; without one it says how the value gets allowed. A value that needs no
+// allowing (the person's own, or one allowed before) says nothing.
 func (s *sys) allowSet(ctx context.Context, name string) error {
-	if s.terminal() == nil {
-		fmt.Fprintln(s.stdout, s.msg().Say("config.needs_allow", messages.Args{"Key": name}))
-		return nil
-	}
 	r, err := s.research()
 	if err != nil {
 		return err
 	}
-	if _, err := r.AllowSetting(ctx, name); err != nil {
+	if s.terminal() == nil {
+		rv, err := r.Consent(ctx)
+		if err != nil {
+			return err
+		}
+		for _, v := range rv.NotAllowed {
+			if v.Setting == name {
+				fmt.Fprintln(s.stdout, s.msg().Say("config.needs_allow", messages.Args{"Key": name}))
+			}
+		}
+		return nil
+	}
+	allowed, err := r.AllowSetting(ctx, name)
+	if err != nil || !allowed {
 		return err
 	}
 	fmt.Fprintln(s.stdout, s.msg().Say("config.allowed", messages.Args{"Key": name}))

@@ -95,7 +95,7 @@ func askCommand(s *sys) *ffcli.Command {
 	task := fs.String("task", "", "help.ask.flag.task")
 	return &ffcli.Command{
 		Name:       "ask",
-		ShortUsage: "strom ask QUESTION",
+		ShortUsage: "strom ask QUESTION [--task ID]",
 		ShortHelp:  "help.ask.short",
 		FlagSet:    fs,
 		LongHelp:   withHelp("help.ask.long", ""),

@@ -30,7 +30,8 @@ func commands(s *sys, args []string) []*ffcli.Command {
 		{"run", runCommand}, {"session", sessionCommand}, {"mode", modeCommand},
 		{"chat", chatCommand}, {"gate", gateCommand}, {"usage", usageCommand},
 		{"allow", allowCommand}, {"app", appCommand}, {"menu", menuCommand}, {"setup", setupCommand},
-		{"demo-agent", demoAgentCommand},
+		{"help", helpCommand}, {"completion", completionCommand}, {"version", versionCommand}, {"demo-agent", demoAgentCommand},
+		{"man", manCommand},
 	}
 	if len(args) > 0 {
 		for _, c := range all {
@@ -49,7 +50,8 @@ func commands(s *sys, args []string) []*ffcli.Command {
 func commandTree(s *sys, args []string) *ffcli.Command {
 	fs := newFlags(s, "strom")
 	showVersion := fs.Bool("version", false, "help.root.flag.version")
-	return &ffcli.Command{
+	var root *ffcli.Command
+	root = &ffcli.Command{
 		Name:        "strom",
 		ShortUsage:  "strom <command> [flags] [args]",
 		ShortHelp:   "help.root.short",
@@ -58,13 +60,41 @@ func commandTree(s *sys, args []string) *ffcli.Command {
 		Subcommands: commands(s, args),
 		Exec: func(ctx context.Context, args []string) error {
 			if *showVersion {
-				fmt.Fprintln(s.stdout, "strom", buildVersion())
-				return nil
+				return printVersion(s)
 			}
 			if len(args) > 0 {
-				return s.usage("usage.root.unknown", messages.Args{"Command": termsafe.Excerpt(args[0])})
+				return s.usage(s.noSuchCommand(root, args[0]))
 			}
 			return openMenu(ctx, s)
 		},
 	}
+	return root
+}
+
+// hiddenCommands are commands for building strom, not for its users: no help,
+// completion or suggestion lists them.
+var hiddenCommands = map[string]bool{"man": true}
+// versionCommand is strom version, which prints what strom --version does.
+func versionCommand(s *sys) *ffcli.Command {
+	fs := newFlags(s, "strom version")
+	return &ffcli.Command{
+		Name:       "version",
+		ShortUsage: "strom version",
+		ShortHelp:  "help.version.short",
+		LongHelp:   withHelp("help.version.long", ""),
+		FlagSet:    fs,
+		Exec: func(ctx context.Context, args []string) error {
+			if len(args) > 0 {
+				return s.usage("usage.version.words", messages.Args{"Word": termsafe.Excerpt(args[0])})
+			}
+			return printVersion(s)
+		},
+	}
+}
+
+// printVersion prints "strom 0.1.2 (1a2b3c4, 2026-12-02)": the release, the
+// commit and its date (buildinfo.Build).
+func printVersion(s *sys) error {
+	_, err := fmt.Fprintln(s.stdout, "strom", buildVersion())
+	return err
 }

@@ -97,6 +97,9 @@ func runCommand(s *sys) *ffcli.Command {
 				}
 				tasks[i] = t.ID
 			}
+			// A task named twice (T-2 T-2, T-2,2) gets its session once, where it
+			// was first named.
+			tasks = uniqueWords(tasks)
 			// --until alone is an unattended run up to that time (R7.4): like --loop.
 			loopOn := *loop || (set["until"] && !set["max"] && !set["task"])
 			o := harness.RunOptions{Max: *max, Loop: loopOn, Tasks: tasks, Minutes: *minutes, Agent: *agent,

@@ -43,12 +43,28 @@ type liveSession struct {
 	Deadline time.Time `json:"deadline"`
 	PID      int       `json:"pid"`
 	// LeftSeconds is the time left, rounded down.
-	LeftSeconds     int64                  `json:"leftSeconds"`
-	FinishRequested bool                   `json:"finishRequested"`
+	LeftSeconds     int64                  `json:"left_seconds"`
+	FinishRequested bool                   `json:"finish_requested"`
 	Finish          *harness.FinishRequest `json:"finish,omitempty"`
 	// WaitingForInput: the agent has been quiet longer than the input-wait
 	// threshold (15 s, STROM_INPUT_WAIT_IDLE_MS).
-	WaitingForInput bool `json:"waitingForInput"`
+	WaitingForInput bool `json:"waiting_for_input"`
+	oldKeys
+}
+
+// oldKeys are the camelCase keys strom session list --json printed before every
+// --json output took snake_case: printed beside the new ones for one release, so
+// that a script that reads them has time to move. Removed in the release after.
+type oldKeys struct {
+	LeftSeconds     int64 `json:"leftSeconds"`
+	FinishRequested bool  `json:"finishRequested"`
+	WaitingForInput bool  `json:"waitingForInput"`
+}
+
+// withOldKeys fills the old keys from the new ones.
+func (l liveSession) withOldKeys() liveSession {
+	l.oldKeys = oldKeys{LeftSeconds: l.LeftSeconds, FinishRequested: l.FinishRequested, WaitingForInput: l.WaitingForInput}
+	return l
 }
 
 // inputWaitIdle is how long an agent must be quiet to be shown waiting for input.
@@ -167,10 +183,11 @@ func sessionListCommand(s *sys) *ffcli.Command {
 				return err
 			}
 			if *asJSON {
-				if live == nil {
-					live = []liveSession{}
+				out := make([]liveSession, 0, len(live))
+				for _, l := range live {
+					out = append(out, l.withOldKeys())
 				}
-				return s.printJSON(live)
+				return s.printJSON(out)
 			}
 			if len(live) == 0 {
 				fmt.Fprintln(s.stdout, s.msg().Say("session.none"))
@@ -217,11 +234,17 @@ func sessionFinishCommand(s *sys) *ffcli.Command {
 					return nil
 				}
 			}
+			asked := map[string]bool{}
 			for _, a := range args {
 				l, err := s.pickSession(live, a)
 				if err != nil {
 					return err
 				}
+				// A session named twice (1 1, or its number and its id) is asked once.
+				if asked[l.Session] {
+					continue
+				}
+				asked[l.Session] = true
 				if err := r.RequestFinish(l.Session, "strom session finish"); err != nil {
 					return err
 				}

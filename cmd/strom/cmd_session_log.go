@@ -38,8 +38,15 @@ func sessionLogCommand(s *sys) *ffcli.Command {
 		FlagSet:    fs,
 		LongHelp:   withHelp("help.session.log.long", ""),
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
-			if *offset < -1 || *limit < 0 || *wait < 0 {
-				return s.usage("usage.session.log.numbers")
+			// --offset counts from 0 and --limit is at least one line: a value
+			// that cannot mean a page is refused, not read as "no flag".
+			switch {
+			case given(fs, "offset") && *offset < 0:
+				return s.usage("usage.session.log.offset", messages.Args{"Value": *offset})
+			case given(fs, "limit") && *limit < 1:
+				return s.usage("usage.session.log.limit", messages.Args{"Value": *limit})
+			case *wait < 0:
+				return s.usage("usage.session.log.wait", messages.Args{"Value": *wait})
 			}
 			if len(args) > 1 {
 				return s.usage("usage.session.log.args")

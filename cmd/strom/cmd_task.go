@@ -38,7 +38,8 @@ func (s *sys) research() (*harness.Research, error) {
 func taskCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom task")
 	asJSON := fs.Bool("json", false, "help.flag.json")
-	return &ffcli.Command{
+	var task *ffcli.Command
+	task = &ffcli.Command{
 		Name:       "task",
 		ShortUsage: "strom task <add|list|show|edit|move|park|unpark|answer> …",
 		ShortHelp:  "help.task.short",
@@ -50,7 +51,7 @@ func taskCommand(s *sys) *ffcli.Command {
 		},
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) > 0 {
-				return s.usage("usage.task.unknown", messages.Args{"Word": termsafe.Excerpt(args[0])})
+				return s.usage(s.noSuchCommand(task, args[0]))
 			}
 			s.json = *asJSON
 			if s.inSession() != "" {
@@ -59,6 +60,7 @@ func taskCommand(s *sys) *ffcli.Command {
 			return listTasks(ctx, s, listOptions{json: *asJSON})
 		},
 	}
+	return task
 }
 
 func taskAddCommand(s *sys) *ffcli.Command {
@@ -162,7 +164,8 @@ func taskListCommand(s *sys) *ffcli.Command {
 			if len(args) > 0 {
 				return s.usage("usage.task.list.args")
 			}
-			if *page < 0 {
+			// Pages count from 1: --page 0 is no page, not the flag left out.
+			if *page < 0 || (*page == 0 && given(fs, "page")) {
 				return s.usage("usage.task.list.page", messages.Args{"Value": *page})
 			}
 			if *page > 0 && *all {
@@ -206,6 +209,9 @@ func listTasks(ctx context.Context, s *sys, o listOptions) error {
 	if err != nil {
 		return err
 	}
+	// Another machine's claim holds an open task on the remote: it is shown
+	// started there.
+	tasks = r.ShowClaims(ctx, tasks)
 	if o.json {
 		return s.printJSON(tasks)
 	}
@@ -306,7 +312,7 @@ func taskShowCommand(s *sys) *ffcli.Command {
 			if len(args) != 1 {
 				return s.usage("usage.task.show.args")
 			}
-			if *page < 0 {
+			if *page < 0 || (*page == 0 && given(fs, "page")) {
 				return s.usage("usage.task.show.page", messages.Args{"Value": *page})
 			}
 			r, err := s.research()

@@ -13,7 +13,6 @@ import (
 	"github.com/strom-research/strom/harness/gates"
 	"github.com/strom-research/strom/harness/gates/claudeusage"
 	"github.com/strom-research/strom/harness/limits"
-	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/statefiles"
 
 	"github.com/strom-research/strom/messages"
@@ -36,7 +35,8 @@ type usageJSON struct {
 func usageCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom usage")
 	asJSON := fs.Bool("json", false, "help.flag.json")
-	return &ffcli.Command{
+	var use *ffcli.Command
+	use = &ffcli.Command{
 		Name:        "usage",
 		ShortUsage:  "strom usage [--json] | strom usage report --session ID",
 		ShortHelp:   "help.usage.short",
@@ -46,7 +46,7 @@ func usageCommand(s *sys) *ffcli.Command {
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
 			s.json = *asJSON
 			if len(args) > 0 {
-				return s.usage("usage.usage.command", messages.Args{"Word": termsafe.Excerpt(args[0])})
+				return s.usage(s.noSuchCommand(use, args[0]))
 			}
 			r, err := s.research()
 			if err != nil {
@@ -114,6 +114,7 @@ func usageCommand(s *sys) *ffcli.Command {
 			return nil
 		}),
 	}
+	return use
 }
 
 func numText(x float64) string {

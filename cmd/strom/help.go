@@ -92,6 +92,9 @@ func (s *sys) usageOf(c *ffcli.Command) string {
 		fmt.Fprintf(&b, "%s\n", p.Say("help.heading.commands"))
 		tw := tabwriter.NewWriter(&b, 0, 2, 2, ' ', 0)
 		for _, sub := range c.Subcommands {
+			if hiddenCommands[sub.Name] {
+				continue
+			}
 			fmt.Fprintf(tw, "  %s\t%s\n", sub.Name, s.sayHelp(sub.ShortHelp))
 		}
 		tw.Flush()
@@ -106,7 +109,11 @@ func (s *sys) usageOf(c *ffcli.Command) string {
 			c.FlagSet.VisitAll(func(f *flag.Flag) {
 				said := *f
 				said.Usage = s.sayHelp(f.Usage)
-				fmt.Fprintf(tw, "  -%s%s\t%s\n", f.Name, flagArg(&said), usageText(&said))
+				text := usageText(&said)
+				if d := flagDefault(f); d != "" {
+					text += " " + p.Say("help.flag.default", messages.Args{"Value": d})
+				}
+				fmt.Fprintf(tw, "  %s%s\t%s\n", flagForm(f.Name), flagArg(c.ShortUsage, &said), text)
 			})
 			tw.Flush()
 			b.WriteString("\n")
@@ -119,20 +126,93 @@ func (s *sys) usageOf(c *ffcli.Command) string {
 	return out
 }
 
-// flagArg is what follows a flag's name in the help, as ffcli prints it: =false
-// for a switch, else its default, the back-quoted name in its usage, or "...".
-func flagArg(f *flag.Flag) string {
-	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
-		return "=" + f.DefValue
+// flagForm is a flag as a person types it: --name, and -n for a one-letter name.
+func flagForm(name string) string {
+	if len(name) == 1 {
+		return "-" + name
 	}
-	name, _ := flag.UnquoteUsage(f)
-	switch {
-	case f.DefValue != "":
-		return " " + f.DefValue
-	case name != "":
+	return "--" + name
+}
+
+// flagArg is what follows a flag's name in the help: nothing for a switch, else
+// the word the command's usage line gives its value (--agent NAME, --until HH:MM),
+// the back-quoted name in its usage, or a word for its kind (N for a number).
+func flagArg(usage string, f *flag.Flag) string {
+	if isSwitch(f) {
+		return ""
+	}
+	if w := usageWord(usage, f.Name); w != "" {
+		return " " + w
+	}
+	if name, _ := flag.UnquoteUsage(f); name != "" && name != "value" && name != "string" && name != "int" {
 		return " " + name
 	}
-	return " ..."
+	switch valueKind(f.Value) {
+	case "usage.kind.whole", "usage.kind.number":
+		return " N"
+	case "usage.kind.duration":
+		return " DURATION"
+	}
+	return " TEXT"
+}
+
+// isSwitch reports a flag that takes no value (--json).
+func isSwitch(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// usageWord is the word that follows --name (or -name, --name=) in a usage line:
+// the value's name as the usage line writes it, "" when the line has none.
+func usageWord(usage, name string) string {
+	for _, form := range []string{"--" + name, "-" + name} {
+		rest := usage
+		for {
+			i := strings.Index(rest, form)
+			if i < 0 {
+				break
+			}
+			before, after := rest[:i], rest[i+len(form):]
+			rest = after
+			if before != "" && !strings.ContainsAny(before[len(before)-1:], " [|") {
+				continue
+			}
+			if !strings.HasPrefix(after, " ") && !strings.HasPrefix(after, "=") {
+				continue
+			}
+			after = after[1:]
+			if strings.HasPrefix(after, `"`) {
+				if end := strings.Index(after[1:], `"`); end >= 0 {
+					return after[:end+2]
+				}
+			}
+			w, _, _ := strings.Cut(after, " ")
+			// A ] closes the usage's brackets unless the word opened it (ARCHIVE[,ARCHIVE]).
+			for strings.HasSuffix(w, "]") && strings.Count(w, "[") < strings.Count(w, "]") {
+				w = w[:len(w)-1]
+			}
+			if w == "" || strings.HasPrefix(w, "-") || w == "|" || strings.HasPrefix(w, "[") {
+				return ""
+			}
+			return w
+		}
+	}
+	return ""
+}
+
+// flagDefault is a flag's default as a person needs to know it: "" when the flag
+// not given means nothing in particular (off, empty, 0, or below 0, which stands
+// for "not given" in a flag that counts from 0).
+func flagDefault(f *flag.Flag) string {
+	if isSwitch(f) {
+		return ""
+	}
+	switch d := f.DefValue; {
+	case d == "", d == "0", d == "[]", strings.HasPrefix(d, "-"):
+		return ""
+	default:
+		return d
+	}
 }
 
 // usageText is a flag's usage without the back quotes that name its value.

@@ -41,8 +41,8 @@ func helpIn(t *testing.T, lang string, words []string) string {
 var (
 	leftoverID = regexp.MustCompile(`(^|[\s(])(help|usage)\.[a-z][a-z0-9_.\-]*[a-z0-9]`)
 	// machineWord: a word that reads the same in every language: a command, a
-	// flag, a placeholder, a file, a value.
-	machineWord = regexp.MustCompile(`^[-./\[\]<>|…"„“=:,;()0-9A-Z_]|\||^[\w-]+\.(json|jsonl|md|txt)$`)
+	// flag, a placeholder, a file, a path, a shell's variable, a value.
+	machineWord = regexp.MustCompile(`^[-./\[\]<>|…"„“=:,;()0-9A-Z_~$]|\||/|^[\w-]+\.(json|jsonl|md|txt)$`)
 )
 
 // machineLine reports whether a help line holds only machine words — command
@@ -72,7 +72,8 @@ func TestHelpLanguages(t *testing.T) {
 	t.Parallel()
 	root := rootCommand(&sys{getenv: func(string) string { return "" }}, nil)
 	names := machineNames(root, map[string]bool{"git": true, "claude": true, "codex": true, "opencode": true,
-		"grok": true, "demo": true, "true": true, "false": true, "archive": true, "research": true})
+		"grok": true, "demo": true, "true": true, "false": true, "archive": true, "research": true,
+		"bash": true, "zsh": true, "fish": true, "powershell": true})
 	for _, path := range commandPaths(root, nil) {
 		name := strings.Join(append([]string{"strom"}, path...), " ")
 		t.Run(name, func(t *testing.T) {

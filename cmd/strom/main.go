@@ -11,10 +11,6 @@ import (
 	"syscall"
 )
 
-// version is set with -ldflags "-X main.version=…"; buildVersion falls back to the
-// module's build info.
-var version = ""
-
 func main() { os.Exit(Main()) }
 
 // Main runs strom with the process's arguments and streams and returns the exit

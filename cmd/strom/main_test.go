@@ -44,8 +44,8 @@ func TestMain(m *testing.M) {
 			os.Exit(code)
 		},
 		// strom app, and strom menu and strom setup, run them in their place (face.go).
-		"strom-app":  func() { os.Exit(app.Main("", os.Args[1:], os.Stdout, os.Stderr, os.Getenv)) },
-		"strom-menu": func() { os.Exit(menu.Main("", os.Args[1:])) },
+		"strom-app":  func() { os.Exit(app.Main(os.Args[1:], os.Stdout, os.Stderr, os.Getenv)) },
+		"strom-menu": func() { os.Exit(menu.Main(os.Args[1:])) },
 	})
 }
 
@@ -79,6 +79,7 @@ func TestScripts(t *testing.T) {
 			"terminal":    terminalCmd,
 			"speaks":      speaksCmd,
 			"editinplace": editInPlaceCmd,
+			"jsonkeys":    jsonKeysCmd,
 			"sleepms": func(ts *testscript.TestScript, neg bool, args []string) {
 				d, err := time.ParseDuration(args[0] + "ms")
 				ts.Check(err)

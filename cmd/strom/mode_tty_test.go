@@ -192,9 +192,14 @@ func TestModeRefusedWhileSessionRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.must(t, "init", "--agent", "claude")
-	// The research's agent is one this computer does not have.
-	cfg := `{"version": 1, "settings": {"agent.name": "claude"}, "agents": {"claude": {"binary": "strom-test-no-such-agent"}}}`
-	if err := os.WriteFile(filepath.Join(h.repo, ".strom", "config.json"), []byte(cfg), 0o644); err != nil {
+	// The research's agent is one this computer does not have. (The person's own
+	// profile says so: in the tree's settings its binary would need allowing.)
+	cfg := `{"version": 1, "agents": {"claude": {"binary": "strom-test-no-such-agent"}}}`
+	user := filepath.Join(h.dir, "home", ".config", "strom")
+	if err := os.MkdirAll(user, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(user, "config.json"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	h.must(t, "task", "add", "Long task")

@@ -84,7 +84,8 @@ func TestEveryKeyIsClassified(t *testing.T) {
 			t.Errorf("the settings key %s is not classified: add it to consent.Rules, with Runs: true when the tree's value starts a program or changes what starts", k)
 		}
 	}
-	for _, want := range []string{"settings/check.command", "settings/agent.command", "agents/x/command", "archives/x/probe", "settings/agent.permissions", "settings/agent.claudeConfigDir"} {
+	for _, want := range []string{"settings/check.command", "settings/agent.command", "agents/x/command", "archives/x/probe", "settings/agent.permissions", "settings/agent.claudeConfigDir",
+		"settings/agent.name", "settings/agent.claudeMode", "agents/x/binary", "agents/x/permissions", "agents/x/prompt"} {
 		if r, ok := RuleFor(want); !ok || !r.Runs {
 			t.Errorf("%s must need a person's allowing", want)
 		}
@@ -114,6 +115,7 @@ func TestValues(t *testing.T) {
 	}
 	want := []string{
 		"check.command=touch x",
+		"agent.name=mine",
 		`agents.mine.command=["sh","-c","echo <hi>"]`,
 		`agents.claude.permissions={"ask":[],"bypass":["--x"]}`,
 	}
@@ -123,15 +125,15 @@ func TestValues(t *testing.T) {
 	if got := vs[0].Shown(); got != `"touch x"` {
 		t.Errorf("a string is shown quoted: %s", got)
 	}
-	if got := vs[1].Shown(); got != `["sh","-c","echo <hi>"]` {
+	if got := vs[2].Shown(); got != `["sh","-c","echo <hi>"]` {
 		t.Errorf("JSON is shown as JSON: %s", got)
 	}
 	// The same value, written differently, hashes the same.
 	c2 := statefiles.NewConfig()
 	c2.Agents = map[string]json.RawMessage{"claude": json.RawMessage(`{"permissions":{"ask":[],   "bypass":["--x"]}}`)}
 	vs2, _ := Values(c2)
-	if len(vs2) != 1 || vs2[0].SHA256 != vs[2].SHA256 {
-		t.Errorf("the same value hashes differently: %v %v", vs2, vs[2])
+	if len(vs2) != 1 || vs2[0].SHA256 != vs[3].SHA256 {
+		t.Errorf("the same value hashes differently: %v %v", vs2, vs[3])
 	}
 	if none, _ := Values(nil); none != nil {
 		t.Errorf("no tree: %v", none)
@@ -202,7 +204,8 @@ func TestCheckAllowRevoke(t *testing.T) {
 		return c
 	}
 	gitFn := func(ctx context.Context) (Research, error) { return Identify(ctx, g) }
-	rv, err := Check(ctx, store, load(), ".strom/config.json", gitFn)
+	sub := func() Subject { return Subject{Tree: load(), File: ".strom/config.json"} }
+	rv, err := Check(ctx, store, sub(), gitFn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +237,7 @@ func TestCheckAllowRevoke(t *testing.T) {
 	if err := store.Allow(ctx, rv.Research, rv.NotAllowed, time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)); err != nil {
 		t.Fatal(err)
 	}
-	if rv, _ = Check(ctx, store, load(), ".strom/config.json", gitFn); !rv.OK() {
+	if rv, _ = Check(ctx, store, sub(), gitFn); !rv.OK() {
 		t.Fatalf("allowed, still refused: %+v", rv)
 	}
 
@@ -242,7 +245,7 @@ func TestCheckAllowRevoke(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, ".strom", "config.json"), []byte(`{"version":1,"settings":{"check.command":"make check; touch x"}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rv, _ = Check(ctx, store, load(), ".strom/config.json", gitFn)
+	rv, _ = Check(ctx, store, sub(), gitFn)
 	if rv.OK() {
 		t.Fatal("a changed value passed")
 	}

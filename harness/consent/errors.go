@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 )
 
@@ -25,26 +26,44 @@ type NotAllowedError struct {
 
 func (e *NotAllowedError) Error() string { return e.Sentence().Error() }
 
-// Sentence is the refusal as a person reads it, in their language when printed.
+// Sentence is the refusal as a person reads it, in their language when printed:
+// the settings in the tree's settings file, then the agent's own files.
 func (e *NotAllowedError) Sentence() *messages.Error {
-	names := make([]string, len(e.Values))
-	for i, v := range e.Values {
-		names[i] = fmt.Sprintf("%s %s", v.Setting, v.Quoted())
-	}
-	var list any = strings.Join(names, "")
-	if n := len(names); n > 1 {
-		list = messages.New("consent.list", messages.Args{"First": strings.Join(names[:n-1], ", "), "Last": names[n-1]})
+	var settings, files []string
+	program := ""
+	for _, v := range e.Values {
+		if v.File != "" {
+			files = append(files, termsafe.Line(v.File))
+			program = v.Program
+			continue
+		}
+		settings = append(settings, fmt.Sprintf("%s %s", v.Setting, v.Quoted()))
 	}
 	id := "consent.not_allowed"
 	if !e.Terminal {
 		id += "_no_terminal"
 	}
-	if len(names) > 1 {
+	switch {
+	case len(files) == 0 && len(settings) > 1:
 		id += "_more"
-	} else {
+	case len(files) == 0:
 		id += "_one"
+	case len(settings) > 0:
+		id += "_mixed"
+	case len(files) > 1:
+		id += "_files"
+	default:
+		id += "_file"
 	}
-	return messages.New(id, messages.Args{"List": list, "File": e.File})
+	return messages.New(id, messages.Args{"List": andList(settings), "File": e.File, "Files": andList(files), "Agent": AgentName(program)})
+}
+
+// andList is "a", "a and b", "a, b and c".
+func andList(names []string) any {
+	if n := len(names); n > 1 {
+		return messages.New("consent.list", messages.Args{"First": strings.Join(names[:n-1], ", "), "Last": names[n-1]})
+	}
+	return strings.Join(names, "")
 }
 
 func (e *NotAllowedError) Unwrap() error { return ErrNotAllowed }

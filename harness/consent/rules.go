@@ -29,7 +29,7 @@ var Rules = []Rule{
 	{Path: "settings/agent.command", Runs: true, Why: "the program the command agent starts"},
 	{Path: "settings/agent.permissions", Runs: true, Why: "the flags the agent starts with, which decide what it may do without asking"},
 	{Path: "settings/agent.claudeConfigDir", Runs: true, Why: "Claude Code's own folder, whose settings.json names hooks and helpers Claude Code runs"},
-	{Path: "settings/agent.name", Why: "picks an agent installed on this computer, started as its shipped profile says, or a profile the settings define (whose command is guarded itself)"},
+	{Path: "settings/agent.name", Runs: true, Why: "which agent program strom starts, and so which of the research's own files that program loads and runs"},
 	{Path: "settings/agent.claudeMode", Runs: true, Why: "headless starts claude -p, which never shows Claude Code's question whether to trust the folder and what its project settings run"},
 	{Path: "settings/run.minutes", Why: "a number of minutes"},
 	{Path: "settings/run.idleMinutes", Why: "a number of minutes"},
@@ -53,7 +53,7 @@ var Rules = []Rule{
 	{Path: "agents/*/pattern_set", Why: "which built-in screen patterns are read"},
 	{Path: "agents/*/limit", Why: "screen patterns strom reads, never runs"},
 	{Path: "agents/*/login", Why: "screen patterns strom reads, never runs"},
-	{Path: "agents/*/binary", Why: "a name looked up on PATH to tell whether the agent is installed, never started"},
+	{Path: "agents/*/binary", Runs: true, Why: "which agent program a profile is: how strom prepares it and which of its project files need allowing"},
 	{Path: "agents/*/install", Why: "advice shown to a person; strom runs only the shipped profile's line, on a person's yes"},
 	{Path: "agents/*/stream_json", Why: "how the agent's output is read"},
 

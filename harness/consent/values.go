@@ -23,6 +23,12 @@ type Value struct {
 	SHA256 string `json:"sha256"`
 	// Why says what the setting starts.
 	Why string `json:"why"`
+	// File is the work tree's path of an agent's own project file (AgentFiles),
+	// "" for a setting; Setting is the same path then, and SHA256 (and Text) the
+	// hash of what needs allowing of it.
+	File string `json:"file,omitempty"`
+	// Program is the agent program that reads File.
+	Program string `json:"program,omitempty"`
 
 	path []string // the key's place in the file
 	json bool     // Text is JSON, not a string
@@ -30,6 +36,9 @@ type Value struct {
 
 // WhyID is the catalog id of Why (allow.why.<key>), for the person's language.
 func (v Value) WhyID() string {
+	if v.File != "" {
+		return FileWhyID(v.Program, v.File)
+	}
 	r, _ := RuleFor(strings.Join(v.path, "/"))
 	return WhyID(r.Path)
 }
@@ -43,8 +52,11 @@ func WhyID(rulePath string) string {
 }
 
 // Shown is the value as a person reads it: a string quoted, anything else as its
-// JSON.
+// JSON, a file as its hash.
 func (v Value) Shown() string {
+	if v.File != "" {
+		return "sha256 " + v.SHA256
+	}
 	if v.json {
 		return v.Text
 	}

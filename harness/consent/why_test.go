@@ -1,6 +1,7 @@
 package consent
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/strom-research/strom/messages"
@@ -13,6 +14,21 @@ func TestWhySaid(t *testing.T) {
 	for _, r := range Rules {
 		if r.Runs && !messages.Has(WhyID(r.Path)) {
 			t.Errorf("%s: no catalog text %s", r.Path, WhyID(r.Path))
+		}
+	}
+}
+
+// TestFileWhySaid: strom allow says why each agent file needs allowing, in the
+// person's language.
+func TestFileWhySaid(t *testing.T) {
+	t.Parallel()
+	for _, f := range AgentFiles {
+		file := f.Path
+		if strings.HasSuffix(file, "/") {
+			file += "x"
+		}
+		if id := FileWhyID(f.Program, file); !messages.Has(id) {
+			t.Errorf("%s: no catalog text %s", f.Path, id)
 		}
 	}
 }

@@ -8,27 +8,143 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"time"
 )
 
-// Version returns given when the build set it (-ldflags "-X main.version=…"),
-// else the module's version as go install records it, else "(devel)".
-func Version(given string) string {
-	if given != "" {
-		return given
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
+// What a build sets (.goreleaser.yaml, the Makefile) with -ldflags
+// "-X github.com/strom-research/strom/internal/buildinfo.version=0.1.2" and the
+// like: the release tag without its v, the commit (+dirty when its tree had
+// changes), and the commit's time (RFC 3339). What a build leaves unset is what Go
+// recorded in the binary, where it recorded anything.
+var (
+	version string
+	commit  string
+	date    string
+)
+
+// DevVersion is the version of a build that is not a release's: built from a
+// clone between tags or with changes, or where Go recorded no version.
+const DevVersion = "0.0.0-dev"
+
+// Build is what a program knows of the build it is.
+type Build struct {
+	Version string // the semantic version without its v: 0.1.2, or DevVersion
+	Commit  string // the commit's first 7 hex digits, with +dirty when its tree had changes; "" when unknown
+	Date    string // the commit's date, 2006-01-02; "" when unknown
 }
 
-// Release is what go install takes for version: the version itself when it is a
-// module's, else latest (a strom built from source).
-func Release(version string) string {
-	if strings.HasPrefix(version, "v") {
-		return version
+// Current is this program's build: what the build set, else what Go recorded —
+// the module's version when it is a release's (go install …@v0.1.2, a build at a
+// release tag), the commit and its time (a build in a git clone, unless
+// -buildvcs=false).
+func Current() Build {
+	bi, _ := debug.ReadBuildInfo()
+	return describe(version, commit, date, bi)
+}
+
+// describe is Current with the words set and the build info given. GoReleaser
+// sets the commit "none" and a time in the year 1 where git told it nothing:
+// those are unknown too.
+func describe(version, commit, date string, bi *debug.BuildInfo) Build {
+	vcs := map[string]string{}
+	module := ""
+	if bi != nil {
+		module = bi.Main.Version
+		for _, s := range bi.Settings {
+			vcs[s.Key] = s.Value
+		}
 	}
-	return "latest"
+	b := Build{Version: strings.TrimPrefix(version, "v"), Commit: commit, Date: date}
+	if b.Version == "" {
+		b.Version = moduleRelease(module)
+	}
+	dirty := vcs["vcs.modified"] == "true"
+	if b.Commit == "none" || b.Commit == "" {
+		b.Commit = vcs["vcs.revision"]
+	} else if hash, mark, ok := strings.Cut(b.Commit, "+"); ok {
+		b.Commit, dirty = hash, dirty || mark == "dirty"
+	}
+	if len(b.Commit) > 7 {
+		b.Commit = b.Commit[:7]
+	}
+	if b.Commit != "" && dirty {
+		b.Commit += "+dirty"
+	}
+	if b.Date == "" {
+		b.Date = vcs["vcs.time"]
+	}
+	if t, err := time.Parse(time.RFC3339, b.Date); err == nil {
+		b.Date = t.UTC().Format(time.DateOnly)
+		if t.Year() < 2000 {
+			b.Date = ""
+		}
+	}
+	return b
+}
+
+// isRelease reports whether v is a release's semantic version without its v:
+// 1.2.3, 1.2.3-rc.1. (No regexp: every strom command would pay for compiling it.)
+func isRelease(v string) bool {
+	core, pre, hasPre := strings.Cut(v, "-")
+	parts := strings.Split(core, ".")
+	if len(parts) != 3 || hasPre && (pre == "" || strings.Trim(pre, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-") != "") {
+		return false
+	}
+	for _, p := range parts {
+		if p == "" || strings.Trim(p, "0123456789") != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// isPseudo reports whether v ends as a version Go makes up for a commit without
+// a tag of its own: a time of 14 digits, a dash and 12 hex digits of the commit.
+func isPseudo(v string) bool {
+	n := len(v)
+	if n < 27 || v[n-13] != '-' {
+		return false
+	}
+	return strings.Trim(v[n-27:n-13], "0123456789") == "" && strings.Trim(v[n-12:], "0123456789abcdef") == ""
+}
+
+// moduleRelease is the release a module version recorded by Go names, without
+// its v, else DevVersion: Go records v0.1.2 for go install …@v0.1.2 and for a build
+// at the tag v0.1.2, a pseudo-version between tags, +dirty with changes, and
+// (devel) or nothing without git.
+func moduleRelease(module string) string {
+	v, ok := strings.CutPrefix(module, "v")
+	if !ok || !isRelease(v) || isPseudo(v) {
+		return DevVersion
+	}
+	return v
+}
+
+// String is the build as strom --version prints it after "strom ":
+// "0.1.2 (1a2b3c4, 2026-12-02)", the parenthesis without what is unknown.
+func (b Build) String() string {
+	var about []string
+	for _, s := range []string{b.Commit, b.Date} {
+		if s != "" {
+			about = append(about, s)
+		}
+	}
+	if len(about) == 0 {
+		return b.Version
+	}
+	return b.Version + " (" + strings.Join(about, ", ") + ")"
+}
+
+// Release is what go install takes for the version of the build described
+// (Build.String, or a version alone): v and the release, else latest (a
+// development build).
+func Release(described string) string {
+	v, _, _ := strings.Cut(described, " ")
+	v = strings.TrimPrefix(v, "v")
+	if !isRelease(v) || strings.HasSuffix(v, "-dev") {
+		return "latest"
+	}
+	return "v" + v
 }
 
 // CallerEnv names, in the environment of a program strom runs in its place (strom

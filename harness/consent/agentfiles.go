@@ -1,0 +1,264 @@
+package consent
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/strom-research/strom/internal/termsafe"
+)
+
+// AgentFile is a place in a research's work tree that an agent's program reads by
+// itself when it starts there, and that can make it run programs: hooks, MCP
+// servers, plugins. strom starts that program in the research, so such a file
+// arriving with a clone, a pull or a session runs code on this computer unless a
+// person allowed it, as a tree setting would.
+type AgentFile struct {
+	// Program is the agent's program: claude, codex, opencode, grok.
+	Program string
+	// Path is the file's place in the work tree, its parts joined by "/"; a
+	// folder ("/" at the end) stands for every file inside it.
+	Path string
+	// Why says what the program does with it.
+	Why string
+	// part is what of the file's contents needs allowing, nil for all of it;
+	// ok false when the part is absent and nothing needs allowing.
+	part func(file string, data []byte) (kept []byte, ok bool)
+	// skip names files inside a folder that are not read for programs to run.
+	skip func(name string) bool
+}
+
+// AgentFiles is the one list of the agents' own project files: whoever teaches
+// strom a new agent program adds its files here.
+var AgentFiles = []AgentFile{
+	{Program: "claude", Path: ".claude/settings.json", Why: "Claude Code's project settings: hooks and the status line are commands it runs"},
+	{Program: "claude", Path: ".claude/settings.local.json", Why: "Claude Code's project settings: hooks and the status line are commands it runs"},
+	{Program: "claude", Path: ".mcp.json", Why: "MCP servers Claude Code starts"},
+	{Program: "codex", Path: ".codex/", Why: "Codex's project config: MCP servers, hooks and the commands it may run"},
+	{Program: "opencode", Path: "opencode.json", Why: "OpenCode's project config: plugins and MCP servers it starts"},
+	{Program: "opencode", Path: "opencode.jsonc", Why: "OpenCode's project config: plugins and MCP servers it starts"},
+	{Program: "opencode", Path: ".opencode/", Why: "OpenCode's project folder: plugins and tools it loads, its config, the package it installs",
+		skip: openCodeOwn, part: openCodePackage},
+	{Program: "grok", Path: ".grok/settings.json", Why: "the MCP servers of Grok CLI's project settings", part: grokServers},
+}
+
+// AgentName is how a person knows the program: Claude Code for claude.
+func AgentName(program string) string {
+	switch program {
+	case "claude":
+		return "Claude Code"
+	case "codex":
+		return "Codex"
+	case "opencode":
+		return "OpenCode"
+	case "grok":
+		return "Grok CLI"
+	}
+	return program
+}
+
+// FilesOf lists the agent files of program.
+func FilesOf(program string) []AgentFile {
+	var out []AgentFile
+	for _, f := range AgentFiles {
+		if f.Program == program {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// FileValues lists the agent files of program found in the work tree root, one
+// Value each, named by its path (on one line, as termsafe.Line shows it); Text and SHA256 are the hash of what needs
+// allowing of it. A file that cannot be read is named with its error rather than
+// left out: it is not allowed either.
+func FileValues(root, program string) ([]Value, error) {
+	var out []Value
+	for _, f := range FilesOf(program) {
+		if dir, ok := strings.CutSuffix(f.Path, "/"); ok {
+			vs, err := dirValues(root, dir, f)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, vs...)
+			continue
+		}
+		v, ok, err := fileValue(root, f.Path, f)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+func dirValues(root, dir string, f AgentFile) ([]Value, error) {
+	var out []Value
+	top := filepath.Join(root, filepath.FromSlash(dir))
+	if _, err := os.Lstat(top); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	err := filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		inside := strings.TrimPrefix(rel, dir+"/")
+		if d.IsDir() {
+			if f.skip != nil && p != top && f.skip(inside+"/") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if f.skip != nil && f.skip(inside) {
+			return nil
+		}
+		v, ok, err := fileValue(root, rel, f)
+		if ok {
+			out = append(out, v)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read the agent's files: %w", err)
+	}
+	return out, nil
+}
+
+// fileValue is the value of the file at rel; ok false when it does not exist or
+// holds nothing that needs allowing. A symbolic link is its target's name: what it
+// points to is read by the program wherever it is.
+func fileValue(root, rel string, f AgentFile) (Value, bool, error) {
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	info, err := os.Lstat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Value{}, false, nil
+	}
+	if err != nil {
+		return Value{}, false, fmt.Errorf("read the agent's files: %w", err)
+	}
+	var data []byte
+	switch {
+	case info.Mode()&fs.ModeSymlink != 0:
+		target, err := os.Readlink(p)
+		if err != nil {
+			return Value{}, false, fmt.Errorf("read the agent's files: %w", err)
+		}
+		data = []byte("symlink " + target)
+	case info.Mode().IsRegular():
+		if data, err = os.ReadFile(p); err != nil {
+			return Value{}, false, fmt.Errorf("read the agent's files: %w", err)
+		}
+		if f.part != nil {
+			kept, ok := f.part(rel, data)
+			if !ok {
+				return Value{}, false, nil
+			}
+			data = kept
+		}
+	case info.IsDir():
+		return Value{}, false, nil
+	default:
+		data = []byte("special " + info.Mode().String())
+	}
+	sum := sha256.Sum256(data)
+	hash := hex.EncodeToString(sum[:])
+	return Value{Setting: termsafe.Line(rel), Text: hash, SHA256: hash, Why: f.Why, File: rel, Program: f.Program, json: true}, true, nil
+}
+
+// openCodeOwn names what OpenCode writes into its project folder itself, as its
+// own .gitignore there says: the packages it installs and their lock. They are
+// read by plugins, which need allowing themselves.
+func openCodeOwn(name string) bool {
+	return name == "node_modules/" || name == "bun.lock" || name == ".gitignore"
+}
+
+// openCodePackage keeps of .opencode/package.json what can run programs: all but
+// its dependencies, which OpenCode itself writes there (a plugin, allowed itself,
+// is what loads them). Its scripts run when OpenCode installs the package.
+func openCodePackage(file string, data []byte) ([]byte, bool) {
+	if file != ".opencode/package.json" {
+		return data, true
+	}
+	return withoutKeys(data, func(k string) bool { return k == "dependencies" })
+}
+
+// grokServers keeps of Grok CLI's project settings its MCP servers: the rest is
+// the model, which Grok CLI writes there itself on its first start.
+func grokServers(_ string, data []byte) ([]byte, bool) {
+	return withoutKeys(data, func(k string) bool { return k != "mcpServers" })
+}
+
+// withoutKeys is a JSON object without the keys drop names, as canonical JSON; ok
+// false when nothing is left. Data that is not a JSON object is kept whole: what
+// a program makes of it is not known.
+func withoutKeys(data []byte, drop func(string) bool) ([]byte, bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var doc map[string]any
+	if err := dec.Decode(&doc); err != nil || doc == nil {
+		return data, true
+	}
+	for _, k := range slices.Collect(maps.Keys(doc)) {
+		if drop(k) {
+			delete(doc, k)
+		}
+	}
+	if len(doc) == 0 {
+		return nil, false
+	}
+	text, err := canonical(doc)
+	if err != nil {
+		return data, true
+	}
+	return []byte(text), true
+}
+
+// fileRule is the entry of AgentFiles that covers file, the path of a file of
+// program.
+func fileRule(program, file string) (AgentFile, bool) {
+	for _, f := range FilesOf(program) {
+		if f.Path == file || strings.HasSuffix(f.Path, "/") && strings.HasPrefix(file, f.Path) {
+			return f, true
+		}
+	}
+	return AgentFile{}, false
+}
+
+// FileWhyID is the catalog id of an agent file's Why: .mcp.json is
+// allow.why.file_mcp_json, a file in .opencode/ allow.why.file_opencode.
+func FileWhyID(program, file string) string {
+	f, _ := fileRule(program, file)
+	k := strings.Trim(strings.NewReplacer(".", "_", "/", "_").Replace(strings.TrimSuffix(f.Path, "/")), "_")
+	return "allow.why.file_" + strings.ToLower(k)
+}
+
+// fileHash is the hash an agent file's value v has when the file holds data, as
+// a commit left it.
+func fileHash(v Value, data []byte) (string, bool) {
+	f, ok := fileRule(v.Program, v.File)
+	if !ok {
+		return "", false
+	}
+	if f.part != nil {
+		kept, ok := f.part(v.File, data)
+		if !ok {
+			return "", false
+		}
+		data = kept
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]), true
+}
