@@ -43,6 +43,9 @@ func TestKillAtEveryWrite(t *testing.T) {
 	}
 	h.git(t, "init", "-q")
 	h.must(t, "init", "--agent", "command")
+	// The person's own agent: the copies of the research below are other folders,
+	// where a tree's agent another than the person's would need strom allow.
+	h.must(t, "config", "set", "agent.name", "command")
 	h.must(t, "config", "set", "agent.command", "sh "+filepath.Join(h.dir, "agent.sh"))
 	for i := 1; i <= 4; i++ {
 		h.must(t, "task", "add", fmt.Sprintf("Task %d", i), "--body", "text")
@@ -77,6 +80,19 @@ func TestKillAtEveryWrite(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 
+	// The same research with queue.json of version 3 (the order of every task), as
+	// strom wrote it before version 4.
+	older3 := copyResearch(t, template, filepath.Join(h.dir, "older3"))
+	v3 := `{"version": 3, "next_id": 5, "order": ["T-1", "T-2", "T-3", "T-4"]}` + "\n"
+	if err := os.WriteFile(filepath.Join(older3, ".strom", "queue.json"), []byte(v3), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd = exec.Command("sh", "-c", "git add -A && git commit -q --no-verify -m 'queue.json of version 3'")
+	cmd.Dir, cmd.Env = older3, h.env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+
 	cases := []struct {
 		name string
 		args []string
@@ -92,6 +108,7 @@ func TestKillAtEveryWrite(t *testing.T) {
 		{"run that asks", []string{"run", "--task", "T-3"}, ""},
 		{"task answer", []string{"task", "answer", "T-3", "Tábor"}, waiting},
 		{"record migrating segments", []string{"record", "--task", "T-2", "a finding"}, older},
+		{"task add migrating queue.json 3 to 4", []string{"task", "add", "A new task", "--body", "its text"}, older3},
 	}
 	for _, c := range cases {
 		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {

@@ -67,6 +67,9 @@ type Screen struct {
 type screenRule struct {
 	kind ScreenKind
 	re   *regexp.Regexp
+	// choices: the line is a permission prompt's question, which the model could
+	// write in prose too; it counts only with the prompt's first choice below it.
+	choices bool
 }
 
 // screenRules recognise the screens by a line that starts a cell (after TUI
@@ -74,16 +77,16 @@ type screenRule struct {
 // reported in its issue tracker. They compile on first use, not at start-up.
 var screenRules = sync.OnceValue(func() []screenRule {
 	return []screenRule{
-		{ScreenOffline, regexp.MustCompile(`^(?:Unable to connect to Anthropic services|Failed to connect to api\.anthropic\.com)`)},
-		{ScreenBypass, regexp.MustCompile(`^WARNING: Claude Code running in Bypass Permissions mode`)},
-		{ScreenAPIKey, regexp.MustCompile(`^Detected a custom API key`)},
-		{ScreenTrust, regexp.MustCompile(`^(?:Quick safety check: )?Is this a project you created or one you trust\?|^Do you trust the files in this folder\?|^Claude Code didn't start because this folder isn't trusted`)},
-		{ScreenLogin, regexp.MustCompile(`^Select login method:|^Paste code here if prompted|^Browser didn't open\? Use the url below to sign in`)},
-		{ScreenOnboarding, regexp.MustCompile(`^Let's get started\.|^Choose the text style that looks best with your terminal|^Security notes:`)},
+		{ScreenOffline, regexp.MustCompile(`^(?:Unable to connect to Anthropic services|Failed to connect to api\.anthropic\.com)`), false},
+		{ScreenBypass, regexp.MustCompile(`^WARNING: Claude Code running in Bypass Permissions mode`), false},
+		{ScreenAPIKey, regexp.MustCompile(`^Detected a custom API key`), false},
+		{ScreenTrust, regexp.MustCompile(`^(?:Quick safety check: )?Is this a project you created or one you trust\?|^Do you trust the files in this folder\?|^Claude Code didn't start because this folder isn't trusted`), false},
+		{ScreenLogin, regexp.MustCompile(`^Select login method:|^Paste code here if prompted|^Browser didn't open\? Use the url below to sign in`), false},
+		{ScreenOnboarding, regexp.MustCompile(`^Let's get started\.|^Choose the text style that looks best with your terminal|^Security notes:`), false},
 		// Claude Code 2.1.332 heads its prompt "This command requires approval": a
 		// redraw that keeps the cells already on the screen can leave the question
 		// below it in pieces ("Do y", "u want to"), the heading whole.
-		{ScreenPermission, regexp.MustCompile(`^Do you want to (?:proceed|make this edit|create|allow|run|fetch)\b[^?]*\?|^This command requires approval$`)},
+		{ScreenPermission, regexp.MustCompile(`^Do you want to (?:proceed|make this edit|create|allow|run|fetch)\b[^?]*\?|^This command requires approval$`), true},
 	}
 })
 
@@ -91,6 +94,11 @@ var (
 	// firstYesRE is the first choice of a permission prompt; the question
 	// alone could be the model asking in prose.
 	firstYesRE = lazyRE(`^1\. Yes\b`)
+	// laterChoicesRE are a permission prompt's later choices, which no prose
+	// starts with: a redraw can leave the question and the first choice in
+	// pieces and these whole (2.1.332: "2. Yes, and always allow access to …
+	// from this project"). They count where no whole question is found.
+	laterChoicesRE = lazyRE(`^2\. Yes, and (?:always allow|don't ask again)\b|^3\. Yes, and switch to auto mode\b`)
 	// workspaceRE introduces the folder in the trust dialog.
 	workspaceRE = lazyRE(`^Accessing workspace:\s*(.*)$`)
 )
@@ -101,9 +109,9 @@ var (
 // provider cannot be reached, as without a login offline).
 var codexRules = sync.OnceValue(func() []screenRule {
 	return []screenRule{
-		{ScreenOffline, regexp.MustCompile(`^(?:ERROR: )?Reconnecting\.\.\. waiting for network`)},
-		{ScreenTrust, regexp.MustCompile(`^Trust this folder\? Codex can read, edit, and run files here`)},
-		{ScreenLogin, regexp.MustCompile(`^Welcome to Codex, OpenAI's command-line coding agent|^Finish signing in via your browser`)},
+		{ScreenOffline, regexp.MustCompile(`^(?:ERROR: )?Reconnecting\.\.\. waiting for network`), false},
+		{ScreenTrust, regexp.MustCompile(`^Trust this folder\? Codex can read, edit, and run files here`), false},
+		{ScreenLogin, regexp.MustCompile(`^Welcome to Codex, OpenAI's command-line coding agent|^Finish signing in via your browser`), false},
 	}
 })
 
@@ -155,10 +163,15 @@ func ClaudeScreen(text string) (Screen, bool) {
 			if !r.re.MatchString(units[i]) {
 				continue
 			}
-			if r.kind == ScreenPermission && !choicesFollow(units[i+1:]) {
+			if r.choices && !choicesFollow(units[i+1:]) {
 				continue
 			}
 			return Screen{Kind: r.kind, Text: units[i], Advice: advice(r.kind, units[:i+1])}, true
+		}
+	}
+	for i := len(units) - 1; i >= 0; i-- {
+		if laterChoicesRE().MatchString(units[i]) {
+			return Screen{Kind: ScreenPermission, Text: units[i], Advice: advice(ScreenPermission, units[:i+1])}, true
 		}
 	}
 	return Screen{}, false

@@ -79,6 +79,11 @@ func TestClaudeScreenText(t *testing.T) {
 		{"offline with ansi", "\x1b[31m Unable to connect to Anthropic services\x1b[39m\r\n Failed to connect to api.anthropic.com: ENOTFOUND\r\n", ScreenOffline, ""},
 		{"theme", " Let's get started.\n Choose the text style that looks best with your terminal", ScreenOnboarding, ""},
 		{"edit permission", " Edit file\n Do you want to make this edit to main.go?\n ❯ 1. Yes\n   2. Yes, allow all edits during this session\n   3. No", ScreenPermission, ""},
+		// 2.1.332 redrawing over cells it keeps: the question and the first choice
+		// in pieces, the second choice whole.
+		{"bash permission redrawn in pieces", "\x1b[2BRunning echo found > found.txt\x1b[K\x1b[1B Do you w\x1b[11Gnt to proceed?\x1b[1C\x1b[1B❯\x1b[4G1.\x1b[7GYes\x1b[181G\x1b[K\x1b[1B   2. Yes, and always allow access to /tmp/repo from this project\x1b[K\x1b[1B   3.\x1b[7GYes,\x1b[12Gand\x1b[16Gswitch\x1b[23Gto\x1b[26Gauto\x1b[31Gmode\x1b[1B   4. No\x1b[K\x1b[1BEsc to cancel · Tab\x1b[22Gto amend\x1b[K",
+			ScreenPermission, ""},
+		{"model lists choices in prose", "● The options are:\n  1. Yes, if the register is there\n  2. Yes, and always ask the archive\n", 0, ""},
 		{"model asks in prose", "● I can delete the build folder. Do you want to proceed?\n\n❯ ", 0, ""},
 		{"question quoted in output", "  ⎿  Do you want to proceed? (y/n) y\n     done", 0, ""},
 		{"ordinary session", "❯ say hello\n● hello from mock\n✻ Sautéed for 0s", 0, ""},
