@@ -74,6 +74,7 @@ func commandTree(s *sys, args []string) *ffcli.Command {
 // hiddenCommands are commands for building strom, not for its users: no help,
 // completion or suggestion lists them.
 var hiddenCommands = map[string]bool{"man": true}
+
 // versionCommand is strom version, which prints what strom --version does.
 func versionCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom version")
