@@ -236,6 +236,9 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 		return rr, nil
 	}
 	byHand := false
+	// pushedAgain: the synced run found no task, pushed what it committed, and
+	// looks once more (reset by each session).
+	pushedAgain := false
 	for {
 		// A finish asked for or a stop by hand ends the run as "by hand", also when
 		// it was the run's only session (R7.3).
@@ -285,8 +288,19 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 					return stopNow(StopDone, "")
 				}
 			}
+			// A synced run pushes what it committed and looks once more: the push
+			// renumbers this clone's new tasks whose ids another machine gave its
+			// own meanwhile, and such a task, passed over as held by the other's
+			// claim of the same id, is free under its new id.
+			if r.sync != nil && !pushedAgain {
+				if left := r.leftBehind(ctx); left == "" {
+					pushedAgain = true
+					continue
+				}
+			}
 			return stopNow(StopNoTasks, "")
 		}
+		pushedAgain = false
 		if o.Gate != nil {
 			gs, err := o.Gate.Before(ctx, rr.Sessions+1)
 			if err != nil {
