@@ -93,6 +93,10 @@ func Open(dir string, env Env) (*Research, error) {
 			fmt.Fprintln(env.Notice, r.Messages().Say("files.finished", messages.Args{"Files": strings.Join(files, ", ")}))
 		}
 		tree.OnHeal = func(ids []string) {
+			if len(ids) == 0 {
+				fmt.Fprintln(env.Notice, r.Messages().Say("files.healed_count", nil))
+				return
+			}
 			fmt.Fprintln(env.Notice, r.Messages().Say("files.healed", messages.Args{"Tasks": strings.Join(ids, ", ")}))
 		}
 	}

@@ -220,7 +220,8 @@ func (o *Order) follow(was State, task Task) bool {
 
 // reconcile builds the queue from o and every task (by id, all of them) and
 // returns it with the order that says what the tasks' files say, and the ids
-// where o said otherwise. A task o lists that no file holds is an error.
+// where o said otherwise (none when only the count of done tasks differs). A
+// task o lists that no file holds is an error.
 func reconcile(shown string, o *Order, all map[string]Task) (*Queue, *Order, []string, error) {
 	right := &Order{Version: QueueVersion, NextID: o.NextID}
 	q := &Queue{Version: QueueVersion, Tasks: make([]Task, 0, len(all))}
@@ -258,9 +259,6 @@ func reconcile(shown string, o *Order, all map[string]Task) (*Queue, *Order, []s
 		if n := idNumber(id); n >= right.NextID {
 			right.NextID = n + 1
 		}
-	}
-	if right.Done != o.Done && len(healed) == 0 {
-		healed = append(healed, "done")
 	}
 	q.NextID = right.NextID
 	return q, right, healed, nil
@@ -373,7 +371,7 @@ func (t *Tree) LoadQueue() (*Queue, error) {
 		}
 		return nil, err
 	}
-	if len(healed) > 0 {
+	if len(healed) > 0 || right.Done != o.Done {
 		t.heal(data, right, healed)
 	}
 	return q, nil

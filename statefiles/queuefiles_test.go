@@ -136,6 +136,30 @@ func TestQueueHealsFromTheTasksFiles(t *testing.T) {
 	}
 }
 
+// A count of done tasks in queue.json that the tasks' files do not hold (a hand
+// edit) is healed too, and said as a count: OnHeal is told no task.
+func TestQueueHealsTheCountOfDone(t *testing.T) {
+	t.Parallel()
+	tr := addN(t, 3)
+	setState(t, tr, "T-2", Done)
+	heals := 0
+	var told []string
+	tr.OnHeal = func(ids []string) { heals++; told = append(told, ids...) }
+	if err := os.WriteFile(tr.Path(QueueFile), []byte(`{"version": 4, "next_id": 4, "done": 7, "tasks": ["T-1 open", "T-3 open"]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.LoadQueue(); err != nil {
+		t.Fatal(err)
+	}
+	if heals != 1 || told != nil {
+		t.Fatalf("a wrong count: OnHeal called %d times with %q, want once with no task", heals, told)
+	}
+	sum, err := tr.QueueSummary(t.Context())
+	if err != nil || sum.Counts[Done] != 1 {
+		t.Fatalf("done after the heal = %d, %v; want 1", sum.Counts[Done], err)
+	}
+}
+
 // A task queue.json lists that no file holds is said in one sentence, not dropped.
 func TestQueueTaskMissingFromItsFile(t *testing.T) {
 	t.Parallel()

@@ -77,8 +77,9 @@ type Tree struct {
 	// OnFinish, when set, is told the files of a change a killed strom left half
 	// written, once the lock's next holder has written them whole (journal.go).
 	OnFinish func(files []string)
-	// OnHeal, when set, is told the tasks (or "done", the count) where queue.json
-	// did not say what the tasks' files say, once it was made to (queuefiles.go).
+	// OnHeal, when set, is told the tasks where queue.json did not say what the
+	// tasks' files say, once it was made to (queuefiles.go); none when only its
+	// count of done tasks was wrong.
 	OnHeal func(ids []string)
 
 	// pending collects the files of a change being made (journaled).
