@@ -50,7 +50,7 @@ func newResearch(t *testing.T, titles ...string) *harness.Research {
 		t.Fatal(err)
 	}
 	for _, title := range titles {
-		if _, err := r.AddTask(context.Background(), title, "", ""); err != nil {
+		if _, err := harness.AddTask(context.Background(), r, title, "", ""); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -68,7 +68,7 @@ func working(t *testing.T, r *harness.Research, session string) {
 	t.Cleanup(unlock)
 	ri := &harness.RunInfo{PID: os.Getpid(), Host: "test", Started: testNow, Session: session, Task: "T-1", Agent: "demo",
 		SessionAt: testNow, Deadline: testNow.Add(69 * time.Second), Minutes: 60}
-	if err := r.SaveRun(ri); err != nil {
+	if err := harness.SaveRun(r, ri); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -220,7 +220,7 @@ func TestPageStates(t *testing.T) {
 		t.Parallel()
 		r := newResearch(t, "Find Anna")
 		working(t, r, "")
-		if err := r.UpdateRun(func(ri *harness.RunInfo) {
+		if err := harness.UpdateRun(r, func(ri *harness.RunInfo) {
 			ri.Session, ri.Task = "", ""
 			ri.PausedTill, ri.PauseWhy = testNow.Add(90*time.Minute), "lead 3.0 < 10 needed"
 		}); err != nil {
@@ -239,7 +239,7 @@ func TestPageStates(t *testing.T) {
 	t.Run("archive", func(t *testing.T) {
 		t.Parallel()
 		r := newResearch(t, "Find Anna")
-		if _, err := r.SwitchMode(context.Background(), statefiles.ModeArchive, func(string) error { return nil }, nil, func(string) {}); err != nil {
+		if _, err := harness.SwitchMode(context.Background(), r, statefiles.ModeArchive, func(string) error { return nil }, nil, func(string) {}); err != nil {
 			t.Fatal(err)
 		}
 		_, h := newServer(t, r.Tree.Root)
@@ -355,7 +355,7 @@ func TestFinish(t *testing.T) {
 		if !strings.Contains(body, `data-finish="asked"`) || strings.Contains(body, `action="/finish"`) {
 			t.Errorf("the page does not show the request pending:\n%s", body)
 		}
-		if err := r.RequestFinish(session, "the app"); err != nil {
+		if err := harness.RequestFinish(r, session, "the app"); err != nil {
 			t.Fatal(err)
 		}
 		body = do(h, "GET", "/", "secret-token", nil, nil).Body.String()
@@ -407,7 +407,7 @@ func TestEvents(t *testing.T) {
 	if first := read(); !strings.HasPrefix(first, "event: update\n") {
 		t.Fatalf("first event %q", first)
 	}
-	if _, err := r.AddTask(context.Background(), "Find Jan", "", ""); err != nil {
+	if _, err := harness.AddTask(context.Background(), r, "Find Jan", "", ""); err != nil {
 		t.Fatal(err)
 	}
 	if next := read(); !strings.HasPrefix(next, "event: update\n") {
@@ -450,7 +450,7 @@ func TestPageLanguages(t *testing.T) {
 			t.Parallel()
 			r := newResearch(t, "Find Anna")
 			working(t, r, "20261130T090000Z-abcd")
-			if _, err := r.ChangeTask(context.Background(), "T-1", func(t *statefiles.Task) error {
+			if _, err := harness.ChangeTask(context.Background(), r, "T-1", func(t *statefiles.Task) error {
 				t.State, t.Session = statefiles.Started, "20261130T090000Z-abcd"
 				return nil
 			}); err != nil {
@@ -484,7 +484,7 @@ func TestPageWaitingForArchive(t *testing.T) {
 	t.Parallel()
 	r := newResearch(t, "Find Anna")
 	working(t, r, "")
-	if err := r.UpdateRun(func(ri *harness.RunInfo) {
+	if err := harness.UpdateRun(r, func(ri *harness.RunInfo) {
 		ri.Session, ri.Task = "", ""
 		ri.PausedTill, ri.PauseWhy, ri.WaitArchive = testNow.Add(5*time.Minute), "the archive “matriky” does not answer", "matriky"
 	}); err != nil {

@@ -93,7 +93,7 @@ func (s *Server) research(ctx context.Context, root string) researchView {
 		return v
 	}
 	v.Now = r.Now()
-	o, err := r.Overview(ctx)
+	o, err := harness.ReadOverview(ctx, r)
 	if err == nil {
 		v.Sessions, err = s.sessions(ctx, r)
 	}
@@ -115,14 +115,14 @@ func (s *Server) research(ctx context.Context, root string) researchView {
 // sessions returns a research's last sessions, read from the history again only when
 // its HEAD moved: the page's event stream looks every second.
 func (s *Server) sessions(ctx context.Context, r *harness.Research) ([]harness.SessionEntry, error) {
-	head := r.HeadCommit(ctx)
+	head := harness.HeadCommit(ctx, r)
 	s.mu.Lock()
 	kept, ok := s.kept[r.Tree.Root]
 	s.mu.Unlock()
 	if ok && head != "" && kept.head == head {
 		return kept.list, nil
 	}
-	list, err := r.Sessions(ctx, showSessions)
+	list, err := harness.Sessions(ctx, r, showSessions)
 	if err == nil && head != "" {
 		s.mu.Lock()
 		s.kept[r.Tree.Root] = keptSessions{head, list}
@@ -250,7 +250,7 @@ func (s *Server) finish(w http.ResponseWriter, r *http.Request) {
 	}
 	res, err := harness.Open(root, s.o.Env)
 	if err == nil {
-		err = res.AskFinishFromApp(strings.TrimSpace(r.PostForm.Get("session")))
+		err = harness.AskFinishFromApp(res, strings.TrimSpace(r.PostForm.Get("session")))
 	}
 	if errors.Is(err, harness.ErrNoSessionWorking) {
 		http.Error(w, s.w.p.Text(err), http.StatusConflict)

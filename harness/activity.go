@@ -24,8 +24,8 @@ const activityLayout = "2006-01-02T15:04:05.000000000Z"
 const activitySize = len(activityLayout) + 1 + 8 + 1
 
 // activityFile holds the moment of the last strom command the session's agent ran.
-func (r *Research) activityFile(session string) string {
-	return r.requestFile("active", session)
+func activityFile(r *Research, session string) string {
+	return requestFile(r, "active", session)
 }
 
 // encodeActivity is the mark for moment t.
@@ -52,11 +52,11 @@ func parseActivity(b []byte) (time.Time, bool) {
 
 // NoteActivity records that the session's agent ran a strom command now (R7.2): an
 // agent that only calls strom commands is at work, not idle.
-func (r *Research) NoteActivity(session string) {
+func NoteActivity(r *Research, session string) {
 	if !ValidSessionID(session) {
 		return
 	}
-	_ = writeActivity(r.activityFile(session), r.Now())
+	_ = writeActivity(activityFile(r, session), r.Now())
 }
 
 // writeActivity writes the mark for t over the one at path, in place. The
@@ -76,8 +76,8 @@ func writeActivity(path string, t time.Time) error {
 
 // lastActivity is when the session's agent last ran a strom command; zero when it
 // did not, or when its mark cannot be read.
-func (r *Research) lastActivity(session string) time.Time {
-	return readActivity(r.activityFile(session))
+func lastActivity(r *Research, session string) time.Time {
+	return readActivity(activityFile(r, session))
 }
 
 // readActivity reads the mark at path, again when a write was under way.
@@ -98,12 +98,12 @@ func readActivity(path string) time.Time {
 // on the real clock) and its last strom command (its mark's change), for a session
 // another process runs: what strom session list reads to tell that the agent
 // waits for input.
-func (r *Research) LastActivity(session string) time.Time {
+func LastActivity(r *Research, session string) time.Time {
 	var last time.Time
 	if fi, err := os.Stat(r.Tree.Path(statefiles.SessionsDir, session+".log")); err == nil {
 		last = fi.ModTime()
 	}
-	if fi, err := os.Stat(r.activityFile(session)); err == nil && fi.ModTime().After(last) {
+	if fi, err := os.Stat(activityFile(r, session)); err == nil && fi.ModTime().After(last) {
 		last = fi.ModTime()
 	}
 	return last

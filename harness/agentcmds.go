@@ -20,7 +20,7 @@ type SessionRef struct {
 
 // Record appends a record to the progress file. Inside a session it is the session's
 // task; outside, a person names the task.
-func (r *Research) Record(ctx context.Context, ref SessionRef, text string) (statefiles.Record, error) {
+func Record(ctx context.Context, r *Research, ref SessionRef, text string) (statefiles.Record, error) {
 	if strings.TrimSpace(text) == "" {
 		return statefiles.Record{}, messages.Errorf(statefiles.ErrEmpty, "agent.record_empty", nil)
 	}
@@ -29,7 +29,7 @@ func (r *Research) Record(ctx context.Context, ref SessionRef, text string) (sta
 	}
 	rec := statefiles.Record{Time: r.Now(), Session: ref.Session, Task: statefiles.NormalizeID(ref.Task), Text: text}
 	if ref.Session != "" {
-		if err := r.liveSession(ref.Session); err != nil {
+		if err := liveSession(r, ref.Session); err != nil {
 			return statefiles.Record{}, err
 		}
 	}
@@ -51,9 +51,9 @@ func (r *Research) Record(ctx context.Context, ref SessionRef, text string) (sta
 // the pid cannot be seen is the lock asked: an agent's sandbox may have a process
 // namespace of its own (Codex's workspace-write sandbox does), where the run's pid
 // does not exist although the run works.
-func (r *Research) liveSession(id string) error {
-	ri, _ := r.LoadRun()
-	if ri != nil && ri.Session == id && (processAlive(ri.PID) || r.RunAlive()) {
+func liveSession(r *Research, id string) error {
+	ri, _ := LoadRun(r)
+	if ri != nil && ri.Session == id && (processAlive(ri.PID) || RunAlive(r)) {
 		return nil
 	}
 	return messages.Errorf(ErrNotLiveSession, "agent.not_live", messages.Args{"Session": id})
@@ -75,11 +75,11 @@ func ownTask(t *statefiles.Task, ref SessionRef) error {
 }
 
 // Done marks a task done. In a session only its own task; the session then closes.
-func (r *Research) Done(ctx context.Context, ref SessionRef, id string) (statefiles.Task, error) {
+func Done(ctx context.Context, r *Research, ref SessionRef, id string) (statefiles.Task, error) {
 	if id == "" {
 		id = ref.Task
 	}
-	t, err := r.ChangeTask(ctx, id, func(t *statefiles.Task) error {
+	t, err := ChangeTask(ctx, r, id, func(t *statefiles.Task) error {
 		if err := ownTask(t, ref); err != nil {
 			return err
 		}
@@ -96,13 +96,13 @@ func (r *Research) Done(ctx context.Context, ref SessionRef, id string) (statefi
 		return t, err
 	}
 	if ref.Session != "" {
-		err = r.RequestClose(ref.Session, "done")
+		err = RequestClose(r, ref.Session, "done")
 	}
 	return t, err
 }
 
 // Ask puts a task into waiting with a question for a person; the session closes.
-func (r *Research) Ask(ctx context.Context, ref SessionRef, id, question string) (statefiles.Task, error) {
+func Ask(ctx context.Context, r *Research, ref SessionRef, id, question string) (statefiles.Task, error) {
 	if strings.TrimSpace(question) == "" {
 		return statefiles.Task{}, messages.Errorf(statefiles.ErrEmpty, "agent.question_empty", nil)
 	}
@@ -112,7 +112,7 @@ func (r *Research) Ask(ctx context.Context, ref SessionRef, id, question string)
 	if id == "" {
 		id = ref.Task
 	}
-	t, err := r.ChangeTask(ctx, id, func(t *statefiles.Task) error {
+	t, err := ChangeTask(ctx, r, id, func(t *statefiles.Task) error {
 		if err := ownTask(t, ref); err != nil {
 			return err
 		}
@@ -127,7 +127,7 @@ func (r *Research) Ask(ctx context.Context, ref SessionRef, id, question string)
 		return t, err
 	}
 	if ref.Session != "" {
-		err = r.RequestClose(ref.Session, "waiting")
+		err = RequestClose(r, ref.Session, "waiting")
 	}
 	return t, err
 }

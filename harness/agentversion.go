@@ -30,7 +30,7 @@ const agentVersionTimeout = 2 * time.Minute
 // when that program is the one the range is of (an override that starts another
 // program is the person's choice); nil means the session may start, ctx's error
 // that the run was stopped meanwhile.
-func (r *Research) checkAgentVersion(ctx context.Context, p sessionPlan) error {
+func checkAgentVersion(ctx context.Context, r *Research, p sessionPlan) error {
 	prof := p.Profile
 	if prof.Versions == (agents.VersionRange{}) {
 		return nil

@@ -19,32 +19,32 @@ const TrailerConsent = "Strom-Consent"
 // Consent reviews the tree settings that start programs: their values and which of
 // them no person on this computer allowed for this research. strom status, strom
 // allow and the menu show it; a run and a chat refuse while anything is not allowed.
-func (r *Research) Consent(ctx context.Context) (consent.Review, error) {
+func Consent(ctx context.Context, r *Research) (consent.Review, error) {
 	s, err := r.Settings()
 	if err != nil {
 		return consent.Review{}, err
 	}
-	return r.consentOf(ctx, s)
+	return consentOf(ctx, r, s)
 }
 
-func (r *Research) consentOf(ctx context.Context, s statefiles.Settings) (consent.Review, error) {
-	return r.consentFor(ctx, s, "", nil)
+func consentOf(ctx context.Context, r *Research, s statefiles.Settings) (consent.Review, error) {
+	return consentFor(ctx, r, s, "", nil)
 }
 
 // consentFor is consentOf for a command that starts the agent agent (its --agent,
 // "" for the settings' own) with the words args after "--": the tree's agent.name
 // then chooses nothing, and the agent files reviewed are those of the agent that
 // starts.
-func (r *Research) consentFor(ctx context.Context, s statefiles.Settings, agent string, args []string) (consent.Review, error) {
+func consentFor(ctx context.Context, r *Research, s statefiles.Settings, agent string, args []string) (consent.Review, error) {
 	sub := consent.Subject{Tree: s.Tree, File: s.TreeFile.Shown, Own: ownSetting(s), Root: r.Tree.Root}
 	if agent != "" {
 		sub.Unused = []string{"agent.name"}
 	}
-	if prof, err := r.agentProfile(s, agent); err == nil && !isHome(r.Tree.Root, r.Getenv("HOME")) {
+	if prof, err := agentProfile(r, s, agent); err == nil && !isHome(r.Tree.Root, r.Getenv("HOME")) {
 		cmdline, _ := s.Resolve("agent.command", "")
 		sub.Program = agentProgram(prof, args, cmdline.Value)
 	}
-	return consent.Check(ctx, consent.NewStore(r.Getenv), sub, r.identity)
+	return consent.Check(ctx, consent.NewStore(r.Getenv), sub, func(ctx context.Context) (consent.Research, error) { return identity(ctx, r) })
 }
 
 // isHome reports whether the research's folder is the person's home folder, where
@@ -105,7 +105,7 @@ func agentProgram(p agents.Profile, args []string, cmdline string) string {
 // identity is the research's consent identity, found once per process (a run asks
 // for it at its start and again at every session's commit), and mostly without git
 // (consent.IdentifyTree), which strom status would otherwise start every time.
-func (r *Research) identity(ctx context.Context) (consent.Research, error) {
+func identity(ctx context.Context, r *Research) (consent.Research, error) {
 	if r.id != nil {
 		return *r.id, nil
 	}
@@ -119,7 +119,7 @@ func (r *Research) identity(ctx context.Context) (consent.Research, error) {
 
 // ConsentOrigins says where each value of rv came from: the commit that last
 // changed it, or the work tree.
-func (r *Research) ConsentOrigins(ctx context.Context, rv consent.Review) (map[string]consent.Origin, error) {
+func ConsentOrigins(ctx context.Context, r *Research, rv consent.Review) (map[string]consent.Origin, error) {
 	g, err := r.Git(ctx)
 	if err != nil {
 		return nil, err
@@ -131,7 +131,7 @@ func (r *Research) ConsentOrigins(ctx context.Context, rv consent.Review) (map[s
 // research: a person said yes on a terminal. A face without a terminal (the app's
 // page, a script) has no way to allow, by design: whoever can reach it is not
 // necessarily the person at this computer.
-func (r *Research) Allow(ctx context.Context, rv consent.Review) error {
+func Allow(ctx context.Context, r *Research, rv consent.Review) error {
 	if len(rv.NotAllowed) == 0 {
 		return nil
 	}
@@ -140,8 +140,8 @@ func (r *Research) Allow(ctx context.Context, rv consent.Review) error {
 
 // AllowSetting allows the tree's value of one setting, as a person just set it on a
 // terminal (strom config set … --for-tree). It reports whether there was one to allow.
-func (r *Research) AllowSetting(ctx context.Context, name string) (bool, error) {
-	rv, err := r.Consent(ctx)
+func AllowSetting(ctx context.Context, r *Research, name string) (bool, error) {
+	rv, err := Consent(ctx, r)
 	if err != nil {
 		return false, err
 	}
@@ -155,8 +155,8 @@ func (r *Research) AllowSetting(ctx context.Context, name string) (bool, error) 
 
 // Revoke forgets what a person allowed for this research: the settings named, or
 // all when none is.
-func (r *Research) Revoke(ctx context.Context, settings []string) ([]statefiles.AllowedEntry, error) {
-	id, err := r.identity(ctx)
+func Revoke(ctx context.Context, r *Research, settings []string) ([]statefiles.AllowedEntry, error) {
+	id, err := identity(ctx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -167,8 +167,8 @@ func (r *Research) Revoke(ctx context.Context, settings []string) ([]statefiles.
 // settings has a value no person on this computer allowed: for commands that start
 // a program one of them names outside a run, such as strom gate test asking Claude
 // Code in agent.claudeConfigDir. terminal: a person is at a terminal.
-func (r *Research) RequireAllowed(ctx context.Context, terminal bool, settings ...string) error {
-	rv, err := r.Consent(ctx)
+func RequireAllowed(ctx context.Context, r *Research, terminal bool, settings ...string) error {
+	rv, err := Consent(ctx, r)
 	if err != nil {
 		return err
 	}
@@ -185,7 +185,7 @@ func (r *Research) RequireAllowed(ctx context.Context, terminal bool, settings .
 // allowedCheck is the check command an agent's `strom session close` may run: the
 // resolved check.command, unless it comes from the tree and is not allowed. Then
 // no check runs now; the session's commit runs the one the run started with.
-func (r *Research) allowedCheck(ctx context.Context) string {
+func allowedCheck(ctx context.Context, r *Research) string {
 	s, err := r.Settings()
 	if err != nil {
 		return ""
@@ -195,7 +195,7 @@ func (r *Research) allowedCheck(ctx context.Context) string {
 		return ""
 	}
 	if c.Source == statefiles.FromTree {
-		rv, err := r.consentOf(ctx, s)
+		rv, err := consentOf(ctx, r, s)
 		if err != nil {
 			return ""
 		}
@@ -211,12 +211,12 @@ func (r *Research) allowedCheck(ctx context.Context) string {
 // agentFilesAllowed refuses, as a run does at its start, while a project file the
 // plan's agent loads by itself is not allowed: a run keeps the settings it started
 // with, but the agent's program reads its files anew at every start.
-func (r *Research) agentFilesAllowed(ctx context.Context, p sessionPlan, terminal bool) error {
+func agentFilesAllowed(ctx context.Context, r *Research, p sessionPlan, terminal bool) error {
 	sub := consent.Subject{Root: r.Tree.Root}
 	if !isHome(r.Tree.Root, r.Getenv("HOME")) {
 		sub.Program = agentProgram(p.Profile, p.Vars.ExtraArgs, p.Vars.Command)
 	}
-	rv, err := consent.Check(ctx, consent.NewStore(r.Getenv), sub, r.identity)
+	rv, err := consent.Check(ctx, consent.NewStore(r.Getenv), sub, func(ctx context.Context) (consent.Research, error) { return identity(ctx, r) })
 	if err != nil {
 		return err
 	}
@@ -226,12 +226,12 @@ func (r *Research) agentFilesAllowed(ctx context.Context, p sessionPlan, termina
 // notAllowedNow names the tree settings that start programs, and the agent's own
 // files, that are not allowed at the end of a session of plan p. The run started
 // with all of them allowed, so these changed while the session worked.
-func (r *Research) notAllowedNow(ctx context.Context, p sessionPlan) []string {
+func notAllowedNow(ctx context.Context, r *Research, p sessionPlan) []string {
 	s, err := r.Settings()
 	if err != nil {
 		return nil
 	}
-	rv, err := r.consentFor(ctx, s, p.Agent, p.Vars.ExtraArgs)
+	rv, err := consentFor(ctx, r, s, p.Agent, p.Vars.ExtraArgs)
 	if err != nil {
 		return nil
 	}

@@ -36,15 +36,15 @@ const AppFinishQuestion = "The app asks this session to finish — finish it? [Y
 
 // appFinishSeen looks for the app's request. Without a terminal to ask, the request
 // is a finish request at once; with one, the question is put.
-func (r *Research) appFinishSeen(a *appAsk, id string, onTerminal bool, out io.Writer) {
+func appFinishSeen(r *Research, a *appAsk, id string, onTerminal bool, out io.Writer) {
 	if a.pending.Load() {
 		return
 	}
-	if _, ok := r.Requested(appFinishRequest, id); !ok {
+	if _, ok := Requested(r, appFinishRequest, id); !ok {
 		return
 	}
 	if !onTerminal {
-		r.appFinishAnswered(a, id, true, out)
+		appFinishAnswered(r, a, id, true, out)
 		return
 	}
 	fmt.Fprint(out, "\r\n"+AppFinishQuestion)
@@ -53,34 +53,34 @@ func (r *Research) appFinishSeen(a *appAsk, id string, onTerminal bool, out io.W
 
 // appFinishKey takes one key of the answer: Enter or y is yes, n or Esc is no;
 // other keys are ignored and the question stays open.
-func (r *Research) appFinishKey(a *appAsk, id string, k byte, out io.Writer) {
+func appFinishKey(r *Research, a *appAsk, id string, k byte, out io.Writer) {
 	if !a.pending.Load() {
 		return
 	}
 	switch k {
 	case 'y', 'Y', '\r', '\n':
 		fmt.Fprint(out, "yes\r\n")
-		r.appFinishAnswered(a, id, true, out)
+		appFinishAnswered(r, a, id, true, out)
 	case 'n', 'N', 0x1b:
 		fmt.Fprint(out, "no\r\n")
-		r.appFinishAnswered(a, id, false, out)
+		appFinishAnswered(r, a, id, false, out)
 	}
 }
 
 // appFinishDropped closes an open question without an answer: the session is being
 // asked to finish (or stopped) another way.
-func (r *Research) appFinishDropped(a *appAsk, id string) {
+func appFinishDropped(r *Research, a *appAsk, id string) {
 	a.pending.Store(false)
-	os.Remove(r.requestFile(appFinishRequest, id))
+	os.Remove(requestFile(r, appFinishRequest, id))
 }
 
-func (r *Research) appFinishAnswered(a *appAsk, id string, yes bool, out io.Writer) {
-	r.appFinishDropped(a, id)
+func appFinishAnswered(r *Research, a *appAsk, id string, yes bool, out io.Writer) {
+	appFinishDropped(r, a, id)
 	if !yes {
 		fmt.Fprint(out, "The session works on; the app's request is dropped.\r\n")
 		return
 	}
-	if err := r.RequestFinish(id, "the app"); err != nil {
+	if err := RequestFinish(r, id, "the app"); err != nil {
 		fmt.Fprintf(out, "The app's request could not be passed on: %v\r\n", err)
 		return
 	}

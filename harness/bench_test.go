@@ -39,11 +39,11 @@ func BenchmarkBetweenSessions(b *testing.B) {
 		b.Fatal(err)
 	}
 	// The tree's agent.command starts a program: allowed, as a person would.
-	rv, err := r.Consent(context.Background())
+	rv, err := Consent(context.Background(), r)
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := r.Allow(context.Background(), rv); err != nil {
+	if err := Allow(context.Background(), r, rv); err != nil {
 		b.Fatal(err)
 	}
 	var mu sync.Mutex
@@ -66,7 +66,7 @@ func BenchmarkBetweenSessions(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for j := 0; j < 2; j++ {
-			if _, err := r.AddTask(context.Background(), "task", "", ""); err != nil {
+			if _, err := AddTask(context.Background(), r, "task", "", ""); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -74,7 +74,7 @@ func BenchmarkBetweenSessions(b *testing.B) {
 		mu.Lock()
 		last = start
 		mu.Unlock()
-		rr, err := r.Run(context.Background(), RunOptions{Max: 2})
+		rr, err := Run(context.Background(), r, RunOptions{Max: 2})
 		if err != nil || rr.Sessions != 2 {
 			b.Fatalf("run: %+v %v", rr, err)
 		}

@@ -31,13 +31,13 @@ type ChatOptions struct {
 // same one commit with Strom-End: closed-by-person. A chat never counts toward
 // parking its task. It is agent work: refused in an archive and while the research
 // waits for its agent.
-func (r *Research) Chat(ctx context.Context, o ChatOptions) (RunResult, error) {
+func Chat(ctx context.Context, r *Research, o ChatOptions) (RunResult, error) {
 	var rr RunResult
 	if o.Out == nil {
 		o.Out = io.Discard
 	}
 	ro := RunOptions{Agent: o.Agent, Minutes: o.Minutes, AgentArgs: o.AgentArgs, Interactive: true, Out: o.Out, Terminal: o.Terminal}
-	plan, stopped, done, err := r.startAgentWork(ctx, ro, func() error {
+	plan, stopped, done, err := startAgentWork(ctx, r, ro, func() error {
 		if o.Terminal == nil {
 			return messages.Errorf(ErrNoTerminal, "chat.no_terminal", nil)
 		}
@@ -50,28 +50,28 @@ func (r *Research) Chat(ctx context.Context, o ChatOptions) (RunResult, error) {
 		return *stopped, nil
 	}
 	defer done()
-	task, err := r.chatTask(o.Task)
+	task, err := chatTask(r, o.Task)
 	if err != nil {
 		return rr, err
 	}
 
 	// The person is there: no nudges typed into their conversation.
 	plan.Task, plan.Idle, plan.Chat = task, 0, true
-	res, err := r.runSession(ctx, plan, events{interrupts: o.Interrupts, out: o.Out, terminal: o.Terminal})
+	res, err := runSession(ctx, r, plan, events{interrupts: o.Interrupts, out: o.Out, terminal: o.Terminal})
 	if err != nil {
 		return rr, err
 	}
 	rr.Sessions = 1
-	r.printEnd(o.Out, res)
+	printEnd(r, o.Out, res)
 	rr.Stop = StopByHand
-	if s, detail, ok := r.stopForAgent(res, plan); ok {
+	if s, detail, ok := stopForAgent(r, res, plan); ok {
 		rr.Stop, rr.Detail = s, detail
 	}
 	return rr, nil
 }
 
 // chatTask is the open task a chat works on.
-func (r *Research) chatTask(id string) (statefiles.Task, error) {
+func chatTask(r *Research, id string) (statefiles.Task, error) {
 	q, err := r.Tree.LoadQueue()
 	if err != nil {
 		return statefiles.Task{}, err

@@ -27,7 +27,7 @@ const checkTimeout = 10 * time.Minute
 
 // closeSession keeps the queue's rules, runs the clean-state check, returns or parks
 // the task and makes the session's one commit.
-func (r *Research) closeSession(ctx context.Context, res sessionResult, task statefiles.Task, p sessionPlan) (sessionResult, error) {
+func closeSession(ctx context.Context, r *Research, res sessionResult, task statefiles.Task, p sessionPlan) (sessionResult, error) {
 	var checks []string
 	err := r.Tree.Locked(ctx, func() error {
 		// One look at the work tree for the queue's rules and the clean-state check.
@@ -36,7 +36,7 @@ func (r *Research) closeSession(ctx context.Context, res sessionResult, task sta
 		if gerr == nil {
 			changes, gerr = g.Status(ctx)
 		}
-		fixes, err := r.keepQueueRules(ctx, res.ID, changes)
+		fixes, err := keepQueueRules(ctx, r, res.ID, changes)
 		if err != nil {
 			return err
 		}
@@ -59,27 +59,27 @@ func (r *Research) closeSession(ctx context.Context, res sessionResult, task sta
 			res.Records = len(texts)
 			// A chat a person attended never counts toward parking, either way.
 			if !p.Chat {
-				return r.countForParking(t, &res, p)
+				return countForParking(r, t, &res, p)
 			}
 			return nil
 		}); err != nil {
 			return err
 		}
-		clean := r.cleanStateOf(ctx, p.Check, changes, gerr)
+		clean := cleanStateOf(ctx, r, p.Check, changes, gerr)
 		checks = append(checks, clean...)
 		for _, c := range clean {
 			if why, ok := strings.CutPrefix(c, "failed: "); ok && res.CheckFailed == "" {
 				res.CheckFailed = why
 			}
 		}
-		links := r.linksUnderStrom(changes)
-		res.NotAllowed = r.notAllowedNow(ctx, p)
+		links := linksUnderStrom(r, changes)
+		res.NotAllowed = notAllowedNow(ctx, r, p)
 		msg := commitMessage(r.Messages(), res, task.Title, p.Profile.Name, texts, checks)
 		// A crashed session is committed before the run resolves its sync.
 		if r.sync != nil {
 			msg.Trailers = append(msg.Trailers, gitrepo.Trailer{Key: TrailerHost, Value: r.sync.Host})
-		} else if r.synced() {
-			msg.Trailers = append(msg.Trailers, gitrepo.Trailer{Key: TrailerHost, Value: r.hostName()})
+		} else if synced(r) {
+			msg.Trailers = append(msg.Trailers, gitrepo.Trailer{Key: TrailerHost, Value: hostName(r)})
 		}
 		r.marked("commit-start")
 		res.Commit, err = r.CommitLocked(ctx, msg, links...)
@@ -89,9 +89,9 @@ func (r *Research) closeSession(ctx context.Context, res sessionResult, task sta
 	if err != nil {
 		return res, fmt.Errorf("commit session %s: %w", res.ID, err)
 	}
-	r.ClearRequests(res.ID)
-	os.Remove(r.snapshotFile(res.ID))
-	_ = r.UpdateRun(func(ri *RunInfo) { ri.Session, ri.Task, ri.AgentPGID = "", "", 0 })
+	ClearRequests(r, res.ID)
+	os.Remove(snapshotFile(r, res.ID))
+	_ = UpdateRun(r, func(ri *RunInfo) { ri.Session, ri.Task, ri.AgentPGID = "", "", 0 })
 	return res, nil
 }
 
@@ -104,7 +104,7 @@ func (r *Research) closeSession(ctx context.Context, res sessionResult, task sta
 // the first; unparking clears both. Sessions a person ended, and endings that are
 // not the task's doing (limits, login, crashes, a screen for a person, a program
 // the agent's shell could not start), leave both as they are.
-func (r *Research) countForParking(t *statefiles.Task, res *sessionResult, p sessionPlan) error {
+func countForParking(r *Research, t *statefiles.Task, res *sessionResult, p sessionPlan) error {
 	park, err := r.Tree.LoadPark()
 	if err != nil {
 		return err
@@ -155,18 +155,18 @@ func (r *Research) countForParking(t *statefiles.Task, res *sessionResult, p ses
 // markers in changed files and the tree's own check command. Each failure is a
 // Strom-Check note; the work is committed anyway. check is the check command to
 // run, "" for none.
-func (r *Research) cleanState(ctx context.Context, check string) []string {
+func cleanState(ctx context.Context, r *Research, check string) []string {
 	g, err := r.Git(ctx)
 	if err != nil {
 		return nil
 	}
 	changes, err := g.Status(ctx)
-	return r.cleanStateOf(ctx, check, changes, err)
+	return cleanStateOf(ctx, r, check, changes, err)
 }
 
 // cleanStateOf is cleanState with the work tree's changes read already (statusErr:
 // git could not tell them).
-func (r *Research) cleanStateOf(ctx context.Context, check string, changes []gitrepo.Change, statusErr error) []string {
+func cleanStateOf(ctx context.Context, r *Research, check string, changes []gitrepo.Change, statusErr error) []string {
 	var notes []string
 	g, err := r.Git(ctx)
 	if err != nil {
@@ -177,10 +177,10 @@ func (r *Research) cleanStateOf(ctx context.Context, check string, changes []git
 			notes = append(notes, "failed: conflict markers in "+strings.Join(marked, ", "))
 		}
 	}
-	if links := r.linksUnderStrom(changes); len(links) > 0 {
+	if links := linksUnderStrom(r, changes); len(links) > 0 {
 		notes = append(notes, "failed: symbolic links under .strom/ are not committed: "+strings.Join(links, ", "))
 	}
-	if why := r.runCheck(ctx, check); why != "" {
+	if why := runCheck(ctx, r, check); why != "" {
 		notes = append(notes, "failed: "+why)
 	}
 	return notes
@@ -189,7 +189,7 @@ func (r *Research) cleanStateOf(ctx context.Context, check string, changes []git
 // linksUnderStrom lists the changed paths at or under .strom/ that are symbolic
 // links in the work tree. strom follows no link there (statefiles.OpenFile), and a
 // session's commit takes none into the history, where every clone would meet it.
-func (r *Research) linksUnderStrom(changes []gitrepo.Change) []string {
+func linksUnderStrom(r *Research, changes []gitrepo.Change) []string {
 	var links []string
 	for _, c := range changes {
 		if c.Path != statefiles.DirName && !strings.HasPrefix(c.Path, statefiles.DirName+"/") {
@@ -206,11 +206,11 @@ func (r *Research) linksUnderStrom(changes []gitrepo.Change) []string {
 // CheckNow is the clean-state check an agent meets when it asks to close: the reason
 // the session may not close yet, or "". A check.command of the tree that is not
 // allowed on this computer is not run (allowedCheck).
-func (r *Research) CheckNow(ctx context.Context) string {
+func CheckNow(ctx context.Context, r *Research) string {
 	if _, err := r.Tree.QueueSummary(ctx); err != nil {
 		return r.Messages().Text(err)
 	}
-	if err := r.checkRecords(ctx); err != nil {
+	if err := checkRecords(ctx, r); err != nil {
 		return r.Messages().Text(err)
 	}
 	g, err := r.Git(ctx)
@@ -220,14 +220,14 @@ func (r *Research) CheckNow(ctx context.Context) string {
 	if op, err := g.InProgress(ctx); err == nil && op != "" {
 		return r.Messages().Say("run.in_progress", messages.Args{"What": op})
 	}
-	for _, n := range r.cleanState(ctx, r.allowedCheck(ctx)) {
+	for _, n := range cleanState(ctx, r, allowedCheck(ctx, r)) {
 		return strings.TrimPrefix(n, "failed: ")
 	}
 	return ""
 }
 
 // runCheck runs the check command (check.command), returning why it failed or "".
-func (r *Research) runCheck(ctx context.Context, check string) string {
+func runCheck(ctx context.Context, r *Research, check string) string {
 	if check == "" {
 		return ""
 	}

@@ -33,7 +33,7 @@ func TestRunCheckLeavesChild(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			done := make(chan string, 1)
-			go func() { done <- r.runCheck(ctx, tt.check) }()
+			go func() { done <- runCheck(ctx, r, tt.check) }()
 			files := []string{filepath.Join(dir, "child")}
 			if strings.Contains(tt.check, "grandchild") {
 				files = append(files, filepath.Join(dir, "grandchild"))

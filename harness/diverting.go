@@ -28,7 +28,7 @@ var errNotDiverted = errors.New("no session commit to divert")
 // is parked with a reason naming the branch, in a commit that is pushed. The
 // run says so in one sentence and goes on. errNotDiverted when no commit of the
 // clone's is a session's.
-func (r *Research) divert(ctx context.Context, ce *gitrepo.ConflictError, out io.Writer) error {
+func divert(ctx context.Context, r *Research, ce *gitrepo.ConflictError, out io.Writer) error {
 	sy := r.sync
 	sessions, err := sy.Git.Ahead(ctx, sy.Ref(), TrailerSession)
 	if err != nil {

@@ -50,33 +50,33 @@ func (f FinishRequest) typed(p *messages.Printer, profileText string) string {
 }
 
 // RequestFinish asks a running session to finish for a person (R7.3).
-func (r *Research) RequestFinish(session, why string) error {
-	return r.writeFinish(session, FinishRequest{By: FinishByPerson, Reason: why})
+func RequestFinish(r *Research, session, why string) error {
+	return writeFinish(r, session, FinishRequest{By: FinishByPerson, Reason: why})
 }
 
 // RequestCapFinish asks a running session to finish because the condition gate,
 // which watches the week's usage, found it at its cap (R7.4.2, R7.5.4).
-func (r *Research) RequestCapFinish(session, gate, reason string) error {
-	return r.writeFinish(session, FinishRequest{By: FinishByCondition, Gate: gate, Reason: reason})
+func RequestCapFinish(r *Research, session, gate, reason string) error {
+	return writeFinish(r, session, FinishRequest{By: FinishByCondition, Gate: gate, Reason: reason})
 }
 
 // RequestRunFinish asks a run that has no session at work — it waits for its
 // condition — to end now (R7.3): the wait ends by hand.
-func (r *Research) RequestRunFinish(why string) error {
-	return r.writeFinish(runRequest, FinishRequest{By: FinishByPerson, Reason: why})
+func RequestRunFinish(r *Research, why string) error {
+	return writeFinish(r, runRequest, FinishRequest{By: FinishByPerson, Reason: why})
 }
 
-func (r *Research) writeFinish(session string, f FinishRequest) error {
+func writeFinish(r *Research, session string, f FinishRequest) error {
 	data, err := json.Marshal(f)
 	if err != nil {
 		return fmt.Errorf("request finish: %w", err)
 	}
-	return r.writeRequest("finish", session, string(data))
+	return writeRequest(r, "finish", session, string(data))
 }
 
 // FinishRequested returns a session's pending finish request.
-func (r *Research) FinishRequested(session string) (FinishRequest, bool) {
-	raw, ok := r.Requested("finish", session)
+func FinishRequested(r *Research, session string) (FinishRequest, bool) {
+	raw, ok := Requested(r, "finish", session)
 	if !ok {
 		return FinishRequest{}, false
 	}
@@ -88,28 +88,28 @@ func (r *Research) FinishRequested(session string) (FinishRequest, bool) {
 }
 
 // RunFinishRequested reports a pending finish request of the run itself.
-func (r *Research) RunFinishRequested() bool {
-	_, ok := r.Requested("finish", runRequest)
+func RunFinishRequested(r *Research) bool {
+	_, ok := Requested(r, "finish", runRequest)
 	return ok
 }
 
 // clearRunRequests removes the run's own requests, at its start and its end.
-func (r *Research) clearRunRequests() {
-	os.Remove(r.requestFile("finish", runRequest))
+func clearRunRequests(r *Research) {
+	os.Remove(requestFile(r, "finish", runRequest))
 }
 
 // PendingFinish is the finish request pending in the live run ri: its session's,
 // or the run's own while no session works. False when none is pending.
-func (r *Research) PendingFinish(ri *RunInfo) (FinishRequest, bool) {
+func PendingFinish(r *Research, ri *RunInfo) (FinishRequest, bool) {
 	if ri == nil {
 		return FinishRequest{}, false
 	}
 	if ri.Session != "" {
-		if f, ok := r.FinishRequested(ri.Session); ok {
+		if f, ok := FinishRequested(r, ri.Session); ok {
 			return f, true
 		}
 	}
-	if r.RunFinishRequested() {
+	if RunFinishRequested(r) {
 		return FinishRequest{By: FinishByPerson, Reason: "strom session finish"}, true
 	}
 	return FinishRequest{}, false
@@ -117,6 +117,6 @@ func (r *Research) PendingFinish(ri *RunInfo) (FinishRequest, bool) {
 
 // RequestStop asks the harness to stop a running session at once: the agent is
 // stopped, the session committed, its task back in the queue, and the run ends.
-func (r *Research) RequestStop(session, why string) error {
-	return r.writeRequest("stop", session, why)
+func RequestStop(r *Research, session, why string) error {
+	return writeRequest(r, "stop", session, why)
 }

@@ -16,7 +16,7 @@ import (
 // pre-commit and the person's hook kept beside it. A session's commit leaves them
 // out: they are strom's doing, not the agent's work, and the hook names this
 // computer's strom binary. None when the hooks folder is outside the work tree.
-func (r *Research) stromHookFiles(ctx context.Context, g *gitrepo.Repo) []string {
+func stromHookFiles(ctx context.Context, r *Research, g *gitrepo.Repo) []string {
 	dir, err := g.HooksDir(ctx)
 	if err != nil {
 		return nil

@@ -104,7 +104,7 @@ func agentSignal(stream *streamSignals, pats limits.Patterns, tail []byte) (limi
 // resetUnknown is the reset detail when the agent did not say one.
 const resetUnknown = "the agent did not say when it resets"
 
-func (r *Research) resetDetail(raw string) string {
+func resetDetail(r *Research, raw string) string {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
 		return resetUnknown
@@ -118,7 +118,7 @@ func (r *Research) resetDetail(raw string) string {
 
 // loginAdvice is what a person runs to log the agent in: its program, with Claude
 // Code's own config folder when it has one.
-func (r *Research) loginAdvice(p sessionPlan) string {
+func loginAdvice(r *Research, p sessionPlan) string {
 	if isClaude(p.Profile) {
 		dir := ""
 		if separateClaudeDir(p.ClaudeDir, r.Getenv("HOME")) {

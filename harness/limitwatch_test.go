@@ -105,7 +105,7 @@ func TestResetDetail(t *testing.T) {
 		{"whenever it likes", "resets whenever it likes"},
 	}
 	for _, tt := range tests {
-		if got := r.resetDetail(tt.raw); got != tt.want {
+		if got := resetDetail(r, tt.raw); got != tt.want {
 			t.Errorf("resetDetail(%q) = %q, want %q", tt.raw, got, tt.want)
 		}
 	}

@@ -39,7 +39,7 @@ type SessionEntry struct {
 // Sessions lists sessions from the history's trailers, newest first; max 0 = all.
 // The answer for a count up to keptSessionsMax is kept for the history it was read
 // from (logkept.go).
-func (r *Research) Sessions(ctx context.Context, max int) ([]SessionEntry, error) {
+func Sessions(ctx context.Context, r *Research, max int) ([]SessionEntry, error) {
 	// A bounded read costs no git process where strom reads the object files (one
 	// git log where it does not); finding the repository by its files spares the
 	// rev-parse that Open starts.
@@ -48,7 +48,7 @@ func (r *Research) Sessions(ctx context.Context, max int) ([]SessionEntry, error
 	if found && max > 0 {
 		head = headOf(ctx, g)
 		key = historyKey(g, head)
-		if kept, ok := r.keptSessionsFor(ctx, g, head, key, max); ok {
+		if kept, ok := keptSessionsFor(ctx, r, g, head, key, max); ok {
 			return kept, nil
 		}
 	}
@@ -73,14 +73,14 @@ func (r *Research) Sessions(ctx context.Context, max int) ([]SessionEntry, error
 	for _, c := range commits {
 		out = append(out, sessionEntry(c))
 	}
-	r.keepSessions(key, max, out)
+	keepSessions(r, key, max, out)
 	return out, nil
 }
 
 // HeadCommit is the commit HEAD names, read from the ref files without starting
 // git; "" when strom does not read this layout itself. What the history says
 // cannot change while it stays the same.
-func (r *Research) HeadCommit(ctx context.Context) string {
+func HeadCommit(ctx context.Context, r *Research) string {
 	g, found := gitrepo.Discover(r.Tree.Root)
 	if !found {
 		return ""
@@ -101,8 +101,8 @@ func headOf(ctx context.Context, g *gitrepo.Repo) string {
 // comes from the answer Sessions keeps for the history (logkept.go): while HEAD
 // names the same commit, no commit is read, and after a session's commit only
 // that commit is.
-func (r *Research) LastSession(ctx context.Context) (*SessionEntry, error) {
-	es, err := r.Sessions(ctx, 1)
+func LastSession(ctx context.Context, r *Research) (*SessionEntry, error) {
+	es, err := Sessions(ctx, r, 1)
 	if err != nil || len(es) == 0 {
 		return nil, err
 	}

@@ -59,11 +59,11 @@ func TestLastSessionKeptForHead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := r.LastSession(t.Context())
+		got, err := LastSession(t.Context(), r)
 		if err != nil {
 			t.Fatal(err)
 		}
-		all, err := r.Sessions(t.Context(), 1)
+		all, err := Sessions(t.Context(), r, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +82,7 @@ func TestLastSessionKeptForHead(t *testing.T) {
 			t.Fatalf("kept %q, want the answer for HEAD %s", kept, git("rev-parse", "HEAD"))
 		}
 		// The kept answer is the one read from the history, field by field.
-		again, err := r.LastSession(t.Context())
+		again, err := LastSession(t.Context(), r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +100,7 @@ func TestLastSessionKeptForHead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := r.LastSession(t.Context())
+		got, err := LastSession(t.Context(), r)
 		if err != nil {
 			t.Fatalf("LastSession without git: %v", err)
 		}

@@ -29,7 +29,7 @@ func isClaude(p agents.Profile) bool {
 // ClaudeConfigDir is Claude Code's own config folder for this research: the
 // setting agent.claudeConfigDir, else CLAUDE_CONFIG_DIR; "" when neither is set.
 // A leading ~ is the home folder.
-func (r *Research) ClaudeConfigDir(s statefiles.Settings) string {
+func ClaudeConfigDir(r *Research, s statefiles.Settings) string {
 	dir := ""
 	if res, err := s.Resolve("agent.claudeConfigDir", ""); err == nil {
 		dir = res.Value
@@ -111,9 +111,9 @@ func readJSON(path string, v any) bool {
 // config folder of its own, where strom can tell without starting it, and Codex
 // (codexNotLoggedIn). It returns the advice for the person and true when the agent
 // has no login.
-func (r *Research) notLoggedIn(ctx context.Context, p sessionPlan) (string, bool) {
+func notLoggedIn(ctx context.Context, r *Research, p sessionPlan) (string, bool) {
 	if isCodex(p.Profile) {
-		return r.codexNotLoggedIn(ctx, p)
+		return codexNotLoggedIn(ctx, r, p)
 	}
 	if !isClaude(p.Profile) || !separateClaudeDir(p.ClaudeDir, r.Getenv("HOME")) {
 		return "", false
@@ -121,5 +121,5 @@ func (r *Research) notLoggedIn(ctx context.Context, p sessionPlan) (string, bool
 	if ClaudeLoggedIn(p.ClaudeDir, r.Getenv) {
 		return "", false
 	}
-	return r.loginAdvice(p), true
+	return loginAdvice(r, p), true
 }

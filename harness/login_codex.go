@@ -42,7 +42,7 @@ func isCodex(p agents.Profile) bool {
 }
 
 // codexHome is Codex's own folder: CODEX_HOME, else ~/.codex.
-func (r *Research) codexHome() string {
+func codexHome(r *Research) string {
 	if h := strings.TrimSpace(r.Getenv("CODEX_HOME")); h != "" {
 		return h
 	}
@@ -56,9 +56,9 @@ func (r *Research) codexHome() string {
 // `codex login status`, which says "Not logged in" without one. It returns the
 // sentence for the person and true when Codex cannot log in. When strom cannot
 // tell (no codex to ask, an unreadable config) it lets the session find out.
-func (r *Research) codexNotLoggedIn(ctx context.Context, p sessionPlan) (string, bool) {
+func codexNotLoggedIn(ctx context.Context, r *Research, p sessionPlan) (string, bool) {
 	var cfg codexConfig
-	path := filepath.Join(r.codexHome(), "config.toml")
+	path := filepath.Join(codexHome(r), "config.toml")
 	if _, err := toml.DecodeFile(path, &cfg); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return "", false
 	}
@@ -96,7 +96,7 @@ func (r *Research) codexNotLoggedIn(ctx context.Context, p sessionPlan) (string,
 		return "", false
 	}
 	if sig, ok := p.Profile.Patterns().Match(out.String()); ok && sig.Text == "Not logged in" {
-		return r.loginAdvice(p), true
+		return loginAdvice(r, p), true
 	}
 	return "", false
 }

@@ -54,7 +54,7 @@ func TestCodexNotLoggedIn(t *testing.T) {
 			if tt.env["FAKE_LOGGED_IN"] != "" {
 				prof.Command = []string{writeWrapper(t, bin)}
 			}
-			got, ok := r.codexNotLoggedIn(context.Background(), sessionPlan{Profile: prof})
+			got, ok := codexNotLoggedIn(context.Background(), r, sessionPlan{Profile: prof})
 			want := strings.Replace(tt.want, "CODEX", home, 1)
 			if ok != (want != "") || got != want {
 				t.Errorf("codexNotLoggedIn = %q, %v; want %q", got, ok, want)
@@ -95,7 +95,7 @@ func TestCodexLoginLeavesChild(t *testing.T) {
 	}
 	done := make(chan answer, 1)
 	go func() {
-		advice, ok := r.codexNotLoggedIn(ctx, sessionPlan{Profile: prof})
+		advice, ok := codexNotLoggedIn(ctx, r, sessionPlan{Profile: prof})
 		done <- answer{advice, ok}
 	}()
 	got := testenv.WaitAnswer(t, done, cancel, child)

@@ -63,7 +63,7 @@ func historyKey(g *gitrepo.Repo, head string) string {
 }
 
 // readKeptSessions reads the kept answer; false when there is none or it is not one.
-func (r *Research) readKeptSessions() (keptSessions, bool) {
+func readKeptSessions(r *Research) (keptSessions, bool) {
 	b, err := statefiles.ReadFile(r.Tree.Path(statefiles.RunDir, sessionsFile))
 	if err != nil {
 		return keptSessions{}, false
@@ -91,11 +91,11 @@ func (k keptSessions) first(max int) []SessionEntry {
 // commits of one parent each from the kept HEAD (the commit of a session, or a
 // few), with the sessions of those commits read and put before the kept ones,
 // and kept so. False: the history is read.
-func (r *Research) keptSessionsFor(ctx context.Context, g *gitrepo.Repo, head, key string, max int) ([]SessionEntry, bool) {
+func keptSessionsFor(ctx context.Context, r *Research, g *gitrepo.Repo, head, key string, max int) ([]SessionEntry, bool) {
 	if key == "" || max <= 0 || max > keptSessionsMax {
 		return nil, false
 	}
-	k, ok := r.readKeptSessions()
+	k, ok := readKeptSessions(r)
 	if !ok || !k.serves(max) {
 		return nil, false
 	}
@@ -122,13 +122,13 @@ func (r *Research) keptSessionsFor(ctx context.Context, g *gitrepo.Repo, head, k
 		}
 		entries = append(entries, e)
 	}
-	r.keepSessions(key, k.max, entries)
+	keepSessions(r, key, k.max, entries)
 	k.entries = entries
 	return k.first(max), true
 }
 
 // keepSessions writes the answer for max sessions read from the history key.
-func (r *Research) keepSessions(key string, max int, entries []SessionEntry) {
+func keepSessions(r *Research, key string, max int, entries []SessionEntry) {
 	if key == "" || max <= 0 || max > keptSessionsMax || strings.ContainsAny(key, "\t\n\r\\") {
 		return
 	}

@@ -107,7 +107,7 @@ func TestSessionsKeptForHistory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := r.Sessions(t.Context(), n)
+		got, err := Sessions(t.Context(), r, n)
 		if err != nil {
 			t.Fatalf("Sessions(%d): %v", n, err)
 		}
@@ -190,7 +190,7 @@ func TestSessionsKeptForHistory(t *testing.T) {
 	check(2)
 	r0, _ := Open(root, env)
 	keptPath := r0.Tree.Path(statefiles.RunDir, sessionsFile)
-	k, ok := r0.readKeptSessions()
+	k, ok := readKeptSessions(r0)
 	if !ok || len(k.entries) < 2 {
 		t.Fatalf("kept %+v, %v", k, ok)
 	}

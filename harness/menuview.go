@@ -35,7 +35,7 @@ func InstalledGates(getenv func(string) string) []string {
 // CheckStateFiles reads every state file of the research and of the user's settings
 // against its schema and returns what is wrong, one error a file; none when all
 // are valid. It changes nothing.
-func (r *Research) CheckStateFiles() []error {
+func CheckStateFiles(r *Research) []error {
 	var errs []error
 	add := func(err error) {
 		if err != nil {

@@ -20,7 +20,7 @@ const TrailerMigrate = "Strom-Migrate"
 // with only the queue's files (the shards written, the task files of version 2
 // removed; and .strom/.gitattributes, when it is strom's older one, so that the
 // shards merge with strom's driver). The caller holds the lock.
-func (r *Research) commitMigration(from, to, tasks int) error {
+func commitMigration(r *Research, from, to, tasks int) error {
 	ctx := context.Background()
 	paths := []string{statefiles.DirName + "/" + statefiles.QueueFile}
 	if _, err := os.Stat(r.Tree.Path(statefiles.TasksDir)); tasks > 0 || from == 2 && err == nil {
@@ -46,7 +46,7 @@ func (r *Research) commitMigration(from, to, tasks int) error {
 
 // headQueue is the tree's HeadQueue: the queue as HEAD has it, read from its files
 // of any version extracted from HEAD (nil when HEAD has no queue.json).
-func (r *Research) headQueue() (*statefiles.Queue, error) {
+func headQueue(r *Research) (*statefiles.Queue, error) {
 	ctx := context.Background()
 	g, err := r.Git(ctx)
 	if err != nil {

@@ -127,7 +127,7 @@ func TestMigrateResearchOfMain(t *testing.T) {
 	}
 
 	// The first change migrates, with a commit of its own before the change.
-	added, err := r.AddTask(ctx, "Ask the archive in Písek", "", "")
+	added, err := AddTask(ctx, r, "Ask the archive in Písek", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestMigrateResearchOfMain(t *testing.T) {
 		t.Errorf("after the migration and the change, git status is\n%s", status)
 	}
 	// The run's rules work on the migrated queue: the task left started returns.
-	if err := r.recoverCrash(ctx, func(string) {}, ""); err != nil {
+	if err := recoverCrash(ctx, r, func(string) {}, ""); err != nil {
 		t.Fatal(err)
 	}
 	if task, err := r.Tree.FindTask(ctx, "T-3"); err != nil || task.State != statefiles.Open {
@@ -259,7 +259,7 @@ func TestMigrateResearchOf5ce811e(t *testing.T) {
 	if page, total, err := r.Tree.QueuePage(ctx, "", 0, 3); err != nil || total != 8 || len(page) != 3 || page[1].ID != "T-6" {
 		t.Fatalf("the first page of the old queue = %+v, %d, %v", page, total, err)
 	}
-	if _, err := r.Status(ctx); err != nil {
+	if _, err := ReadStatus(ctx, r); err != nil {
 		t.Fatal(err)
 	}
 	if now := gitOut(t, root, "status", "--porcelain"); now != status {
@@ -270,7 +270,7 @@ func TestMigrateResearchOf5ce811e(t *testing.T) {
 	}
 
 	// The first change migrates, with a commit of its own before the change.
-	added, err := r.AddTask(ctx, "Ask the archive in Písek", "", "")
+	added, err := AddTask(ctx, r, "Ask the archive in Písek", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +332,7 @@ func TestMigrateResearchOf5ce811e(t *testing.T) {
 		t.Errorf("after the migrations and the change, git status is\n%s", st)
 	}
 	// The run's rules work on the migrated queue: the task left started returns.
-	if err := r.recoverCrash(ctx, func(string) {}, ""); err != nil {
+	if err := recoverCrash(ctx, r, func(string) {}, ""); err != nil {
 		t.Fatal(err)
 	}
 	if task, err := r.Tree.FindTask(ctx, "T-2"); err != nil || task.State != statefiles.Open {
@@ -392,7 +392,7 @@ func TestMigrateResearchOf2ee4e57(t *testing.T) {
 		t.Errorf("a reading command changed the research:\n%s", now)
 	}
 
-	added, err := r.AddTask(ctx, "Ask the archive in Písek", "", "")
+	added, err := AddTask(ctx, r, "Ask the archive in Písek", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}

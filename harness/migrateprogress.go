@@ -22,7 +22,7 @@ const progressMigration = "progress to " + statefiles.RecordsDir + "/"
 // .strom/records/, its own, with only those files (and .strom/.gitattributes,
 // when it is one strom wrote before, so that the files of records merge with
 // strom's driver). The caller holds the lock.
-func (r *Research) commitProgressMigration(records int) error {
+func commitProgressMigration(r *Research, records int) error {
 	ctx := context.Background()
 	g, err := r.Git(ctx)
 	if err != nil {

@@ -50,17 +50,17 @@ func TestMigrateRecordsOfMain(t *testing.T) {
 	if err != nil || len(all) != 5 {
 		t.Fatalf("records of the old layout = %d, %v", len(all), err)
 	}
-	t2, err := r.Records(ctx, "T-2")
+	t2, err := Records(ctx, r, "T-2")
 	if err != nil || len(t2) != 2 || t2[1].Text != "Letters 1 to 3 read: none names Anna" {
 		t.Fatalf("T-2's records in the old layout = %+v, %v", t2, err)
 	}
-	if _, err := r.Status(ctx); err != nil {
+	if _, err := ReadStatus(ctx, r); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Overview(ctx); err != nil {
+	if _, err := ReadOverview(ctx, r); err != nil {
 		t.Fatal(err)
 	}
-	if errs := r.CheckStateFiles(); len(errs) > 0 {
+	if errs := CheckStateFiles(r); len(errs) > 0 {
 		t.Fatal(errs)
 	}
 	if now, _ := os.ReadFile(legacy); string(now) != string(records) {
@@ -77,7 +77,7 @@ func TestMigrateRecordsOfMain(t *testing.T) {
 	}
 
 	// The first write migrates, with a commit of its own before the change.
-	_, err = r.AddTask(ctx, "Ask the archive in Písek", "", "")
+	_, err = AddTask(ctx, r, "Ask the archive in Písek", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestMigrateRecordsOfMain(t *testing.T) {
 	if got := recordsText(t, r.Tree); got != string(records) {
 		t.Errorf("the files of records are not progress.jsonl:\n%s", got)
 	}
-	if again, err := r.Records(ctx, "T-2"); err != nil || len(again) != 2 || again[1] != t2[1] {
+	if again, err := Records(ctx, r, "T-2"); err != nil || len(again) != 2 || again[1] != t2[1] {
 		t.Errorf("T-2's records after the migration = %+v, %v", again, err)
 	}
 
@@ -118,7 +118,7 @@ func TestMigrateRecordsOfMain(t *testing.T) {
 	if got := recordsText(t, r.Tree); !strings.HasPrefix(got, string(records)) || !strings.HasSuffix(got, "\"text\":\"the farms of 1850\"}\n") {
 		t.Errorf("the new record is not after the old ones:\n%s", got)
 	}
-	if err := r.recoverCrash(ctx, func(string) {}, ""); err != nil {
+	if err := recoverCrash(ctx, r, func(string) {}, ""); err != nil {
 		t.Fatal(err)
 	}
 	if n := strings.Count(gitOut(t, root, "log", "--format=%b"), "Strom-Migrate: progress to records/"); n != 1 {
@@ -146,13 +146,13 @@ func TestProgressAgainBesideRecords(t *testing.T) {
 	gitOut(t, root, "add", ".strom/progress.jsonl")
 	gitOut(t, root, "-c", "user.name=Eva", "-c", "user.email=eva@example.com", "commit", "-q", "--no-verify", "-m", "merge from an older strom")
 	head := strings.TrimSpace(gitOut(t, root, "rev-parse", "HEAD"))
-	if recs, err := r.Records(ctx, "T-1"); err != nil || len(recs) != 3 || recs[2].Text != "the older strom's note" {
+	if recs, err := Records(ctx, r, "T-1"); err != nil || len(recs) != 3 || recs[2].Text != "the older strom's note" {
 		t.Fatalf("T-1 beside the files of records = %+v, %v", recs, err)
 	}
 	if _, err := r.Tree.LoadProgress(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.AddTask(ctx, "Ask the archive in Písek", "", ""); err != nil {
+	if _, err := AddTask(ctx, r, "Ask the archive in Písek", "", ""); err != nil {
 		t.Fatal(err)
 	}
 	if parent := strings.TrimSpace(gitOut(t, root, "rev-parse", "HEAD~1")); parent != head {
@@ -164,7 +164,7 @@ func TestProgressAgainBesideRecords(t *testing.T) {
 	if got := recordsText(t, r.Tree); got != older {
 		t.Errorf("the files of records after the move:\n%s", got)
 	}
-	if recs, err := r.Records(ctx, "T-1"); err != nil || len(recs) != 3 {
+	if recs, err := Records(ctx, r, "T-1"); err != nil || len(recs) != 3 {
 		t.Errorf("T-1 after the move = %+v, %v", recs, err)
 	}
 }

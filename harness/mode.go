@@ -85,7 +85,7 @@ func sayInstallAdvice(p *messages.Printer, binary, install string) string {
 
 // agentProfile resolves the agent a research works with: override, else the
 // setting agent.name, else claude; Claude Code headless when agent.claudeMode says so.
-func (r *Research) agentProfile(s statefiles.Settings, override string) (agents.Profile, error) {
+func agentProfile(r *Research, s statefiles.Settings, override string) (agents.Profile, error) {
 	name := override
 	if name == "" {
 		a, err := s.Resolve("agent.name", "")
@@ -106,29 +106,29 @@ func (r *Research) agentProfile(s statefiles.Settings, override string) (agents.
 }
 
 // Mode reads the research's mode as strom mode shows it (R7.8, R7.8.1).
-func (r *Research) Mode(ctx context.Context) (ModeState, error) {
+func Mode(ctx context.Context, r *Research) (ModeState, error) {
 	m, err := r.Tree.LoadMode()
 	if err != nil {
 		return ModeState{}, err
 	}
-	ri, _ := r.LiveRun()
-	return r.modeState(m, ri)
+	ri, _ := LiveRun(r)
+	return modeState(r, m, ri)
 }
 
 // modeState is Mode from the saved mode and the live run (nil when none), for a
 // caller that has read both already.
-func (r *Research) modeState(m *statefiles.Mode, ri *RunInfo) (ModeState, error) {
+func modeState(r *Research, m *statefiles.Mode, ri *RunInfo) (ModeState, error) {
 	s, err := r.Settings()
 	if err != nil {
 		return ModeState{Saved: m.Mode, Shown: m.Mode}, err
 	}
-	return r.modeStateOf(m, ri, s)
+	return modeStateOf(r, m, ri, s)
 }
 
 // modeStateOf is modeState under settings the caller has read.
-func (r *Research) modeStateOf(m *statefiles.Mode, ri *RunInfo, s statefiles.Settings) (ModeState, error) {
+func modeStateOf(r *Research, m *statefiles.Mode, ri *RunInfo, s statefiles.Settings) (ModeState, error) {
 	ms := ModeState{Saved: m.Mode, Shown: m.Mode}
-	prof, err := r.agentProfile(s, "")
+	prof, err := agentProfile(r, s, "")
 	if err != nil {
 		return ms, err
 	}
@@ -143,7 +143,7 @@ func (r *Research) modeStateOf(m *statefiles.Mode, ri *RunInfo, s statefiles.Set
 
 // refuseAgentWork refuses agent work in an archive, and in a research whose agent
 // (prof, the one this work would start) is not on this computer.
-func (r *Research) refuseAgentWork(prof agents.Profile) error {
+func refuseAgentWork(r *Research, prof agents.Profile) error {
 	m, err := r.Tree.LoadMode()
 	if err != nil {
 		return err
@@ -174,14 +174,14 @@ type ModeSwitch struct {
 // install, when not nil, is offered the shipped install line of an agent that is not
 // installed when research is switched on (R7.8): it asks the person and runs the line
 // on a yes, or returns ErrDeclined.
-func (r *Research) SwitchMode(ctx context.Context, to string, confirm func(question string) error, install func(binary, line string) error, out func(string)) (ModeSwitch, error) {
+func SwitchMode(ctx context.Context, r *Research, to string, confirm func(question string) error, install func(binary, line string) error, out func(string)) (ModeSwitch, error) {
 	ms := ModeSwitch{To: to}
 	if to != statefiles.ModeArchive && to != statefiles.ModeResearch {
 		return ms, messages.New("mode.unknown", messages.Args{"Mode": to})
 	}
-	unlock, err := r.lockRun()
+	unlock, err := lockRun(r)
 	if errors.Is(err, ErrRunning) {
-		return ms, r.runWorkingError()
+		return ms, runWorkingError(r)
 	}
 	if err != nil {
 		return ms, err
@@ -200,11 +200,11 @@ func (r *Research) SwitchMode(ctx context.Context, to string, confirm func(quest
 		if err != nil {
 			return ms, err
 		}
-		prof, err := r.agentProfile(s, "")
+		prof, err := agentProfile(r, s, "")
 		if err != nil {
 			return ms, err
 		}
-		if err := r.installAgent(prof, install); err != nil {
+		if err := installAgent(r, prof, install); err != nil {
 			return ms, err
 		}
 	}
@@ -219,7 +219,7 @@ func (r *Research) SwitchMode(ctx context.Context, to string, confirm func(quest
 		}
 	}
 	if confirm != nil {
-		if err := confirm(r.modeQuestion(to, n)); err != nil {
+		if err := confirm(modeQuestion(r, to, n)); err != nil {
 			return ms, err
 		}
 	}
@@ -227,7 +227,7 @@ func (r *Research) SwitchMode(ctx context.Context, to string, confirm func(quest
 	if out == nil {
 		out = func(string) {}
 	}
-	if err := r.recoverCrash(ctx, out, r.allowedCheck(ctx)); err != nil {
+	if err := recoverCrash(ctx, r, out, allowedCheck(ctx, r)); err != nil {
 		return ms, err
 	}
 	err = r.Tree.Locked(ctx, func() error {
@@ -277,8 +277,8 @@ func moves(t statefiles.Task, to string) bool {
 }
 
 // runWorkingError refuses a switch while a run holds the research.
-func (r *Research) runWorkingError() error {
-	ri, _ := r.LiveRun()
+func runWorkingError(r *Research) error {
+	ri, _ := LiveRun(r)
 	if ri != nil && ri.Session != "" {
 		return messages.Errorf(ErrSessionWorking, "mode.busy_session", messages.Args{"Session": ri.Session, "Task": ri.Task})
 	}
@@ -288,7 +288,7 @@ func (r *Research) runWorkingError() error {
 	return messages.Errorf(ErrSessionWorking, "mode.busy_run", nil)
 }
 
-func (r *Research) modeQuestion(to string, n int) string {
+func modeQuestion(r *Research, to string, n int) string {
 	if to == statefiles.ModeArchive {
 		return r.Messages().Say("mode.question_archive", messages.Args{"Count": n})
 	}
@@ -321,8 +321,8 @@ func modeMessage(p *messages.Printer, to string, tasks []statefiles.Task) gitrep
 // switched on: when it is not, install (if any) is offered the agent's shipped
 // install line — never one from the tree's settings. Whatever does not end with the
 // program on PATH leaves the archive as it was, with a sentence saying what to do.
-func (r *Research) installAgent(prof agents.Profile, install func(binary, line string) error) error {
-	if prof.Installed(r.lookPath) {
+func installAgent(r *Research, prof agents.Profile, install func(binary, line string) error) error {
+	if prof.Installed(func(name string) (string, error) { return lookPath(r, name) }) {
 		return nil
 	}
 	stays := func(what *messages.Error) error {
@@ -342,7 +342,7 @@ func (r *Research) installAgent(prof agents.Profile, install func(binary, line s
 		}
 		return stays(messages.New("mode.install_not_run", messages.Args{"Line": line, "Error": err.Error()}))
 	}
-	if !prof.Installed(r.lookPath) {
+	if !prof.Installed(func(name string) (string, error) { return lookPath(r, name) }) {
 		return stays(messages.New("mode.install_no_path", messages.Args{"Line": line, "Binary": prof.Binary}))
 	}
 	return nil
@@ -350,7 +350,7 @@ func (r *Research) installAgent(prof agents.Profile, install func(binary, line s
 
 // lookPath finds a program on the research's PATH (its Getenv), as exec.LookPath
 // does on the process's.
-func (r *Research) lookPath(name string) (string, error) {
+func lookPath(r *Research, name string) (string, error) {
 	if strings.Contains(name, "/") {
 		return exec.LookPath(name)
 	}
@@ -371,7 +371,7 @@ func (r *Research) lookPath(name string) (string, error) {
 // PATH. It stays in strom's process group, the terminal's job, and is not run by
 // procgroup: in a group of its own it could not read the terminal (a password, a
 // question), or, handed the terminal, would stop alone on Ctrl-Z with strom waiting.
-func (r *Research) RunInstall(ctx context.Context, line string, stdin io.Reader, stdout, stderr io.Writer) error {
+func RunInstall(ctx context.Context, r *Research, line string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cmd := exec.CommandContext(ctx, "sh", "-c", line)
 	cmd.Dir = r.Tree.Root
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr

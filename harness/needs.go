@@ -31,16 +31,16 @@ type picker struct {
 
 // takeable reports whether the run may take t: open, or started under a claim
 // older than pk.stale (a machine that died, or a session that never began).
-func (r *Research) takeable(pk *picker, t *statefiles.Task) bool {
-	return t.State == statefiles.Open || r.staleClaim(pk, t)
+func takeable(r *Research, pk *picker, t *statefiles.Task) bool {
+	return t.State == statefiles.Open || staleClaim(r, pk, t)
 }
 
 // newPicker is the picker of a run with the tasks --task chose (none: the queue).
-func (r *Research) newPicker(tasks []string) *picker {
+func newPicker(r *Research, tasks []string) *picker {
 	return &picker{
 		pending: append([]string(nil), tasks...),
 		chosen:  len(tasks) > 0,
-		prober:  &archives.Prober{Clock: r.Clock, Dir: r.Tree.Root, Line: r.archiveProbe},
+		prober:  &archives.Prober{Clock: r.Clock, Dir: r.Tree.Root, Line: func(ctx context.Context, name string) (string, string, error) { return archiveProbe(ctx, r, name) }},
 		told:    map[string]bool{},
 	}
 }
@@ -48,7 +48,7 @@ func (r *Research) newPicker(tasks []string) *picker {
 // archiveProbe is an archive's probe as the settings say it now. A probe from the
 // tree's settings runs only while a person on this computer allowed it
 // (harness/consent): the agent may have written it during the run.
-func (r *Research) archiveProbe(ctx context.Context, name string) (line, why string, err error) {
+func archiveProbe(ctx context.Context, r *Research, name string) (line, why string, err error) {
 	s, err := r.Settings()
 	if err != nil {
 		return "", "", err
@@ -63,7 +63,7 @@ func (r *Research) archiveProbe(ctx context.Context, name string) (line, why str
 		return "", p.Say("run.archive_no_probe", messages.Args{"Setting": setting}), nil
 	}
 	if v.Source == statefiles.FromTree {
-		rv, err := r.consentOf(ctx, s)
+		rv, err := consentOf(ctx, r, s)
 		if err != nil {
 			return "", "", err
 		}
@@ -79,10 +79,10 @@ func (r *Research) archiveProbe(ctx context.Context, name string) (line, why str
 // next returns the task to take, or nil. silent is the first archive that kept a
 // task from being taken, when one did; lines are what the run prints about the
 // tasks it skipped or passed over.
-func (r *Research) next(ctx context.Context, pk *picker) (task *statefiles.Task, silent *archives.Result, lines []string, err error) {
+func next(ctx context.Context, r *Research, pk *picker) (task *statefiles.Task, silent *archives.Result, lines []string, err error) {
 	// take reports whether t can be taken now; a task passed over stays where it is.
 	take := func(t *statefiles.Task) (bool, error) {
-		blocked, err := r.silentArchive(ctx, pk, t, &lines)
+		blocked, err := silentArchive(ctx, r, pk, t, &lines)
 		if err != nil || blocked == nil {
 			return err == nil, err
 		}
@@ -98,7 +98,7 @@ func (r *Research) next(ctx context.Context, pk *picker) (task *statefiles.Task,
 		var found *statefiles.Task
 		var takeErr error
 		err := r.Tree.EachTaskIn(ctx, []statefiles.State{statefiles.Open, statefiles.Started}, func(t statefiles.Task) bool {
-			if !r.takeable(pk, &t) {
+			if !takeable(r, pk, &t) {
 				return true
 			}
 			ok, err := take(&t)
@@ -125,7 +125,7 @@ func (r *Research) next(ctx context.Context, pk *picker) (task *statefiles.Task,
 		if err != nil && !errors.Is(err, statefiles.ErrUnknownTask) {
 			return nil, nil, lines, err
 		}
-		if err != nil || !r.takeable(pk, t) {
+		if err != nil || !takeable(r, pk, t) {
 			if err != nil {
 				lines = append(lines, p.Say("run.skipped_missing", messages.Args{"Task": pk.pending[i]}))
 			} else {
@@ -151,7 +151,7 @@ func (r *Research) next(ctx context.Context, pk *picker) (task *statefiles.Task,
 // silentArchive probes the archives t needs, in the order it names them, and
 // returns the first that does not answer (nil: all answer). A pass-over is printed
 // once while its archive stays silent.
-func (r *Research) silentArchive(ctx context.Context, pk *picker, t *statefiles.Task, lines *[]string) (*archives.Result, error) {
+func silentArchive(ctx context.Context, r *Research, pk *picker, t *statefiles.Task, lines *[]string) (*archives.Result, error) {
 	for _, name := range t.Needs {
 		res, err := pk.prober.Check(ctx, name)
 		if err != nil {
@@ -179,7 +179,7 @@ func (r *Research) silentArchive(ctx context.Context, pk *picker, t *statefiles.
 // that does not answer (R7.1.1): it waits archives.WaitEvery, or up to --until,
 // then the run probes again. Ctrl-C, a finish request and the --until time end
 // the wait as they end a condition's; ok is false when the run goes on.
-func (r *Research) waitForArchive(ctx context.Context, o RunOptions, silent archives.Result) (stop Stop, detail string, ok bool) {
+func waitForArchive(ctx context.Context, r *Research, o RunOptions, silent archives.Result) (stop Stop, detail string, ok bool) {
 	p := r.Messages()
 	now := r.Now()
 	till := now.Add(archives.WaitEvery)
@@ -189,8 +189,8 @@ func (r *Research) waitForArchive(ctx context.Context, o RunOptions, silent arch
 	}
 	reason := p.Say("stop.archive", messages.Args{"Archive": silent.Name})
 	fmt.Fprintln(o.Out, p.Say("gate.waiting", messages.Args{"Until": waitClock(till, now), "Reason": reason}))
-	_ = r.UpdateRun(func(ri *RunInfo) { ri.PausedTill, ri.PauseWhy, ri.WaitArchive = till, reason, silent.Name })
-	defer r.UpdateRun(func(ri *RunInfo) { ri.PausedTill, ri.PauseWhy, ri.WaitArchive = time.Time{}, "", "" })
+	_ = UpdateRun(r, func(ri *RunInfo) { ri.PausedTill, ri.PauseWhy, ri.WaitArchive = till, reason, silent.Name })
+	defer UpdateRun(r, func(ri *RunInfo) { ri.PausedTill, ri.PauseWhy, ri.WaitArchive = time.Time{}, "", "" })
 	poll := time.NewTicker(archiveFinishPoll)
 	defer poll.Stop()
 	timer := r.Clock.After(till.Sub(now))
@@ -202,7 +202,7 @@ func (r *Research) waitForArchive(ctx context.Context, o RunOptions, silent arch
 			}
 			return 0, "", false
 		case <-poll.C:
-			if r.RunFinishRequested() {
+			if RunFinishRequested(r) {
 				return StopByHand, "", true
 			}
 		case <-o.Interrupts:
@@ -224,7 +224,7 @@ func waitClock(t, now time.Time) string {
 
 // CheckNeeds refuses archive names a task cannot need: a name that is not one, or
 // an archive the settings give no probe.
-func (r *Research) CheckNeeds(needs []string) error {
+func CheckNeeds(r *Research, needs []string) error {
 	for i, name := range needs {
 		if err := statefiles.CheckArchiveName(name); err != nil {
 			return err

@@ -53,18 +53,18 @@ const transcriptLines = 12
 const overviewTasks = 200
 
 // Overview reads the research for the app.
-func (r *Research) Overview(ctx context.Context) (Overview, error) {
+func ReadOverview(ctx context.Context, r *Research) (Overview, error) {
 	o := Overview{Root: r.Tree.Root}
 	m, err := r.Tree.LoadMode()
 	if err != nil {
 		return o, err
 	}
-	ri, err := r.LiveRun()
+	ri, err := LiveRun(r)
 	if err != nil {
 		return o, err
 	}
 	o.Mode = ModeState{Saved: m.Mode, Shown: m.Mode}
-	if ms, err := r.modeState(m, ri); err == nil {
+	if ms, err := modeState(r, m, ri); err == nil {
 		o.Mode = ms
 	}
 	// The tasks not done and the newest done ones, up to overviewTasks: the
@@ -82,18 +82,18 @@ func (r *Research) Overview(ctx context.Context) (Overview, error) {
 			if left := ri.Deadline.Sub(r.Now()); left > 0 {
 				v.Left = left
 			}
-			_, v.FinishPending = r.Requested("finish", ri.Session)
-			_, v.AppAsked = r.Requested(appFinishRequest, ri.Session)
+			_, v.FinishPending = Requested(r, "finish", ri.Session)
+			_, v.AppAsked = Requested(r, appFinishRequest, ri.Session)
 			// The task's records through the index: the overview is read every second
 			// while a page is open, and the records only grow.
-			if recs, err := r.Records(ctx, ri.Task); err == nil {
+			if recs, err := Records(ctx, r, ri.Task); err == nil {
 				for _, rec := range recs {
 					if rec.Session == ri.Session {
 						v.Records++
 					}
 				}
 			}
-			v.Transcript = lastLines(filepath.Join(r.sessionsDir(), ri.Session+".log"), transcriptLines)
+			v.Transcript = lastLines(filepath.Join(sessionsDir(r), ri.Session+".log"), transcriptLines)
 		}
 		o.Run = v
 	}
@@ -137,15 +137,15 @@ var ErrNoSessionWorking = errors.New("no session is working in this research")
 // asks its terminal "The app asks this session to finish — finish it? [Y/n]"; a yes,
 // or a run without a terminal, makes it a finish request. session must be the one
 // at work: a request for a session that ended meanwhile changes nothing.
-func (r *Research) AskFinishFromApp(session string) error {
-	ri, err := r.LiveRun()
+func AskFinishFromApp(r *Research, session string) error {
+	ri, err := LiveRun(r)
 	if err != nil {
 		return err
 	}
 	if ri == nil || ri.Session == "" || ri.Session != session {
 		return messages.Errorf(ErrNoSessionWorking, "app.session_ended", messages.Args{"Session": session})
 	}
-	return r.writeRequest(appFinishRequest, session, "the app")
+	return writeRequest(r, appFinishRequest, session, "the app")
 }
 
 // listedFile, under .strom/run/, says in which list of researches this one was
@@ -156,7 +156,7 @@ const listedFile = "listed"
 // them), once: later calls read one small file. Inside a session nothing is done,
 // the run did it. A list that cannot be written costs the app one research and
 // never the command its work, so errors are only returned, for tests.
-func (r *Research) Remember(ctx context.Context) error {
+func Remember(ctx context.Context, r *Research) error {
 	if r.Getenv("STROM_SESSION") != "" {
 		return nil
 	}

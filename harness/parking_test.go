@@ -62,7 +62,7 @@ func TestCountForParking(t *testing.T) {
 					task.State = statefiles.Open
 				}
 				res = sessionResult{Task: "T-1", End: st.end, Records: st.records, Screen: st.screen, NotStarted: st.notStarted}
-				if err := r.countForParking(task, &res, sessionPlan{SessionsPerTask: tc.limit}); err != nil {
+				if err := countForParking(r, task, &res, sessionPlan{SessionsPerTask: tc.limit}); err != nil {
 					t.Fatal(err)
 				}
 				if task.State == statefiles.Parked {

@@ -21,14 +21,14 @@ import (
 // settings), and git can commit (nothing in progress, no lock held, HEAD on a
 // branch, the git dir writable). The first failure comes back as one sentence;
 // nothing has changed then, and no agent starts.
-func (r *Research) readyForSession(ctx context.Context) error {
+func readyForSession(ctx context.Context, r *Research) error {
 	// The queue whole: queue.json and every task's file (a set of files validated
 	// before costs their hash), queue.json made to follow the files where a hand
 	// edit or a merge made them disagree.
 	if err := r.Tree.HealQueue(); err != nil {
 		return err
 	}
-	if err := r.checkRecords(ctx); err != nil {
+	if err := checkRecords(ctx, r); err != nil {
 		return err
 	}
 	if _, err := r.Tree.LoadPark(); err != nil {
@@ -47,7 +47,7 @@ func (r *Research) readyForSession(ctx context.Context) error {
 	if err := g.ReadyToCommit(ctx); err != nil {
 		return err
 	}
-	return r.checkFilters(ctx, g)
+	return checkFilters(ctx, r, g)
 }
 
 // filterTimeout bounds a required clean filter's run on empty input.
@@ -59,7 +59,7 @@ const filterTimeout = 30 * time.Second
 // filter that is not required cannot stop a commit (git keeps the file as it is),
 // and a process filter (filter.<name>.process alone) speaks a protocol that
 // empty input does not try: neither is run.
-func (r *Research) checkFilters(ctx context.Context, g *gitrepo.Repo) error {
+func checkFilters(ctx context.Context, r *Research, g *gitrepo.Repo) error {
 	filters, err := g.RequiredFilters(ctx)
 	if err != nil {
 		return err
@@ -93,7 +93,7 @@ func (r *Research) checkFilters(ctx context.Context, g *gitrepo.Repo) error {
 // status of .strom's records): what was committed was checked on its way in, and
 // what a command reads it validates; a file broken by hand since would stop the
 // session's commit after the agent worked.
-func (r *Research) checkRecords(ctx context.Context) error {
+func checkRecords(ctx context.Context, r *Research) error {
 	g, err := r.Git(ctx)
 	if err != nil {
 		return err

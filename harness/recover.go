@@ -25,21 +25,21 @@ import (
 // returns to the queue. Tasks left started by sessions that are gone return too.
 // The caller holds the run lock, so no live run is touched. check is the run's
 // check command, allowed before anything started.
-func (r *Research) recoverCrash(ctx context.Context, out func(string), check string) error {
-	ri, err := r.LoadRun()
+func recoverCrash(ctx context.Context, r *Research, out func(string), check string) error {
+	ri, err := LoadRun(r)
 	if err != nil {
 		return err
 	}
 	if ri != nil && ri.Session != "" {
 		stopSessionProcesses(ri.AgentPGID, ri.Session)
-		committed, err := r.sessionCommitted(ctx, ri.Session)
+		committed, err := sessionCommitted(ctx, r, ri.Session)
 		if err != nil {
 			return err
 		}
 		if committed {
 			// strom died after the session's commit, before tidying up.
-			r.ClearRequests(ri.Session)
-			os.Remove(r.snapshotFile(ri.Session))
+			ClearRequests(r, ri.Session)
+			os.Remove(snapshotFile(r, ri.Session))
 		} else {
 			out(r.Messages().Say("run.recovered", messages.Args{"Session": ri.Session, "Task": ri.Task, "PID": ri.PID}))
 			title := ri.Task
@@ -50,7 +50,7 @@ func (r *Research) recoverCrash(ctx context.Context, out func(string), check str
 			}
 			task := statefiles.Task{ID: ri.Task, Title: title}
 			res := sessionResult{ID: ri.Session, Task: ri.Task, End: EndCrashed}
-			if _, err := r.closeSession(ctx, res, task, sessionPlan{Profile: agents.Profile{Name: ri.Agent}, Check: check}); err != nil {
+			if _, err := closeSession(ctx, r, res, task, sessionPlan{Profile: agents.Profile{Name: ri.Agent}, Check: check}); err != nil {
 				return err
 			}
 		}
@@ -59,7 +59,7 @@ func (r *Research) recoverCrash(ctx context.Context, out func(string), check str
 	// research synced with a remote, a started task may be another machine's
 	// claim: only one made before sync (no host) returns here; a claim of a
 	// session that never began returns when it grows stale (StaleGrace).
-	synced := r.synced()
+	synced := synced(r)
 	var started []string
 	if err := r.Tree.EachTask(ctx, statefiles.Started, func(t statefiles.Task) bool {
 		if !synced || t.Host == "" {
@@ -88,7 +88,7 @@ func (r *Research) recoverCrash(ctx context.Context, out func(string), check str
 }
 
 // sessionCommitted reports whether a recent commit already carries the session.
-func (r *Research) sessionCommitted(ctx context.Context, session string) (bool, error) {
+func sessionCommitted(ctx context.Context, r *Research, session string) (bool, error) {
 	g, err := r.Git(ctx)
 	if err != nil {
 		return false, err
@@ -205,7 +205,7 @@ func zombie(pid int) bool {
 
 // mendAfterKill undoes what git processes of a killed strom left (a merge begun,
 // a lock file, a merge driver's temporary file) and says each in one line on out.
-func (r *Research) mendAfterKill(ctx context.Context, g *gitrepo.Repo, out io.Writer) error {
+func mendAfterKill(ctx context.Context, r *Research, g *gitrepo.Repo, out io.Writer) error {
 	mended, err := g.MendAfterKill(ctx)
 	for _, m := range mended {
 		fmt.Fprintln(out, r.Messages().Say("run.mended_"+m.What, messages.Args{"File": m.Path}))

@@ -28,7 +28,7 @@ var queuePaths = []string{statefiles.DirName + "/" + statefiles.QueueFile, state
 // no id twice. The remote's tasks keep theirs: they are published already. A
 // merge driver could rename a task but not its records, nor move it to the shard
 // of its new id.
-func (r *Research) renumberNew(ctx context.Context, out io.Writer) error {
+func renumberNew(ctx context.Context, r *Research, out io.Writer) error {
 	sy := r.sync
 	g := sy.Git
 	base, err := g.MergeBase(ctx, sy.Ref())

@@ -85,9 +85,7 @@ func Open(dir string, env Env) (*Research, error) {
 		return nil, err
 	}
 	r := &Research{Tree: tree, Clock: env.Clock, Getenv: env.Getenv}
-	tree.OnMigrate = r.commitMigration
-	tree.HeadQueue = r.headQueue
-	tree.OnMigrateProgress = r.commitProgressMigration
+	r.wireTree(tree)
 	if env.Notice != nil {
 		tree.OnFinish = func(files []string) {
 			fmt.Fprintln(env.Notice, r.Messages().Say("files.finished", messages.Args{"Files": strings.Join(files, ", ")}))
@@ -186,7 +184,7 @@ func (r *Research) commitPaths(ctx context.Context, msg gitrepo.Message, only []
 		return "", err
 	}
 	if len(only) == 0 {
-		leave = append(leave, r.stromHookFiles(ctx, g)...)
+		leave = append(leave, stromHookFiles(ctx, r, g)...)
 	}
 	sha, err := g.Checkpoint(ctx, msg, gitrepo.CheckpointOptions{
 		Only:          only,
@@ -206,7 +204,7 @@ func (r *Research) commitPaths(ctx context.Context, msg gitrepo.Message, only []
 			// Read the new session back once now, so that the next strom status
 			// (often the agent's, in the next session) finds it kept for this HEAD:
 			// one commit read, put before the sessions kept for the one before.
-			_, _ = r.LastSession(ctx)
+			_, _ = LastSession(ctx, r)
 		}
 	}
 	return sha, err
@@ -243,9 +241,7 @@ func Init(ctx context.Context, dir string, opts InitOptions, env Env, installHoo
 	}
 	tree := statefiles.At(g.Root)
 	r := &Research{Tree: tree, Clock: env.Clock, Getenv: env.Getenv, git: g}
-	tree.OnMigrate = r.commitMigration
-	tree.HeadQueue = r.headQueue
-	tree.OnMigrateProgress = r.commitProgressMigration
+	r.wireTree(tree)
 	if tree.Exists() {
 		return r, messages.Errorf(ErrAlreadyInitialised, "init.already", messages.Args{"Root": g.Root})
 	}
@@ -316,8 +312,15 @@ func Init(ctx context.Context, dir string, opts InitOptions, env Env, installHoo
 	// The agent chosen here is the person's choice on this computer: allowed, so
 	// the research they just made is not refused (harness/consent). A clone of it
 	// elsewhere is another research and asks there.
-	if _, err := r.AllowSetting(ctx, "agent.name"); err != nil {
+	if _, err := AllowSetting(ctx, r, "agent.name"); err != nil {
 		return nil, err
 	}
 	return r, nil
+}
+
+// wireTree lets the tree commit its migrations and read the queue at HEAD.
+func (r *Research) wireTree(tree *statefiles.Tree) {
+	tree.OnMigrate = func(from, to, tasks int) error { return commitMigration(r, from, to, tasks) }
+	tree.HeadQueue = func() (*statefiles.Queue, error) { return headQueue(r) }
+	tree.OnMigrateProgress = func(records int) error { return commitProgressMigration(r, records) }
 }

@@ -132,7 +132,7 @@ var ErrRunning = errors.New("another strom run is working in this research repo"
 
 // lockRun takes the run lock for the life of the run. The lock dies with the
 // process, so a crashed run never blocks the next one.
-func (r *Research) lockRun() (func(), error) {
+func lockRun(r *Research) (func(), error) {
 	path := r.Tree.Path(statefiles.RunDir, "run.lock")
 	unlock, held, err := statefiles.TryLockFile(path)
 	// Another strom command may be looking at the lock this very moment (RunAlive
@@ -149,7 +149,7 @@ func (r *Research) lockRun() (func(), error) {
 		return nil, fmt.Errorf("lock the run: %w", err)
 	}
 	if held {
-		ri, _ := r.LoadRun()
+		ri, _ := LoadRun(r)
 		p := r.Messages()
 		switch {
 		case ri == nil:
@@ -163,7 +163,7 @@ func (r *Research) lockRun() (func(), error) {
 }
 
 // RunAlive reports whether a run holds the run lock right now.
-func (r *Research) RunAlive() bool {
+func RunAlive(r *Research) bool {
 	path := r.Tree.Path(statefiles.RunDir, "run.lock")
 	if _, err := os.Stat(path); err != nil {
 		return false // no run ever locked here
@@ -187,12 +187,12 @@ func ResolveUntil(hhmm string, now time.Time) (time.Time, error) {
 }
 
 // Run works through the queue as the options say (R7.1), one session per task.
-func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
+func Run(ctx context.Context, r *Research, o RunOptions) (RunResult, error) {
 	var rr RunResult
 	if o.Out == nil {
 		o.Out = io.Discard
 	}
-	plan, stopped, done, err := r.startAgentWork(ctx, o, nil)
+	plan, stopped, done, err := startAgentWork(ctx, r, o, nil)
 	if err != nil {
 		return rr, err
 	}
@@ -204,7 +204,7 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 	// not: a person attends it on this machine).
 	if s, err := r.Settings(); err != nil {
 		return rr, err
-	} else if r.sync, err = r.syncOf(ctx, s, plan.Vars.Strom); err != nil {
+	} else if r.sync, err = syncOf(ctx, r, s, plan.Vars.Strom); err != nil {
 		return rr, err
 	}
 
@@ -215,20 +215,20 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 	if len(o.Tasks) > 0 {
 		max = len(o.Tasks)
 	}
-	pk := r.newPicker(o.Tasks)
+	pk := newPicker(r, o.Tasks)
 	if r.sync != nil {
 		r.syncOut = o.Out
 		pk.stale = time.Duration(plan.Minutes)*time.Minute + StaleGrace
 		// What the last run left here (a crashed session's commit among it) is
 		// pushed first, and the queue picked from is the remote's.
-		if err := r.syncStart(ctx, o.Out); err != nil {
+		if err := syncStart(ctx, r, o.Out); err != nil {
 			rr.Stop, rr.Detail = StopError, err.Error()
 			return rr, nil
 		}
 	}
 	stopNow := func(s Stop, detail string) (RunResult, error) {
 		if s != StopError {
-			if left := r.leftBehind(ctx); left != "" {
+			if left := leftBehind(ctx, r); left != "" {
 				s, detail = StopError, left
 			}
 		}
@@ -242,7 +242,7 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 	for {
 		// A finish asked for or a stop by hand ends the run as "by hand", also when
 		// it was the run's only session (R7.3).
-		if byHand || r.RunFinishRequested() {
+		if byHand || RunFinishRequested(r) {
 			return stopNow(StopByHand, "")
 		}
 		if !o.Loop && rr.Sessions >= max {
@@ -258,7 +258,7 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 			return stopNow(StopByHand, "")
 		default:
 		}
-		task, silent, lines, err := r.next(ctx, pk)
+		task, silent, lines, err := next(ctx, r, pk)
 		for _, s := range lines {
 			fmt.Fprintln(o.Out, s)
 		}
@@ -275,7 +275,7 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 			if !o.Loop {
 				return stopNow(StopArchive, silent.Name)
 			}
-			if s, detail, stop := r.waitForArchive(ctx, o, *silent); stop {
+			if s, detail, stop := waitForArchive(ctx, r, o, *silent); stop {
 				return stopNow(s, detail)
 			}
 			continue
@@ -293,7 +293,7 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 			// own meanwhile, and such a task, passed over as held by the other's
 			// claim of the same id, is free under its new id.
 			if r.sync != nil && !pushedAgain {
-				if left := r.leftBehind(ctx); left == "" {
+				if left := leftBehind(ctx, r); left == "" {
 					pushedAgain = true
 					continue
 				}
@@ -311,7 +311,7 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 				return stopNow(gs.Stop, gs.Reason)
 			}
 			// The gate may have waited for hours: take the task only if it is still open.
-			if t, err := r.Tree.FindTask(ctx, task.ID); err == nil && !r.takeable(pk, &t) {
+			if t, err := r.Tree.FindTask(ctx, task.ID); err == nil && !takeable(r, pk, &t) {
 				continue
 			} else if errors.Is(err, statefiles.ErrUnknownTask) {
 				continue
@@ -321,7 +321,7 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 		// Code updates itself, and a condition may have waited for hours): a version
 		// strom does not know starts no session. `--version` is asked again only
 		// when the program's file changed since its last known answer.
-		if err := r.checkAgentVersion(ctx, plan); err != nil {
+		if err := checkAgentVersion(ctx, r, plan); err != nil {
 			if ctx.Err() != nil {
 				return stopNow(StopByHand, "")
 			}
@@ -329,14 +329,14 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 		}
 		// The agent's program reads its own project files at each start: one the
 		// last session (or a merge) wrote and no person allowed starts no session.
-		if err := r.agentFilesAllowed(ctx, plan, o.Terminal != nil); err != nil {
+		if err := agentFilesAllowed(ctx, r, plan, o.Terminal != nil); err != nil {
 			return stopNow(StopError, r.Messages().Text(err))
 		}
 		p := plan
 		if r.sync != nil {
 			// Several machines: the task is the first open one after the remote's
 			// branch is merged in, claimed by a pushed commit.
-			claimed, id, err := r.claim(ctx, pk, o.Out)
+			claimed, id, err := claim(ctx, r, pk, o.Out)
 			if err != nil {
 				if ctx.Err() != nil {
 					return stopNow(StopByHand, "")
@@ -347,12 +347,12 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 				continue
 			}
 			task, p.Session = claimed, id
-			if err := r.agentFilesAllowed(ctx, plan, o.Terminal != nil); err != nil {
+			if err := agentFilesAllowed(ctx, r, plan, o.Terminal != nil); err != nil {
 				return stopNow(StopError, r.Messages().Text(err))
 			}
 		}
 		p.Task = *task
-		res, err := r.runSession(ctx, p, events{interrupts: o.Interrupts, out: o.Out, terminal: o.Terminal})
+		res, err := runSession(ctx, r, p, events{interrupts: o.Interrupts, out: o.Out, terminal: o.Terminal})
 		if err != nil {
 			if res.Commit != "" {
 				rr.Sessions++
@@ -368,9 +368,9 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 			// The agent's screen may have left the cursor mid-line.
 			fmt.Fprint(o.Out, "\r\n")
 		}
-		r.printEnd(o.Out, res)
+		printEnd(r, o.Out, res)
 		if r.sync != nil {
-			if err := r.publish(ctx, o.Out); err != nil {
+			if err := publish(ctx, r, o.Out); err != nil {
 				return stopNow(StopError, r.Messages().Text(err))
 			}
 		}
@@ -379,7 +379,7 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 		if res.Screen != "" && res.End != EndNotLoggedIn {
 			return stopNow(StopNeedsPerson, res.Screen)
 		}
-		if s, detail, ok := r.stopForAgent(res, p); ok {
+		if s, detail, ok := stopForAgent(r, res, p); ok {
 			return stopNow(s, detail)
 		}
 		switch res.End {
@@ -412,8 +412,8 @@ func (r *Research) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 // session; stop before any session when Claude Code with a folder of its own is not
 // logged in there (R7.7: a result, not an error); record the run in run.json. done
 // clears run.json and lets the lock go.
-func (r *Research) startAgentWork(ctx context.Context, o RunOptions, check func() error) (plan sessionPlan, stopped *RunResult, done func(), err error) {
-	unlock, err := r.lockRun()
+func startAgentWork(ctx context.Context, r *Research, o RunOptions, check func() error) (plan sessionPlan, stopped *RunResult, done func(), err error) {
+	unlock, err := lockRun(r)
 	if err != nil {
 		return plan, nil, nil, err
 	}
@@ -425,7 +425,7 @@ func (r *Research) startAgentWork(ctx context.Context, o RunOptions, check func(
 		// What git processes of a strom that was killed left half done is
 		// finished or undone first (gitrepo.MendAfterKill); a person's own merge or
 		// lock then stops the run below.
-		if err := r.mendAfterKill(ctx, g, o.Out); err != nil {
+		if err := mendAfterKill(ctx, r, g, o.Out); err != nil {
 			return fail(err)
 		}
 		if op, err := g.InProgress(ctx); err == nil && op != "" {
@@ -442,21 +442,21 @@ func (r *Research) startAgentWork(ctx context.Context, o RunOptions, check func(
 	if err != nil {
 		return fail(err)
 	}
-	rv, err := r.consentFor(ctx, s, o.Agent, o.AgentArgs)
+	rv, err := consentFor(ctx, r, s, o.Agent, o.AgentArgs)
 	if err != nil {
 		return fail(err)
 	}
 	if err := rv.Err(o.Terminal != nil); err != nil {
 		return fail(err)
 	}
-	if plan, err = r.planAgent(o, s); err != nil {
+	if plan, err = planAgent(r, o, s); err != nil {
 		return fail(err)
 	}
 
-	if err := r.refuseAgentWork(plan.Profile); err != nil {
+	if err := refuseAgentWork(r, plan.Profile); err != nil {
 		return fail(err)
 	}
-	if err := r.checkAgentVersion(ctx, plan); err != nil {
+	if err := checkAgentVersion(ctx, r, plan); err != nil {
 		return fail(err)
 	}
 	if check != nil {
@@ -464,34 +464,34 @@ func (r *Research) startAgentWork(ctx context.Context, o RunOptions, check func(
 			return fail(err)
 		}
 	}
-	if err := r.recoverCrash(ctx, func(s string) { fmt.Fprintln(o.Out, s) }, plan.Check); err != nil {
+	if err := recoverCrash(ctx, r, func(s string) { fmt.Fprintln(o.Out, s) }, plan.Check); err != nil {
 		return fail(err)
 	}
-	if advice, ok := r.notLoggedIn(ctx, plan); ok {
+	if advice, ok := notLoggedIn(ctx, r, plan); ok {
 		unlock()
 		return plan, &RunResult{Stop: StopNotLoggedIn, Detail: advice}, nil, nil
 	}
 	host, _ := os.Hostname()
-	r.clearRunRequests() // a request left by an earlier run is not for this one
-	if err := r.SaveRun(&RunInfo{PID: os.Getpid(), Host: host, Started: r.Now()}); err != nil {
+	clearRunRequests(r) // a request left by an earlier run is not for this one
+	if err := SaveRun(r, &RunInfo{PID: os.Getpid(), Host: host, Started: r.Now()}); err != nil {
 		return fail(err)
 	}
-	return plan, nil, func() { r.clearRunRequests(); r.ClearRun(); unlock() }, nil
+	return plan, nil, func() { clearRunRequests(r); ClearRun(r); unlock() }, nil
 }
 
 // stopForAgent is the stop a session's ending asks of a run or a chat: the
 // subscription limit or a login the agent needs, which a person must act on.
-func (r *Research) stopForAgent(res sessionResult, p sessionPlan) (Stop, string, bool) {
+func stopForAgent(r *Research, res sessionResult, p sessionPlan) (Stop, string, bool) {
 	switch res.End {
 	case EndSubscriptionLimit:
-		return StopSubscriptionLimit, r.resetDetail(res.Reset), true
+		return StopSubscriptionLimit, resetDetail(r, res.Reset), true
 	case EndNotLoggedIn:
-		return StopNotLoggedIn, r.loginAdvice(p), true
+		return StopNotLoggedIn, loginAdvice(r, p), true
 	}
 	return 0, "", false
 }
 
-func (r *Research) printEnd(out io.Writer, res sessionResult) {
+func printEnd(r *Research, out io.Writer, res sessionResult) {
 	p := r.Messages()
 	line := p.Say("run.session_end", messages.Args{"Session": res.ID, "Task": res.Task, "End": p.Say("end." + res.End.String())})
 	if res.Detail != "" && res.End != EndDone && res.End != EndWaiting && res.End != EndClosed {
@@ -519,13 +519,13 @@ func (r *Research) printEnd(out io.Writer, res sessionResult) {
 // planAgent resolves the agent profile, the session length, the idle limit and the
 // check command from the settings s. A run keeps them: a value changed while it
 // works takes effect at the next run.
-func (r *Research) planAgent(o RunOptions, s statefiles.Settings) (sessionPlan, error) {
+func planAgent(r *Research, o RunOptions, s statefiles.Settings) (sessionPlan, error) {
 	var p sessionPlan
-	prof, err := r.agentProfile(s, o.Agent)
+	prof, err := agentProfile(r, s, o.Agent)
 	if err != nil {
 		return p, err
 	}
-	p.ClaudeDir = r.ClaudeConfigDir(s)
+	p.ClaudeDir = ClaudeConfigDir(r, s)
 	mins, _, err := s.Int("run.minutes", o.Minutes)
 	if err != nil {
 		return p, err

@@ -33,11 +33,11 @@ type RunInfo struct {
 	WaitArchive string `json:"waiting_for_archive,omitempty"`
 }
 
-func (r *Research) runFile() string { return r.Tree.Path(statefiles.RunDir, "run.json") }
+func runFile(r *Research) string { return r.Tree.Path(statefiles.RunDir, "run.json") }
 
 // LoadRun reads the live run's file; nil when there is none.
-func (r *Research) LoadRun() (*RunInfo, error) {
-	data, err := statefiles.ReadFile(r.runFile())
+func LoadRun(r *Research) (*RunInfo, error) {
+	data, err := statefiles.ReadFile(runFile(r))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -57,15 +57,15 @@ func (r *Research) LoadRun() (*RunInfo, error) {
 }
 
 // SaveRun writes the live run's file atomically.
-func (r *Research) SaveRun(ri *RunInfo) error {
+func SaveRun(r *Research, ri *RunInfo) error {
 	data, err := json.MarshalIndent(ri, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode run state: %w", err)
 	}
-	if err := statefiles.MkdirAll(filepath.Dir(r.runFile()), 0o755); err != nil {
+	if err := statefiles.MkdirAll(filepath.Dir(runFile(r)), 0o755); err != nil {
 		return fmt.Errorf("write run state: %w", err)
 	}
-	return statefiles.WriteAtomic(r.runFile(), append(data, '\n'), 0o644)
+	return statefiles.WriteAtomic(runFile(r), append(data, '\n'), 0o644)
 }
 
 // ClearRun removes the live run's file at the end of a run. A run that ends while
@@ -73,12 +73,12 @@ func (r *Research) SaveRun(ri *RunInfo) error {
 // keeps it, without the agent's process group, which is gone: the next run commits
 // what the session left, as it does after a crash, so no session goes without a
 // commit.
-func (r *Research) ClearRun() error {
-	if ri, err := r.LoadRun(); err == nil && ri != nil && ri.Session != "" {
+func ClearRun(r *Research) error {
+	if ri, err := LoadRun(r); err == nil && ri != nil && ri.Session != "" {
 		ri.AgentPGID = 0
-		return r.SaveRun(ri)
+		return SaveRun(r, ri)
 	}
-	err := os.Remove(r.runFile())
+	err := os.Remove(runFile(r))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -88,9 +88,9 @@ func (r *Research) ClearRun() error {
 // LiveRun returns the running run, or nil when none is alive. A run is alive while
 // it holds the run lock: the lock dies with its process, so a reused pid never
 // passes for a run.
-func (r *Research) LiveRun() (*RunInfo, error) {
-	ri, err := r.LoadRun()
-	if err != nil || ri == nil || !r.RunAlive() {
+func LiveRun(r *Research) (*RunInfo, error) {
+	ri, err := LoadRun(r)
+	if err != nil || ri == nil || !RunAlive(r) {
 		return nil, err
 	}
 	return ri, nil
@@ -98,34 +98,34 @@ func (r *Research) LiveRun() (*RunInfo, error) {
 
 // requestFile names a request file for a session: close-<id>, finish-<id>,
 // stop-<id> or active-<id>. Writers check the id first (ValidSessionID).
-func (r *Research) requestFile(kind, session string) string {
+func requestFile(r *Research, kind, session string) string {
 	return r.Tree.Path(statefiles.RunDir, kind+"-"+session)
 }
 
 // RequestClose tells the harness that the session's agent asked to close it.
-func (r *Research) RequestClose(session, why string) error {
-	return r.writeRequest("close", session, why)
+func RequestClose(r *Research, session, why string) error {
+	return writeRequest(r, "close", session, why)
 }
 
 // writeRequest leaves a request for the running harness: atomic, so the harness
 // never reads half of it, but not fsynced — a request outlives no crash (recovery
 // commits the session whatever was asked).
-func (r *Research) writeRequest(kind, session, why string) error {
+func writeRequest(r *Research, kind, session, why string) error {
 	if !ValidSessionID(session) {
 		return messages.Errorf(ErrNotLiveSession, "agent.not_live", messages.Args{"Session": session})
 	}
-	if err := statefiles.WriteTransient(r.requestFile(kind, session), []byte(why+"\n")); err != nil {
+	if err := statefiles.WriteTransient(requestFile(r, kind, session), []byte(why+"\n")); err != nil {
 		return fmt.Errorf("request %s: %w", kind, err)
 	}
 	return nil
 }
 
 // Requested returns the reason of a pending request, and whether there is one.
-func (r *Research) Requested(kind, session string) (string, bool) {
+func Requested(r *Research, kind, session string) (string, bool) {
 	if !ValidSessionID(session) {
 		return "", false
 	}
-	data, err := statefiles.ReadFile(r.requestFile(kind, session))
+	data, err := statefiles.ReadFile(requestFile(r, kind, session))
 	if err != nil {
 		return "", false
 	}
@@ -133,11 +133,11 @@ func (r *Research) Requested(kind, session string) (string, bool) {
 }
 
 // ClearRequests removes a session's request files once the session is committed.
-func (r *Research) ClearRequests(session string) {
+func ClearRequests(r *Research, session string) {
 	if !ValidSessionID(session) {
 		return
 	}
 	for _, k := range []string{"close", "finish", "stop", "active", appFinishRequest} {
-		os.Remove(r.requestFile(k, session))
+		os.Remove(requestFile(r, k, session))
 	}
 }

@@ -26,7 +26,7 @@ type Send struct {
 
 // RequestSend leaves input for a running session's agent; the harness types it in
 // at its next look, in the order the requests came.
-func (r *Research) RequestSend(session string, snd Send) error {
+func RequestSend(r *Research, session string, snd Send) error {
 	if !ValidSessionID(session) {
 		return messages.Errorf(ErrNotLiveSession, "agent.not_live", messages.Args{"Session": session})
 	}
@@ -42,7 +42,7 @@ func (r *Research) RequestSend(session string, snd Send) error {
 }
 
 // deliverSends types what strom session send left for this session.
-func (r *Research) deliverSends(id string, sess *agentpty.Session) {
+func deliverSends(r *Research, id string, sess *agentpty.Session) {
 	matches, _ := filepath.Glob(r.Tree.Path(statefiles.RunDir, "send-"+id+"-*"))
 	sort.Strings(matches)
 	for _, m := range matches {

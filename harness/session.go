@@ -93,10 +93,10 @@ type events struct {
 	stream     *streamSignals // stream-json signals, for an agent that writes them
 }
 
-func (r *Research) sessionsDir() string { return r.Tree.Path(statefiles.SessionsDir) }
+func sessionsDir(r *Research) string { return r.Tree.Path(statefiles.SessionsDir) }
 
 // runSession starts the agent on one task and returns when the session is committed.
-func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (sessionResult, error) {
+func runSession(ctx context.Context, r *Research, p sessionPlan, ev events) (sessionResult, error) {
 	now := r.Now()
 	id := NewSessionID(now)
 	if p.Session != "" {
@@ -107,15 +107,15 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 	deadline := now.Add(time.Duration(p.Minutes) * time.Minute)
 
 	// Everything the session's commit needs is checked before its task is taken.
-	if err := r.readyForSession(ctx); err != nil {
+	if err := readyForSession(ctx, r); err != nil {
 		return res, err
 	}
-	if err := statefiles.MkdirAll(r.sessionsDir(), 0o755); err != nil {
+	if err := statefiles.MkdirAll(sessionsDir(r), 0o755); err != nil {
 		return res, fmt.Errorf("start session: %w", err)
 	}
 	// The folder is pruned when a run's first session starts and once a day after.
 	if r.prunedAt.IsZero() || now.Sub(r.prunedAt) >= 24*time.Hour {
-		if err := pruneSessions(r.sessionsDir(), now, SessionsKeepDays, SessionsKeepBytes); err != nil {
+		if err := pruneSessions(sessionsDir(r), now, SessionsKeepDays, SessionsKeepBytes); err != nil {
 			return res, err
 		}
 		r.prunedAt = now
@@ -139,17 +139,17 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 		if recs, err = r.Tree.TaskRecordsLocked(t.ID); err != nil {
 			return err
 		}
-		if err := r.takeSnapshot(ctx, id, task); err != nil {
+		if err := takeSnapshot(ctx, r, id, task); err != nil {
 			return err
 		}
-		ri, err := r.LoadRun()
+		ri, err := LoadRun(r)
 		if err != nil || ri == nil {
 			host, _ := os.Hostname()
 			ri = &RunInfo{PID: os.Getpid(), Host: host, Started: now}
 		}
 		ri.Session, ri.Task, ri.Agent, ri.SessionAt, ri.Deadline, ri.Minutes = id, task.ID, p.Profile.Name, now, deadline, p.Minutes
 		ri.PausedTill, ri.PauseWhy, ri.AgentPGID = time.Time{}, "", 0
-		return r.SaveRun(ri)
+		return SaveRun(r, ri)
 	})
 	if err != nil {
 		return res, err
@@ -170,7 +170,7 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 	prompt := agents.Prompt(info)
 	v := p.Vars
 	v.Prompt, v.Session = prompt, id
-	v.PromptFile = filepath.Join(r.sessionsDir(), id+".prompt")
+	v.PromptFile = filepath.Join(sessionsDir(r), id+".prompt")
 	if err := statefiles.WriteFile(v.PromptFile, []byte(prompt), 0o644); err != nil {
 		return res, fmt.Errorf("write prompt: %w", err)
 	}
@@ -183,7 +183,7 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 	if isClaude(p.Profile) {
 		overlay, err := hooks.ClaudeOverlay(v.Strom, id)
 		if err == nil {
-			v.Settings = filepath.Join(r.sessionsDir(), id+".settings.json")
+			v.Settings = filepath.Join(sessionsDir(r), id+".settings.json")
 			err = statefiles.WriteFile(v.Settings, overlay, 0o644)
 		}
 		if err != nil {
@@ -192,11 +192,11 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 	}
 	argv, err := p.Profile.Argv(v)
 	if err != nil {
-		return res, r.abandon(ctx, id, task.ID, err)
+		return res, abandon(ctx, r, id, task.ID, err)
 	}
-	transcript, err := openTranscript(filepath.Join(r.sessionsDir(), id+".log"), TranscriptMax)
+	transcript, err := openTranscript(filepath.Join(sessionsDir(r), id+".log"), TranscriptMax)
 	if err != nil {
-		return res, r.abandon(ctx, id, task.ID, err)
+		return res, abandon(ctx, r, id, task.ID, err)
 	}
 	defer transcript.Close()
 
@@ -234,10 +234,10 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 		// count toward parking. The task goes back to the queue and the run ends
 		// with what could not be started.
 		os.Remove(transcript.Name())
-		return res, r.abandon(context.WithoutCancel(ctx), id, task.ID, startError(argv, err))
+		return res, abandon(context.WithoutCancel(ctx), r, id, task.ID, startError(argv, err))
 	}
 	r.marked("agent-started")
-	_ = r.UpdateRun(func(ri *RunInfo) { ri.AgentPGID = sess.Pid() })
+	_ = UpdateRun(r, func(ri *RunInfo) { ri.AgentPGID = sess.Pid() })
 	if p.Profile.Prompt == agents.PromptStdin {
 		_ = sess.Write([]byte(prompt + "\r"))
 		_ = sess.Write([]byte{4})
@@ -245,13 +245,13 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 		_ = sess.Type(prompt)
 	}
 
-	st := r.watch(ctx, sess, p, ev, ints, ask, id, deadline)
+	st := watch(ctx, r, sess, p, ev, ints, ask, id, deadline)
 	r.marked("agent-ended")
 	if p.Chat {
 		st = st.forChat()
 	}
 	// The session's commit is made even when strom itself is being stopped.
-	return r.closeSession(context.WithoutCancel(ctx), st.result(res), task, p)
+	return closeSession(context.WithoutCancel(ctx), r, st.result(res), task, p)
 }
 
 // agentStopped reads the agent's stream and screen (tail) for what stops a session
@@ -290,7 +290,7 @@ func (st sessionStats) result(res sessionResult) sessionResult {
 }
 
 // watch follows a running agent until it exits, and decides why the session ends.
-func (r *Research) watch(ctx context.Context, sess *agentpty.Session, p sessionPlan, ev events, ints chan struct{}, ask *appAsk, id string, deadline time.Time) sessionStats {
+func watch(ctx context.Context, r *Research, sess *agentpty.Session, p sessionPlan, ev events, ints chan struct{}, ask *appAsk, id string, deadline time.Time) sessionStats {
 	var st sessionStats
 	pats := p.Profile.Patterns()
 	extraGiven, nudgedAt := false, time.Time{}
@@ -308,12 +308,12 @@ func (r *Research) watch(ctx context.Context, sess *agentpty.Session, p sessionP
 	// with --interactive the first stops at once.
 	ctrlC := func() {
 		hand++
-		r.appFinishDropped(ask, id)
+		appFinishDropped(r, ask, id)
 		if hand > 1 || p.Interactive {
 			stop(EndStoppedByHand, "stopped by hand (Ctrl-C)")
 			return
 		}
-		_ = r.RequestFinish(id, "Ctrl-C")
+		_ = RequestFinish(r, id, "Ctrl-C")
 		fmt.Fprintln(ev.out, "\r\n⏹ Asked the session to finish: the agent records and closes. Ctrl-C again stops it now.\r")
 	}
 	for {
@@ -327,7 +327,7 @@ func (r *Research) watch(ctx context.Context, sess *agentpty.Session, p sessionP
 		case <-ev.interrupts: // SIGINT, when no terminal is raw
 			ctrlC()
 		case k := <-ask.keys: // the answer to the app's request to finish
-			r.appFinishKey(ask, id, k, ev.out)
+			appFinishKey(r, ask, id, k, ev.out)
 		case <-time.After(pollEvery):
 		}
 		if st.ended {
@@ -336,7 +336,7 @@ func (r *Research) watch(ctx context.Context, sess *agentpty.Session, p sessionP
 		now := r.Now()
 
 		// The agent's own word: done, ask, or close.
-		if why, ok := r.Requested("close", id); ok {
+		if why, ok := Requested(r, "close", id); ok {
 			if closeAt.IsZero() {
 				closeAt = now
 			}
@@ -349,10 +349,10 @@ func (r *Research) watch(ctx context.Context, sess *agentpty.Session, p sessionP
 			}
 		}
 		// The app's request to finish, confirmed in this terminal first.
-		r.appFinishSeen(ask, id, sess.OnTerminal(), ev.out)
+		appFinishSeen(r, ask, id, sess.OnTerminal(), ev.out)
 		// A request to finish, a person's or a watching condition's: the agent sees
 		// it at its next strom command; an agent we can type into is also told.
-		if f, ok := r.FinishRequested(id); ok {
+		if f, ok := FinishRequested(r, id); ok {
 			st.finishSeen, st.finish = true, &f
 			if !finishTyped && p.Profile.Interactive && p.Profile.Finish != "" {
 				_ = sess.Type(f.typed(r.Messages(), p.Profile.Finish))
@@ -360,12 +360,12 @@ func (r *Research) watch(ctx context.Context, sess *agentpty.Session, p sessionP
 			finishTyped = true
 		}
 		// strom session stop: at once, the task back in the queue.
-		if _, ok := r.Requested("stop", id); ok {
+		if _, ok := Requested(r, "stop", id); ok {
 			stop(EndStoppedByHand, "stopped by hand (strom session stop)")
 			continue
 		}
 		// Typed text from strom session send.
-		r.deliverSends(id, sess)
+		deliverSends(r, id, sess)
 
 		// Subscription limit or login trouble on the screen.
 		if last := sess.LastOutput(); last.After(lastScan) {
@@ -381,7 +381,7 @@ func (r *Research) watch(ctx context.Context, sess *agentpty.Session, p sessionP
 			if p.Profile.ExtraTime && !extraGiven && p.Profile.WrapUp != "" {
 				extraGiven = true
 				deadline = deadline.Add(ExtraTime)
-				_ = r.UpdateRun(func(ri *RunInfo) { ri.Deadline = deadline })
+				_ = UpdateRun(r, func(ri *RunInfo) { ri.Deadline = deadline })
 				_ = sess.Type(p.Profile.WrapUp)
 				fmt.Fprintf(ev.out, "⏱ time limit: the agent has %s more to record and close\r\n", ExtraTime)
 				continue
@@ -394,7 +394,7 @@ func (r *Research) watch(ctx context.Context, sess *agentpty.Session, p sessionP
 		if p.Idle > 0 {
 			last := sess.LastOutput()
 			if !nudgedAt.IsZero() || now.Sub(last) >= p.Idle {
-				if a := r.lastActivity(id); a.After(last) {
+				if a := lastActivity(r, id); a.After(last) {
 					last = a
 				}
 			}
@@ -416,14 +416,14 @@ exited:
 	status, err := sess.Wait()
 	// A finish asked at any time ends the run after this session, however the
 	// session ends (R7.3).
-	if f, ok := r.FinishRequested(id); ok {
+	if f, ok := FinishRequested(r, id); ok {
 		st.finish, st.finishSeen = &f, true
 	}
 	if st.ended {
 		return st
 	}
 	// The agent exited by itself: read why.
-	if why, ok := r.Requested("close", id); ok {
+	if why, ok := Requested(r, "close", id); ok {
 		st.end = closeEnd(why, st.finishSeen)
 		return st
 	}
@@ -489,25 +489,25 @@ func sessionEnv(getenv func(string) string, strom, id, task string, deadline tim
 }
 
 // UpdateRun changes run.json of the live run; without one it does nothing.
-func (r *Research) UpdateRun(fn func(*RunInfo)) error {
-	ri, err := r.LoadRun()
+func UpdateRun(r *Research, fn func(*RunInfo)) error {
+	ri, err := LoadRun(r)
 	if err != nil || ri == nil {
 		return err
 	}
 	fn(ri)
-	return r.SaveRun(ri)
+	return SaveRun(r, ri)
 }
 
 // abandon returns a task taken for a session that could not start, and says why.
-func (r *Research) abandon(ctx context.Context, id, task string, cause error) error {
+func abandon(ctx context.Context, r *Research, id, task string, cause error) error {
 	_, _ = r.Tree.UpdateTask(ctx, task, func(t *statefiles.Task) error {
 		if t.State == statefiles.Started && t.Session == id {
 			t.State, t.Session, t.Host = statefiles.Open, "", ""
 		}
 		return nil
 	})
-	_ = r.UpdateRun(func(ri *RunInfo) { ri.Session, ri.Task, ri.AgentPGID = "", "", 0 })
-	os.Remove(r.snapshotFile(id))
+	_ = UpdateRun(r, func(ri *RunInfo) { ri.Session, ri.Task, ri.AgentPGID = "", "", 0 })
+	os.Remove(snapshotFile(r, id))
 	return cause
 }
 

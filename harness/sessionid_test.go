@@ -41,14 +41,14 @@ func TestSessionIDPaths(t *testing.T) {
 	}
 	r := &Research{Tree: tree, Clock: clock.NewFake(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))}
 	escape := "x/../../../escaped"
-	if err := r.RequestClose(escape, "done"); !errors.Is(err, ErrNotLiveSession) {
+	if err := RequestClose(r, escape, "done"); !errors.Is(err, ErrNotLiveSession) {
 		t.Errorf("RequestClose(%q) = %v, want ErrNotLiveSession", escape, err)
 	}
-	if err := r.RequestSend(escape, Send{Text: "hi"}); !errors.Is(err, ErrNotLiveSession) {
+	if err := RequestSend(r, escape, Send{Text: "hi"}); !errors.Is(err, ErrNotLiveSession) {
 		t.Errorf("RequestSend(%q) = %v, want ErrNotLiveSession", escape, err)
 	}
-	r.NoteActivity(escape)
-	if _, ok := r.Requested("close", escape); ok {
+	NoteActivity(r, escape)
+	if _, ok := Requested(r, "close", escape); ok {
 		t.Error("a request of an escaping id reads as pending")
 	}
 	if ents, _ := os.ReadDir(filepath.Dir(root)); len(ents) != 1 {
@@ -59,7 +59,7 @@ func TestSessionIDPaths(t *testing.T) {
 	if err := os.WriteFile(tree.Path(statefiles.RunDir, "run.json"), []byte(run), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ri, err := r.LoadRun()
+	ri, err := LoadRun(r)
 	if err != nil || ri == nil || ri.Session != "" {
 		t.Errorf("LoadRun = %+v, %v; want a run with no session", ri, err)
 	}

@@ -30,7 +30,7 @@ type snapshot struct {
 	Tasks map[string]statefiles.Task `json:"tasks"`
 }
 
-func (r *Research) snapshotFile(id string) string {
+func snapshotFile(r *Research, id string) string {
 	return r.Tree.Path(statefiles.RunDir, id+".snapshot.json")
 }
 
@@ -60,7 +60,7 @@ func saveSnapshot(path string, s *snapshot) error {
 
 // takeSnapshot writes the session's snapshot; own is its task as taken. The caller
 // holds the lock.
-func (r *Research) takeSnapshot(ctx context.Context, session string, own statefiles.Task) error {
+func takeSnapshot(ctx context.Context, r *Research, session string, own statefiles.Task) error {
 	order, err := statefiles.ReadFile(r.Tree.Path(statefiles.QueueFile))
 	if err != nil {
 		return fmt.Errorf("write the session's queue snapshot: %w", err)
@@ -74,7 +74,7 @@ func (r *Research) takeSnapshot(ctx context.Context, session string, own statefi
 			s.Tasks[id] = t
 		}
 	}
-	return saveSnapshot(r.snapshotFile(session), s)
+	return saveSnapshot(snapshotFile(r, session), s)
 }
 
 // changedShards lists the shard files among git's changes (changed, deleted, new),
@@ -97,8 +97,8 @@ func changedShards(changes []gitrepo.Change) []string {
 // at the start, worded as it was; changes are the work tree's changes as git
 // reports them. It returns a Strom-Check note for each repair. The caller holds
 // the lock.
-func (r *Research) keepQueueRules(ctx context.Context, session string, changes []gitrepo.Change) ([]string, error) {
-	snap := loadSnapshot(r.snapshotFile(session))
+func keepQueueRules(ctx context.Context, r *Research, session string, changes []gitrepo.Change) ([]string, error) {
+	snap := loadSnapshot(snapshotFile(r, session))
 	if snap == nil {
 		return nil, nil
 	}
@@ -119,7 +119,7 @@ func (r *Research) keepQueueRules(ctx context.Context, session string, changes [
 				rule = se.Rule
 			}
 			if cur != nil {
-				_ = statefiles.WriteFile(filepath.Join(r.sessionsDir(), session+".queue.json"), cur, 0o644)
+				_ = statefiles.WriteFile(filepath.Join(sessionsDir(r), session+".queue.json"), cur, 0o644)
 			}
 			if err := statefiles.WriteAtomic(qpath, []byte(snap.Order), 0o644); err != nil {
 				return nil, err
@@ -155,7 +155,7 @@ func (r *Research) keepQueueRules(ctx context.Context, session string, changes [
 			continue
 		}
 		seen[rel] = true
-		more, err := r.keepShard(ctx, session, rel, snap)
+		more, err := keepShard(ctx, r, session, rel, snap)
 		if err != nil {
 			return nil, err
 		}
@@ -168,8 +168,8 @@ func (r *Research) keepQueueRules(ctx context.Context, session string, changes [
 // reworded, each to its version in the snapshot or, when the snapshot has none, in
 // HEAD. A task the session added stays; a shard the session made and left invalid
 // is set aside.
-func (r *Research) keepShard(ctx context.Context, session, rel string, snap *snapshot) ([]string, error) {
-	was := r.headShard(ctx, rel)
+func keepShard(ctx context.Context, r *Research, session, rel string, snap *snapshot) ([]string, error) {
+	was := headShard(ctx, r, rel)
 	for id, t := range snap.Tasks {
 		if statefiles.ShardFile(id) == rel {
 			was[id] = t
@@ -195,7 +195,7 @@ func (r *Research) keepShard(ctx context.Context, session, rel string, snap *sna
 	var se *statefiles.SchemaError
 	if errors.As(err, &se) {
 		kept := session + "." + path.Base(rel)
-		_ = statefiles.WriteFile(filepath.Join(r.sessionsDir(), kept), data, 0o644)
+		_ = statefiles.WriteFile(filepath.Join(sessionsDir(r), kept), data, 0o644)
 		if len(ids) == 0 {
 			if err := os.Remove(r.Tree.Path(rel)); err != nil {
 				return nil, fmt.Errorf("set aside %s: %w", rel, err)
@@ -244,7 +244,7 @@ func (r *Research) keepShard(ctx context.Context, session, rel string, snap *sna
 
 // headShard reads the tasks of a shard as HEAD has them, by id (none when HEAD has
 // no such shard, or one strom cannot read).
-func (r *Research) headShard(ctx context.Context, rel string) map[string]statefiles.Task {
+func headShard(ctx context.Context, r *Research, rel string) map[string]statefiles.Task {
 	out := map[string]statefiles.Task{}
 	g, err := r.Git(ctx)
 	if err != nil {
@@ -266,7 +266,7 @@ func (r *Research) headShard(ctx context.Context, rel string) map[string]statefi
 
 // rewordInSnapshots gives a task's new wording to the snapshots of running
 // sessions. The caller holds the lock.
-func (r *Research) rewordInSnapshots(t statefiles.Task) error {
+func rewordInSnapshots(r *Research, t statefiles.Task) error {
 	snaps, _ := filepath.Glob(r.Tree.Path(statefiles.RunDir, "*.snapshot.json"))
 	for _, path := range snaps {
 		s := loadSnapshot(path)

@@ -29,13 +29,13 @@ type Status struct {
 func (st Status) ConsentError(terminal bool) error { return st.consent.Err(terminal) }
 
 // Status reads the research's state: no work-tree scan, one history lookup.
-func (r *Research) Status(ctx context.Context) (Status, error) {
+func ReadStatus(ctx context.Context, r *Research) (Status, error) {
 	var st Status
 	m, err := r.Tree.LoadMode()
 	if err != nil {
 		return st, err
 	}
-	if st.Running, err = r.LiveRun(); err != nil {
+	if st.Running, err = LiveRun(r); err != nil {
 		return st, err
 	}
 	// Broken settings or agent profile still leave the saved mode to show. The
@@ -43,7 +43,7 @@ func (r *Research) Status(ctx context.Context) (Status, error) {
 	st.Mode, st.ModeText = m.Mode, m.Mode
 	s, serr := r.Settings()
 	if serr == nil {
-		if ms, err := r.modeStateOf(m, st.Running, s); err == nil {
+		if ms, err := modeStateOf(r, m, st.Running, s); err == nil {
 			st.ModeText, st.State = ms.Text(), &ms
 		}
 	}
@@ -52,16 +52,16 @@ func (r *Research) Status(ctx context.Context) (Status, error) {
 		return st, err
 	}
 	st.Counts = sum.Counts
-	if st.Last, err = r.LastSession(ctx); err != nil {
+	if st.Last, err = LastSession(ctx, r); err != nil {
 		return st, err
 	}
 	// Broken settings are reported by the commands that use them; status still shows
 	// the rest.
 	if serr == nil {
-		if rv, err := r.consentOf(ctx, s); err == nil {
+		if rv, err := consentOf(ctx, r, s); err == nil {
 			st.consent, st.NotAllowed = rv, rv.NotAllowed
 		}
-		st.Sync = r.syncStatusOf(ctx, s)
+		st.Sync = syncStatusOf(ctx, r, s)
 	}
 	return st, nil
 }

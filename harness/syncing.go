@@ -36,7 +36,7 @@ const StaleGrace = 10 * time.Minute
 // session began (the session id says when; the task's last change where the id
 // does not) longer ago than the session limit plus StaleGrace. Only a synced run
 // sees stale claims: alone, a clone's crashed session returns its task itself.
-func (r *Research) staleClaim(pk *picker, t *statefiles.Task) bool {
+func staleClaim(r *Research, pk *picker, t *statefiles.Task) bool {
 	if pk.stale <= 0 || t.State != statefiles.Started {
 		return false
 	}
@@ -57,7 +57,7 @@ func claimTime(t statefiles.Task) time.Time {
 // syncOf is the research's sync with its remote as the settings s say, nil when
 // sync.remote is unset. It registers strom's merge drivers in the clone (strom
 // is this binary): integrating the remote's branch needs them.
-func (r *Research) syncOf(ctx context.Context, s statefiles.Settings, strom string) (*remote.Sync, error) {
+func syncOf(ctx context.Context, r *Research, s statefiles.Settings, strom string) (*remote.Sync, error) {
 	v, err := s.Resolve("sync.remote", "")
 	if err != nil || v.Value == "" {
 		return nil, err
@@ -66,7 +66,7 @@ func (r *Research) syncOf(ctx context.Context, s statefiles.Settings, strom stri
 	if err != nil {
 		return nil, err
 	}
-	sy, err := remote.Resolve(ctx, g, v.Value, r.hostName())
+	sy, err := remote.Resolve(ctx, g, v.Value, hostName(r))
 	if err != nil || sy == nil {
 		return nil, err
 	}
@@ -75,7 +75,7 @@ func (r *Research) syncOf(ctx context.Context, s statefiles.Settings, strom stri
 			return nil, err
 		}
 	}
-	sy.BeforeMerge = func(ctx context.Context) error { return r.renumberNew(ctx, r.syncOut) }
+	sy.BeforeMerge = func(ctx context.Context) error { return renumberNew(ctx, r, r.syncOut) }
 	sy.AfterMerge = func(ctx context.Context) error { return r.Tree.HealQueue() }
 	sy.Clock = r.Clock
 	return sy, nil
@@ -83,7 +83,7 @@ func (r *Research) syncOf(ctx context.Context, s statefiles.Settings, strom stri
 
 // synced reports whether the tree's settings share the research through a
 // remote (sync.remote set), usable or not.
-func (r *Research) synced() bool {
+func synced(r *Research) bool {
 	s, err := r.Settings()
 	if err != nil {
 		return false
@@ -94,7 +94,7 @@ func (r *Research) synced() bool {
 
 // hostName is this machine's name in claims and Strom-Host trailers: STROM_HOST,
 // else the host name.
-func (r *Research) hostName() string {
+func hostName(r *Research) string {
 	if h := strings.TrimSpace(r.Getenv("STROM_HOST")); h != "" {
 		return h
 	}
@@ -126,28 +126,28 @@ type ClaimInfo struct {
 const maxClaimsShown = 50
 
 // HostName is this machine's name in claims and Strom-Host trailers.
-func (r *Research) HostName() string { return r.hostName() }
+func HostName(r *Research) string { return hostName(r) }
 
 // ClaimTime is when the claim of a started task was made.
 func ClaimTime(t statefiles.Task) time.Time { return claimTime(t) }
 
 // ClaimedElsewhere reports whether t is started under another machine's claim.
-func (r *Research) ClaimedElsewhere(t statefiles.Task) bool {
-	return t.State == statefiles.Started && t.Host != "" && t.Host != r.hostName()
+func ClaimedElsewhere(r *Research, t statefiles.Task) bool {
+	return t.State == statefiles.Started && t.Host != "" && t.Host != hostName(r)
 }
 
 // SyncStatus reads the sync's state without asking the remote: the commits not
 // pushed are counted against what the last fetch or push saw.
-func (r *Research) SyncStatus(ctx context.Context) SyncState {
+func SyncStatus(ctx context.Context, r *Research) SyncState {
 	s, err := r.Settings()
 	if err != nil {
 		return SyncState{}
 	}
-	return r.syncStatusOf(ctx, s)
+	return syncStatusOf(ctx, r, s)
 }
 
 // syncStatusOf is SyncStatus under settings the caller has read.
-func (r *Research) syncStatusOf(ctx context.Context, s statefiles.Settings) SyncState {
+func syncStatusOf(ctx context.Context, r *Research, s statefiles.Settings) SyncState {
 	v, err := s.Resolve("sync.remote", "")
 	if err != nil || v.Value == "" {
 		return SyncState{}
@@ -168,7 +168,7 @@ func (r *Research) syncStatusOf(ctx context.Context, s statefiles.Settings) Sync
 	st.Claims = []ClaimInfo{}
 	if started, _, err := r.Tree.QueuePage(ctx, statefiles.Started, 0, 1<<30); err == nil {
 		for _, t := range started {
-			if r.ClaimedElsewhere(t) && len(st.Claims) < maxClaimsShown {
+			if ClaimedElsewhere(r, t) && len(st.Claims) < maxClaimsShown {
 				st.Claims = append(st.Claims, ClaimInfo{Task: t.ID, Host: t.Host, Session: t.Session, Since: claimTime(t)})
 			}
 		}
@@ -182,13 +182,13 @@ func (r *Research) syncStatusOf(ctx context.Context, s statefiles.Settings) Sync
 // left to take. While the remote cannot be reached no task is claimed: the run
 // stops with a sentence (a claim that is not on the remote could be a second
 // machine's work on the same task).
-func (r *Research) claim(ctx context.Context, pk *picker, out io.Writer) (*statefiles.Task, string, error) {
+func claim(ctx context.Context, r *Research, pk *picker, out io.Writer) (*statefiles.Task, string, error) {
 	sy := r.sync
 	var task *statefiles.Task
 	var id string
 	first := true
 	take := func(ctx context.Context) (*remote.Claim, error) {
-		t, _, lines, err := r.next(ctx, pk)
+		t, _, lines, err := next(ctx, r, pk)
 		for _, s := range lines {
 			fmt.Fprintln(out, s)
 		}
@@ -208,7 +208,7 @@ func (r *Research) claim(ctx context.Context, pk *picker, out io.Writer) (*state
 			if err := r.Tree.MigrateQueue(); err != nil {
 				return err
 			}
-			before, err := r.readFiles(rel, statefiles.QueueFile)
+			before, err := readFiles(r, rel, statefiles.QueueFile)
 			if err != nil {
 				return fmt.Errorf("claim task: %w", err)
 			}
@@ -216,7 +216,7 @@ func (r *Research) claim(ctx context.Context, pk *picker, out io.Writer) (*state
 			claimed, err := r.Tree.UpdateTaskLocked(t.ID, func(qt *statefiles.Task) error {
 				switch {
 				case qt.State == statefiles.Open:
-				case r.staleClaim(pk, qt):
+				case staleClaim(r, pk, qt):
 					takeover = qt.Session + "@" + qt.Host
 					fmt.Fprintln(out, r.Messages().Say("sync.takeover", messages.Args{"Task": qt.ID, "Session": qt.Session,
 						"Host": hostOrUnknown(r.Messages(), qt.Host), "Since": claimTime(*qt).Local().Format("2006-01-02 15:04")}))
@@ -243,7 +243,7 @@ func (r *Research) claim(ctx context.Context, pk *picker, out io.Writer) (*state
 			}
 			c.Commit, err = r.commitPaths(ctx, msg, paths)
 			if err != nil {
-				_ = r.restoreFiles(before)
+				_ = restoreFiles(r, before)
 				return err
 			}
 			c.Undo = func(ctx context.Context) error {
@@ -251,7 +251,7 @@ func (r *Research) claim(ctx context.Context, pk *picker, out io.Writer) (*state
 					if err := sy.Git.UndoCommit(ctx, c.Commit, paths...); err != nil {
 						return err
 					}
-					return r.restoreFiles(before)
+					return restoreFiles(r, before)
 				})
 			}
 			return nil
@@ -266,8 +266,8 @@ func (r *Research) claim(ctx context.Context, pk *picker, out io.Writer) (*state
 	if errors.As(err, &ce) {
 		// Session commits an earlier run could not push meet the remote's: they
 		// go to a branch of their own, and the claim is made on the remote's state.
-		if derr := r.divert(ctx, ce, out); derr == nil {
-			if err = r.publish(ctx, out); err == nil {
+		if derr := divert(ctx, r, ce, out); derr == nil {
+			if err = publish(ctx, r, out); err == nil {
 				ok, err = sy.Claim(ctx, take)
 			}
 		} else if !errors.Is(derr, errNotDiverted) {
@@ -275,7 +275,7 @@ func (r *Research) claim(ctx context.Context, pk *picker, out io.Writer) (*state
 		}
 	}
 	if err != nil {
-		return nil, "", r.syncError(err)
+		return nil, "", syncError(r, err)
 	}
 	if !ok {
 		return nil, "", nil
@@ -288,22 +288,22 @@ func (r *Research) claim(ctx context.Context, pk *picker, out io.Writer) (*state
 // are pushed (a crashed session's commit among them), or else the remote's
 // branch is merged in, so that the run picks from the remote's queue. A remote
 // away is said by the first claim.
-func (r *Research) syncStart(ctx context.Context, out io.Writer) error {
+func syncStart(ctx context.Context, r *Research, out io.Writer) error {
 	if n, _ := r.sync.Unpushed(ctx, TrailerSession); n > 0 {
-		return r.publish(ctx, out)
+		return publish(ctx, r, out)
 	}
 	err := r.sync.Integrate(ctx)
 	if err == nil || errors.Is(err, gitrepo.ErrRemoteAway) {
 		return nil
 	}
-	return r.syncError(err)
+	return syncError(r, err)
 }
 
 // publish pushes the session's commit (and any left from before) to the remote,
 // merging the remote's branch first whenever it moved on. It never fails the
 // run: a remote away leaves the commits here, said in a line, and the next claim
 // stops the run; a conflict is returned for the run to stop on.
-func (r *Research) publish(ctx context.Context, out io.Writer) error {
+func publish(ctx context.Context, r *Research, out io.Writer) error {
 	sy := r.sync
 	err := sy.Publish(ctx)
 	if err == nil {
@@ -324,17 +324,17 @@ func (r *Research) publish(ctx context.Context, out io.Writer) error {
 	if errors.As(err, &ce) {
 		// The session's files meet the remote's: its commit goes to a branch of
 		// its own and its task to a person; the run goes on.
-		if derr := r.divert(ctx, ce, out); derr == nil {
-			return r.publish(ctx, out)
+		if derr := divert(ctx, r, ce, out); derr == nil {
+			return publish(ctx, r, out)
 		} else if !errors.Is(derr, errNotDiverted) {
-			return r.syncError(derr)
+			return syncError(r, derr)
 		}
 	}
-	return r.syncError(err)
+	return syncError(r, err)
 }
 
 // syncError turns a sync failure into the run's sentence.
-func (r *Research) syncError(err error) error {
+func syncError(r *Research, err error) error {
 	sy := r.sync
 	p := r.Messages()
 	var ce *gitrepo.ConflictError
@@ -368,7 +368,7 @@ func hostOrUnknown(p *messages.Printer, host string) string {
 }
 
 // readFiles reads state files (relative to .strom/) by name, to put back.
-func (r *Research) readFiles(rels ...string) (map[string][]byte, error) {
+func readFiles(r *Research, rels ...string) (map[string][]byte, error) {
 	out := make(map[string][]byte, len(rels))
 	for _, rel := range rels {
 		b, err := statefiles.ReadFile(r.Tree.Path(rel))
@@ -381,7 +381,7 @@ func (r *Research) readFiles(rels ...string) (map[string][]byte, error) {
 }
 
 // restoreFiles puts state files back as readFiles read them before a claim.
-func (r *Research) restoreFiles(before map[string][]byte) error {
+func restoreFiles(r *Research, before map[string][]byte) error {
 	for _, rel := range slices.Sorted(maps.Keys(before)) {
 		if err := statefiles.WriteAtomic(r.Tree.Path(rel), before[rel], 0o644); err != nil {
 			return err
@@ -394,7 +394,7 @@ func (r *Research) restoreFiles(before map[string][]byte) error {
 // this clone, and says in one sentence what stays behind when it cannot: a run
 // ends only with everything it committed on the remote, or with an error that
 // says what is not. "" when nothing stays behind (or the research is not synced).
-func (r *Research) leftBehind(ctx context.Context) string {
+func leftBehind(ctx context.Context, r *Research) string {
 	sy := r.sync
 	if sy == nil {
 		return ""

@@ -35,10 +35,10 @@ func TestStaleClaim(t *testing.T) {
 	}
 	for _, c := range cases {
 		fc.Set(at.Add(c.after))
-		if got := r.staleClaim(c.pk, &c.task); got != c.want {
+		if got := staleClaim(r, c.pk, &c.task); got != c.want {
 			t.Errorf("%s: stale = %v, want %v", c.name, got, c.want)
 		}
-		if got := r.takeable(c.pk, &c.task); got != (c.want || c.task.State == statefiles.Open) {
+		if got := takeable(r, c.pk, &c.task); got != (c.want || c.task.State == statefiles.Open) {
 			t.Errorf("%s: takeable = %v", c.name, got)
 		}
 	}

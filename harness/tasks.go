@@ -16,19 +16,19 @@ const ArchiveReason = "kept for later: the research is a Strom archive"
 
 // AddTask appends a task to the queue. session is the session that adds it ("" for a
 // person). In an archive a new task waits parked.
-func (r *Research) AddTask(ctx context.Context, title, body, session string) (statefiles.Task, error) {
-	return r.AddTaskNeeding(ctx, title, body, session, nil)
+func AddTask(ctx context.Context, r *Research, title, body, session string) (statefiles.Task, error) {
+	return AddTaskNeeding(ctx, r, title, body, session, nil)
 }
 
 // AddTaskNeeding appends a task that needs the archives named (R7.1.1): each must
 // be set up with a probe.
-func (r *Research) AddTaskNeeding(ctx context.Context, title, body, session string, needs []string) (statefiles.Task, error) {
+func AddTaskNeeding(ctx context.Context, r *Research, title, body, session string, needs []string) (statefiles.Task, error) {
 	var out statefiles.Task
 	// Refused before the lock is waited for; NewTask checks it again.
 	if err := statefiles.CheckText(strings.TrimSpace(title), body); err != nil {
 		return out, err
 	}
-	if err := r.CheckNeeds(needs); err != nil {
+	if err := CheckNeeds(r, needs); err != nil {
 		return out, err
 	}
 	err := r.Tree.Locked(ctx, func() error {
@@ -61,7 +61,7 @@ func (r *Research) AddTaskNeeding(ctx context.Context, title, body, session stri
 
 // ChangeTask applies fn to task id under the lock, reading and writing only the
 // task's shard.
-func (r *Research) ChangeTask(ctx context.Context, id string, fn func(t *statefiles.Task) error) (statefiles.Task, error) {
+func ChangeTask(ctx context.Context, r *Research, id string, fn func(t *statefiles.Task) error) (statefiles.Task, error) {
 	return r.Tree.UpdateTask(ctx, id, func(t *statefiles.Task) error {
 		if err := fn(t); err != nil {
 			return err
@@ -72,8 +72,8 @@ func (r *Research) ChangeTask(ctx context.Context, id string, fn func(t *statefi
 }
 
 // EditTask changes a task's title and body. Empty values keep what is there.
-func (r *Research) EditTask(ctx context.Context, id string, title, body *string) (statefiles.Task, error) {
-	return r.ChangeTask(ctx, id, func(t *statefiles.Task) error {
+func EditTask(ctx context.Context, r *Research, id string, title, body *string) (statefiles.Task, error) {
+	return ChangeTask(ctx, r, id, func(t *statefiles.Task) error {
 		var ti, bo string
 		if title != nil {
 			ti = strings.TrimSpace(*title)
@@ -95,16 +95,16 @@ func (r *Research) EditTask(ctx context.Context, id string, title, body *string)
 		}
 		// A running session's snapshot must learn the person's wording, or the
 		// session's close would take it for the agent's and put the old one back.
-		return r.rewordInSnapshots(*t)
+		return rewordInSnapshots(r, *t)
 	})
 }
 
 // SetNeeds sets the archives a task needs; none clears them.
-func (r *Research) SetNeeds(ctx context.Context, id string, needs []string) (statefiles.Task, error) {
-	if err := r.CheckNeeds(needs); err != nil {
+func SetNeeds(ctx context.Context, r *Research, id string, needs []string) (statefiles.Task, error) {
+	if err := CheckNeeds(r, needs); err != nil {
 		return statefiles.Task{}, err
 	}
-	return r.ChangeTask(ctx, id, func(t *statefiles.Task) error {
+	return ChangeTask(ctx, r, id, func(t *statefiles.Task) error {
 		t.Needs = nil
 		if len(needs) > 0 {
 			t.Needs = needs
@@ -120,8 +120,8 @@ var ErrEditedMeanwhile = errors.New("the task was changed while you edited it")
 // RewordTask sets a task's title and text to what a person wrote in an editor that
 // started from was. If the task no longer reads was, nothing changes and the error
 // wraps ErrEditedMeanwhile: the person's text must not silently replace another's.
-func (r *Research) RewordTask(ctx context.Context, id string, was statefiles.Task, title, body string) (statefiles.Task, error) {
-	return r.ChangeTask(ctx, id, func(t *statefiles.Task) error {
+func RewordTask(ctx context.Context, r *Research, id string, was statefiles.Task, title, body string) (statefiles.Task, error) {
+	return ChangeTask(ctx, r, id, func(t *statefiles.Task) error {
 		if t.Title != was.Title || t.Body != was.Body {
 			return messages.Errorf(ErrEditedMeanwhile, "task.edited_meanwhile", messages.Args{"Title": termsafe.Line(t.Title)})
 		}
@@ -132,16 +132,16 @@ func (r *Research) RewordTask(ctx context.Context, id string, was statefiles.Tas
 			return err
 		}
 		t.Title, t.Body = strings.TrimSpace(title), body
-		return r.rewordInSnapshots(*t)
+		return rewordInSnapshots(r, *t)
 	})
 }
 
 // ParkTask sets a task aside; only a person unparks it.
-func (r *Research) ParkTask(ctx context.Context, id, why string) (statefiles.Task, error) {
+func ParkTask(ctx context.Context, r *Research, id, why string) (statefiles.Task, error) {
 	if err := statefiles.CheckInput(statefiles.ReasonText, why, ""); err != nil {
 		return statefiles.Task{}, err
 	}
-	return r.ChangeTask(ctx, id, func(t *statefiles.Task) error {
+	return ChangeTask(ctx, r, id, func(t *statefiles.Task) error {
 		if t.State == statefiles.Started {
 			return messages.New("task.park_started", messages.Args{"Task": t.ID, "Session": t.Session})
 		}
@@ -150,7 +150,7 @@ func (r *Research) ParkTask(ctx context.Context, id, why string) (statefiles.Tas
 }
 
 // UnparkTask returns a parked task to where it was, and clears its park counters.
-func (r *Research) UnparkTask(ctx context.Context, id string) (statefiles.Task, error) {
+func UnparkTask(ctx context.Context, r *Research, id string) (statefiles.Task, error) {
 	var out statefiles.Task
 	err := r.Tree.Locked(ctx, func() error {
 		mode, err := r.Tree.LoadMode()
@@ -191,22 +191,22 @@ func (r *Research) UnparkTask(ctx context.Context, id string) (statefiles.Task, 
 }
 
 // AnswerTask gives a waiting task a person's answer; the task returns to the queue.
-func (r *Research) AnswerTask(ctx context.Context, id, answer string) (statefiles.Task, error) {
+func AnswerTask(ctx context.Context, r *Research, id, answer string) (statefiles.Task, error) {
 	if err := statefiles.CheckInput(statefiles.AnswerText, answer, ""); err != nil {
 		return statefiles.Task{}, err
 	}
-	return r.ChangeTask(ctx, id, func(t *statefiles.Task) error {
+	return ChangeTask(ctx, r, id, func(t *statefiles.Task) error {
 		return t.AnswerQuestion(answer, r.Now())
 	})
 }
 
 // MoveTask puts a task before another in the queue.
-func (r *Research) MoveTask(ctx context.Context, id, before string) error {
+func MoveTask(ctx context.Context, r *Research, id, before string) error {
 	return r.Tree.MoveTask(ctx, id, before)
 }
 
 // Records returns the records of one task, oldest first, from the file of its
 // hundred: the cost is the task's, not the research's.
-func (r *Research) Records(ctx context.Context, task string) ([]statefiles.Record, error) {
+func Records(ctx context.Context, r *Research, task string) ([]statefiles.Record, error) {
 	return r.Tree.TaskRecords(ctx, statefiles.NormalizeID(task))
 }

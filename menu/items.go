@@ -20,7 +20,7 @@ func (m *menu) main() step {
 		title += " · " + m.say("menu.open_tasks", messages.Args{"Count": len(inState(q, statefiles.Open))})
 	}
 	var items []item
-	if ms, err := r.Mode(m.ctx); err == nil {
+	if ms, err := harness.Mode(m.ctx, r); err == nil {
 		label := m.say("menu.mode_research")
 		switch ms.Shown {
 		case statefiles.ModeArchive:
@@ -58,7 +58,7 @@ func (m *menu) initHere() step {
 
 // mode switches between research and a Strom archive; strom mode asks to confirm.
 func (m *menu) mode() step {
-	ms, err := m.Research.Mode(m.ctx)
+	ms, err := harness.Mode(m.ctx, m.Research)
 	if err != nil {
 		m.note(m.Msg.Text(err))
 		return stepOK
@@ -100,11 +100,11 @@ func (m *menu) installAgent(ms harness.ModeState) {
 		return
 	}
 	fmt.Fprintf(m.Out, "$ %s\n", ms.Install)
-	if err := m.Research.RunInstall(m.ctx, ms.Install, m.Terminal, m.Out, m.Out); err != nil {
+	if err := harness.RunInstall(m.ctx, m.Research, ms.Install, m.Terminal, m.Out, m.Out); err != nil {
 		m.note(m.say("menu.install_failed", messages.Args{"Error": m.Msg.Text(err), "Advice": ms.SayAdvice(m.Msg)}))
 		return
 	}
-	if now, err := m.Research.Mode(m.ctx); err == nil && now.Shown != harness.ModeWaiting {
+	if now, err := harness.Mode(m.ctx, m.Research); err == nil && now.Shown != harness.ModeWaiting {
 		m.note(m.say("menu.installed", messages.Args{"Agent": ms.Binary}))
 		return
 	}

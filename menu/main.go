@@ -70,7 +70,7 @@ func Main(args []string) int {
 		if r != nil {
 			p = r.Messages()
 			// As every strom command in a research does (strom app lists it).
-			_ = r.Remember(context.Background())
+			_ = harness.Remember(context.Background(), r)
 		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP)

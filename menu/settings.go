@@ -283,7 +283,7 @@ func (m *menu) maintenance() step {
 
 // checkFiles says every state file that does not hold, or that all do.
 func (m *menu) checkFiles() step {
-	errs := m.Research.CheckStateFiles()
+	errs := harness.CheckStateFiles(m.Research)
 	if len(errs) == 0 {
 		m.note(m.say("menu.files_ok"))
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/strom-research/strom/harness"
 	"text/tabwriter"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
@@ -56,7 +57,7 @@ func (s *sys) allow(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	rv, err := r.Consent(ctx)
+	rv, err := harness.Consent(ctx, r)
 	if err != nil {
 		return err
 	}
@@ -64,7 +65,7 @@ func (s *sys) allow(ctx context.Context) error {
 		fmt.Fprintln(s.stdout, s.say("allow.nothing", messages.Args{"File": rv.File}))
 		return nil
 	}
-	origins, err := r.ConsentOrigins(ctx, rv)
+	origins, err := harness.ConsentOrigins(ctx, r, rv)
 	if err != nil {
 		return err
 	}
@@ -97,7 +98,7 @@ func (s *sys) allow(ctx context.Context) error {
 	if err := s.confirm(s.say("allow.ask", messages.Args{"Count": n, "Path": rv.Research.Path})); err != nil {
 		return err
 	}
-	if err := r.Allow(ctx, rv); err != nil {
+	if err := harness.Allow(ctx, r, rv); err != nil {
 		return err
 	}
 	fmt.Fprintln(s.stdout, s.say("allow.done", messages.Args{"Count": n}))
@@ -157,7 +158,7 @@ func (s *sys) allowRevoke(ctx context.Context, settings []string) error {
 	if err != nil {
 		return err
 	}
-	gone, err := r.Revoke(ctx, settings)
+	gone, err := harness.Revoke(ctx, r, settings)
 	if err != nil {
 		return err
 	}

@@ -55,7 +55,7 @@ func chatCommand(s *sys) *ffcli.Command {
 			defer stopRelay()
 			o.Interrupts = ints
 			defer agentpty.RestoreTerminals()
-			rr, err := r.Chat(ctx, o)
+			rr, err := harness.Chat(ctx, r, o)
 			if err != nil {
 				return err
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/strom-research/strom/harness"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -283,7 +284,7 @@ func (s *sys) allowSet(ctx context.Context, name string) error {
 		return err
 	}
 	if s.terminal() == nil {
-		rv, err := r.Consent(ctx)
+		rv, err := harness.Consent(ctx, r)
 		if err != nil {
 			return err
 		}
@@ -294,7 +295,7 @@ func (s *sys) allowSet(ctx context.Context, name string) error {
 		}
 		return nil
 	}
-	allowed, err := r.AllowSetting(ctx, name)
+	allowed, err := harness.AllowSetting(ctx, r, name)
 	if err != nil || !allowed {
 		return err
 	}

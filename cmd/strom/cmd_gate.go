@@ -96,7 +96,7 @@ func gateTestCommand(s *sys) *ffcli.Command {
 			}
 			// Asking Claude Code in the tree's folder of its own starts what that
 			// folder's settings name: only once a person allowed it.
-			if err := r.RequireAllowed(ctx, s.terminal() != nil, "agent.claudeConfigDir"); err != nil {
+			if err := harness.RequireAllowed(ctx, r, s.terminal() != nil, "agent.claudeConfigDir"); err != nil {
 				return err
 			}
 			a := s.asker(r, settings, spec, "")
@@ -162,7 +162,7 @@ func (s *sys) asker(r *harness.Research, settings statefiles.Settings, spec gate
 			agent = res.Value
 		}
 	}
-	return &gates.Asker{Tree: r.Tree, Clock: r.Clock, Getenv: s.getenv, Spec: spec, Agent: agent, ClaudeConfigDir: r.ClaudeConfigDir(settings)}
+	return &gates.Asker{Tree: r.Tree, Clock: r.Clock, Getenv: s.getenv, Spec: spec, Agent: agent, ClaudeConfigDir: harness.ClaudeConfigDir(r, settings)}
 }
 
 // runGate is the condition of a strom run: run.gate, or --gate / --no-gate with a

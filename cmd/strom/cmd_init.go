@@ -71,7 +71,7 @@ func initCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			_ = r.Remember(ctx)
+			_ = harness.Remember(ctx, r)
 			settings, err := r.Settings()
 			if err != nil {
 				return err

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/strom-research/strom/harness"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
@@ -32,7 +33,7 @@ func logCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			entries, err := r.Sessions(ctx, *n)
+			entries, err := harness.Sessions(ctx, r, *n)
 			if err != nil {
 				return err
 			}

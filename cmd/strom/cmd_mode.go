@@ -39,7 +39,7 @@ func modeCommand(s *sys) *ffcli.Command {
 				return err
 			}
 			if len(args) == 0 {
-				ms, err := r.Mode(ctx)
+				ms, err := harness.Mode(ctx, r)
 				if err != nil {
 					return err
 				}
@@ -56,14 +56,14 @@ func modeCommand(s *sys) *ffcli.Command {
 			if err := s.personOnly("strom mode " + to); err != nil {
 				return err
 			}
-			sw, err := r.SwitchMode(ctx, to, s.confirm, s.offerInstall(ctx, r), func(line string) { fmt.Fprintln(s.stdout, line) })
+			sw, err := harness.SwitchMode(ctx, r, to, s.confirm, s.offerInstall(ctx, r), func(line string) { fmt.Fprintln(s.stdout, line) })
 			if err != nil {
 				return err
 			}
 			p := s.msg()
 			if sw.Commit == "" {
 				text := p.Say("mode.shown_" + to)
-				if ms, err := r.Mode(ctx); err == nil {
+				if ms, err := harness.Mode(ctx, r); err == nil {
 					text = modeText(p, ms)
 				}
 				fmt.Fprintln(s.stdout, p.Say("mode.nothing", messages.Args{"Mode": text}))
@@ -97,7 +97,7 @@ func (s *sys) offerInstall(ctx context.Context, r *harness.Research) func(binary
 		if out == nil {
 			out, errOut = s.stdout, s.stderr
 		}
-		return r.RunInstall(ctx, line, tty, out, errOut)
+		return harness.RunInstall(ctx, r, line, tty, out, errOut)
 	}
 }
 

@@ -47,7 +47,7 @@ func recordCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			if _, err := r.Record(ctx, ref, strings.Join(args, " ")); err != nil {
+			if _, err := harness.Record(ctx, r, ref, strings.Join(args, " ")); err != nil {
 				return err
 			}
 			fmt.Fprintln(s.stdout, s.msg().Say("record.done", messages.Args{"Task": statefiles.NormalizeID(ref.Task)}))
@@ -76,7 +76,7 @@ func doneCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			t, err := r.Done(ctx, ref, id)
+			t, err := harness.Done(ctx, r, ref, id)
 			if err != nil {
 				return err
 			}
@@ -112,7 +112,7 @@ func askCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			t, err := r.Ask(ctx, ref, id, strings.Join(args, " "))
+			t, err := harness.Ask(ctx, r, ref, id, strings.Join(args, " "))
 			if err != nil {
 				return err
 			}
@@ -138,7 +138,7 @@ func showSessionTask(ctx context.Context, s *sys) error {
 	if err != nil {
 		return err
 	}
-	recs, err := r.Records(ctx, t.ID)
+	recs, err := harness.Records(ctx, r, t.ID)
 	if err != nil {
 		return err
 	}
@@ -173,7 +173,7 @@ func noteActivity(s *sys, args []string) {
 		return
 	}
 	if r, err := s.research(); err == nil {
-		r.NoteActivity(ref.Session)
+		harness.NoteActivity(r, ref.Session)
 	}
 }
 
@@ -196,7 +196,7 @@ func sessionNotes(s *sys) []string {
 		}
 	}
 	if r, err := s.research(); err == nil {
-		if f, ok := r.FinishRequested(ref.Session); ok {
+		if f, ok := harness.FinishRequested(r, ref.Session); ok {
 			notes = append(notes, f.SayNote(s.msg()))
 		}
 	}

@@ -135,7 +135,7 @@ func runCommand(s *sys) *ffcli.Command {
 				return err
 			}
 			defer agentpty.RestoreTerminals()
-			rr, err := r.Run(ctx, o)
+			rr, err := harness.Run(ctx, r, o)
 			if err != nil {
 				return err
 			}

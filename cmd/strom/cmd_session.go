@@ -76,7 +76,7 @@ func (s *sys) liveSessions() (*harness.Research, []liveSession, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	ri, err := r.LiveRun()
+	ri, err := harness.LiveRun(r)
 	if err != nil || ri == nil || ri.Session == "" {
 		return r, nil, err
 	}
@@ -86,12 +86,12 @@ func (s *sys) liveSessions() (*harness.Research, []liveSession, error) {
 		l.Name += " " + shortTitle(t.Title)
 	}
 	l.LeftSeconds = max(0, int64(ri.Deadline.Sub(r.Now())/time.Second))
-	if f, ok := r.FinishRequested(ri.Session); ok {
+	if f, ok := harness.FinishRequested(r, ri.Session); ok {
 		l.FinishRequested, l.Finish = true, &f
 	}
 	// The transcript's change and the agent's strom commands are stamped by the
 	// file system, on the real clock.
-	if last := r.LastActivity(ri.Session); !last.IsZero() {
+	if last := harness.LastActivity(r, ri.Session); !last.IsZero() {
 		l.WaitingForInput = clock.Real{}.Now().Sub(last) > s.inputWaitIdle()
 	}
 	return r, []liveSession{l}, nil
@@ -226,8 +226,8 @@ func sessionFinishCommand(s *sys) *ffcli.Command {
 			// A run that waits (for its condition or an archive) has no session at
 			// work: the request ends the wait.
 			if len(live) == 0 {
-				if ri, _ := r.LiveRun(); ri != nil {
-					if err := r.RequestRunFinish("strom session finish"); err != nil {
+				if ri, _ := harness.LiveRun(r); ri != nil {
+					if err := harness.RequestRunFinish(r, "strom session finish"); err != nil {
 						return err
 					}
 					fmt.Fprintln(s.stdout, s.msg().Say("session.asked_run", messages.Args{"PID": ri.PID}))
@@ -245,7 +245,7 @@ func sessionFinishCommand(s *sys) *ffcli.Command {
 					continue
 				}
 				asked[l.Session] = true
-				if err := r.RequestFinish(l.Session, "strom session finish"); err != nil {
+				if err := harness.RequestFinish(r, l.Session, "strom session finish"); err != nil {
 					return err
 				}
 				fmt.Fprintln(s.stdout, s.msg().Say("session.asked_finish", messages.Args{"Session": l.Session, "Task": l.Task}))
@@ -302,7 +302,7 @@ func sessionSendCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			if err := r.RequestSend(l.Session, snd); err != nil {
+			if err := harness.RequestSend(r, l.Session, snd); err != nil {
 				return err
 			}
 			if *keys {
@@ -342,7 +342,7 @@ func sessionStopCommand(s *sys) *ffcli.Command {
 				which = args[0]
 			}
 			if len(live) == 0 {
-				if ri, _ := r.LiveRun(); ri != nil {
+				if ri, _ := harness.LiveRun(r); ri != nil {
 					return errors.New(s.msg().Say("session.stop_between", messages.Args{"PID": ri.PID}))
 				}
 			}
@@ -350,7 +350,7 @@ func sessionStopCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			if err := r.RequestStop(l.Session, "strom session stop"); err != nil {
+			if err := harness.RequestStop(r, l.Session, "strom session stop"); err != nil {
 				return err
 			}
 			fmt.Fprintln(s.stdout, s.msg().Say("session.stopping", messages.Args{"Session": l.Session, "Task": l.Task}))
@@ -376,10 +376,10 @@ func sessionCloseCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			if why := r.CheckNow(ctx); why != "" {
+			if why := harness.CheckNow(ctx, r); why != "" {
 				return errors.New(s.msg().Say("session.close_not_yet", messages.Args{"Why": why}))
 			}
-			if err := r.RequestClose(ref.Session, "close"); err != nil {
+			if err := harness.RequestClose(r, ref.Session, "close"); err != nil {
 				return err
 			}
 			fmt.Fprintln(s.stdout, s.msg().Say("session.closing"))

@@ -44,7 +44,7 @@ func statusCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			st, err := r.Status(ctx)
+			st, err := harness.ReadStatus(ctx, r)
 			if err != nil {
 				return err
 			}
@@ -52,7 +52,7 @@ func statusCommand(s *sys) *ffcli.Command {
 			if out.NotAllowed == nil {
 				out.NotAllowed = []consent.Value{}
 			}
-			finish, asked := r.PendingFinish(st.Running)
+			finish, asked := harness.PendingFinish(r, st.Running)
 			if asked {
 				out.Finish = &finish
 			}

@@ -30,7 +30,7 @@ func (s *sys) research() (*harness.Research, error) {
 		s.res = r
 		// The first strom command in a research puts it on this computer's list
 		// (strom app); a list that cannot be written does not stop the command.
-		_ = r.Remember(context.Background())
+		_ = harness.Remember(context.Background(), r)
 	}
 	return s.res, nil
 }
@@ -98,7 +98,7 @@ func taskAddCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			t, err := r.AddTaskNeeding(ctx, args[0], text, s.inSession(), needs)
+			t, err := harness.AddTaskNeeding(ctx, r, args[0], text, s.inSession(), needs)
 			if err != nil {
 				return err
 			}
@@ -249,7 +249,7 @@ func listTasks(ctx context.Context, s *sys, o listOptions) error {
 			extra = " — " + s.parkReason(t.Reason)
 		case statefiles.Started:
 			switch {
-			case r.ClaimedElsewhere(t):
+			case harness.ClaimedElsewhere(r, t):
 				extra = " — " + p.Say("task.claimed_elsewhere", messages.Args{"Host": t.Host, "Session": t.Session,
 					"Since": harness.ClaimTime(t).Local().Format("2006-01-02 15:04")})
 			case t.Host != "":
@@ -320,7 +320,7 @@ func taskShowCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			recs, err := r.Records(ctx, t.ID)
+			recs, err := harness.Records(ctx, r, t.ID)
 			if err != nil {
 				return err
 			}
@@ -469,12 +469,12 @@ func taskEditCommand(s *sys) *ffcli.Command {
 			}
 			var t statefiles.Task
 			if set["needs"] {
-				if t, err = r.SetNeeds(ctx, args[0], needs); err != nil {
+				if t, err = harness.SetNeeds(ctx, r, args[0], needs); err != nil {
 					return err
 				}
 			}
 			if tp != nil || bp != nil {
-				if t, err = r.EditTask(ctx, args[0], tp, bp); err != nil {
+				if t, err = harness.EditTask(ctx, r, args[0], tp, bp); err != nil {
 					return err
 				}
 			}
@@ -504,7 +504,7 @@ func taskMoveCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			if err := r.MoveTask(ctx, args[0], *before); err != nil {
+			if err := harness.MoveTask(ctx, r, args[0], *before); err != nil {
 				return err
 			}
 			fmt.Fprintln(s.stdout, s.msg().Say("task.moved", messages.Args{"Task": statefiles.NormalizeID(args[0]), "Before": statefiles.NormalizeID(*before)}))
@@ -539,7 +539,7 @@ func taskParkCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			t, err := r.ParkTask(ctx, args[0], *why)
+			t, err := harness.ParkTask(ctx, r, args[0], *why)
 			if err != nil {
 				return err
 			}
@@ -568,7 +568,7 @@ func taskUnparkCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			t, err := r.UnparkTask(ctx, args[0])
+			t, err := harness.UnparkTask(ctx, r, args[0])
 			if err != nil {
 				return err
 			}
@@ -597,7 +597,7 @@ func taskAnswerCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			t, err := r.AnswerTask(ctx, args[0], args[1])
+			t, err := harness.AnswerTask(ctx, r, args[0], args[1])
 			if err != nil {
 				return err
 			}

@@ -64,7 +64,7 @@ func usageCommand(s *sys) *ffcli.Command {
 					p, _ = claudeusage.ParseArgs(sp.Args)
 				}
 			}
-			if err := r.RequireAllowed(ctx, s.terminal() != nil, "agent.claudeConfigDir"); err != nil {
+			if err := harness.RequireAllowed(ctx, r, s.terminal() != nil, "agent.claudeConfigDir"); err != nil {
 				return err
 			}
 			a := s.asker(r, settings, spec, "claude")
@@ -162,7 +162,7 @@ func (s *sys) reportUsage(session string, data []byte) string {
 	status := []string{"strom"}
 	var ri *harness.RunInfo
 	if harness.ValidSessionID(session) {
-		ri, _ = r.LiveRun()
+		ri, _ = harness.LiveRun(r)
 	}
 	if ri != nil && ri.Session == session {
 		status = append(status, ri.Task)
@@ -174,8 +174,8 @@ func (s *sys) reportUsage(session string, data []byte) string {
 		_ = gates.SaveReport(r.Tree, session, u)
 		status = append(status, s.say("usage_week.status_week", messages.Args{"Used": pctText(u.WeekUsed)}), "5h "+pctText(u.FiveHourUsed))
 		if w, found := gates.LoadWatch(r.Tree); found && ri != nil && ri.Session == session && w.PID == ri.PID && u.WeekUsed >= w.WeekFinishAt {
-			if f, asked := r.FinishRequested(session); !asked || f.Person() {
-				_ = r.RequestCapFinish(session, w.Gate, s.say("usage_week.cap_reached", messages.Args{"Used": pctText(u.WeekUsed), "Limit": pctText(w.WeekFinishAt)}))
+			if f, asked := harness.FinishRequested(r, session); !asked || f.Person() {
+				_ = harness.RequestCapFinish(r, session, w.Gate, s.say("usage_week.cap_reached", messages.Args{"Used": pctText(u.WeekUsed), "Limit": pctText(w.WeekFinishAt)}))
 			}
 			status = append(status, s.say("usage_week.status_finishing"))
 		}

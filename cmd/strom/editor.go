@@ -119,7 +119,7 @@ func editTask(ctx context.Context, s *sys, r *harness.Research, id string) error
 	if err := statefiles.CheckInput(statefiles.BodyText, body, shown); err != nil {
 		return err
 	}
-	saved, err := r.RewordTask(ctx, was.ID, was, title, body)
+	saved, err := harness.RewordTask(ctx, r, was.ID, was, title, body)
 	if errors.Is(err, harness.ErrEditedMeanwhile) {
 		return messages.Wrap(err, p.Say("task.edit_meanwhile", messages.Args{"Problem": p.Text(err), "Task": was.ID, "Kept": kept}))
 	}

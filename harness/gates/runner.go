@@ -160,7 +160,7 @@ wait:
 		case <-timer:
 			break wait
 		case <-poll.C:
-			if g.Research.RunFinishRequested() {
+			if harness.RunFinishRequested(g.Research) {
 				return &harness.GateStop{Stop: harness.StopByHand}
 			}
 		case <-g.Interrupts:
@@ -192,7 +192,7 @@ func (g *Runner) waitTill(d time.Duration, now time.Time) (till time.Time, atUnt
 
 // pause shows the waiting in .strom/run/run.json, so strom status prints it.
 func (g *Runner) pause(till time.Time, why string) error {
-	return g.Research.UpdateRun(func(ri *harness.RunInfo) { ri.PausedTill, ri.PauseWhy = till, why })
+	return harness.UpdateRun(g.Research, func(ri *harness.RunInfo) { ri.PausedTill, ri.PauseWhy = till, why })
 }
 
 // clockTime is HH:MM, with the weekday when the moment is not today.

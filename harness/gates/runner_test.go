@@ -40,7 +40,7 @@ func TestRunnerWait(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := &harness.Research{Tree: tree, Clock: fake, Getenv: os.Getenv}
-			if err := r.SaveRun(&harness.RunInfo{PID: os.Getpid(), Started: start}); err != nil {
+			if err := harness.SaveRun(r, &harness.RunInfo{PID: os.Getpid(), Started: start}); err != nil {
 				t.Fatal(err)
 			}
 			var out bytes.Buffer
@@ -54,7 +54,7 @@ func TestRunnerWait(t *testing.T) {
 			for fake.Waiters() == 0 {
 				time.Sleep(time.Millisecond)
 			}
-			ri, _ := r.LoadRun()
+			ri, _ := harness.LoadRun(r)
 			if ri.PauseWhy != "why" || ri.PausedTill.IsZero() {
 				t.Errorf("run.json while waiting = %+v, want paused with the reason", ri)
 			}
@@ -79,7 +79,7 @@ func TestRunnerWait(t *testing.T) {
 			case tt.wantStop != nil && (gs == nil || gs.Stop != *tt.wantStop):
 				t.Errorf("wait returned %+v, want stop %s", gs, *tt.wantStop)
 			}
-			if ri, _ := r.LoadRun(); !ri.PausedTill.IsZero() || ri.PauseWhy != "" {
+			if ri, _ := harness.LoadRun(r); !ri.PausedTill.IsZero() || ri.PauseWhy != "" {
 				t.Errorf("run.json after the wait = %+v, want no pause", ri)
 			}
 		})
