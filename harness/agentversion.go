@@ -44,7 +44,7 @@ func checkAgentVersion(ctx context.Context, r *Research, p sessionPlan) error {
 	// itself replaces that file (or the link to it), so a file unchanged since its
 	// last good answer is asked nothing again.
 	stamp := programStamp(argv[0])
-	if stamp != "" && stamp == r.versionKnown {
+	if stamp != "" && stamp == r.Kept.AgentVersion {
 		return nil
 	}
 	outer := ctx
@@ -88,7 +88,7 @@ func checkAgentVersion(ctx context.Context, r *Research, p sessionPlan) error {
 		return messages.Wrap(ErrAgentVersion, m.Say("refuse.agent_version", messages.Args{
 			"Program": prof.Versions.Program, "Version": v.String(), "Known": known, "Advice": advice}))
 	}
-	r.versionKnown = stamp
+	r.Kept.AgentVersion = stamp
 	return nil
 }
 

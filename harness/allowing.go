@@ -106,14 +106,14 @@ func agentProgram(p agents.Profile, args []string, cmdline string) string {
 // for it at its start and again at every session's commit), and mostly without git
 // (consent.IdentifyTree), which strom status would otherwise start every time.
 func identity(ctx context.Context, r *Research) (consent.Research, error) {
-	if r.id != nil {
-		return *r.id, nil
+	if r.Kept.Consent != nil {
+		return *r.Kept.Consent, nil
 	}
 	id, err := consent.IdentifyTree(ctx, r.Tree.Root, consent.RootsFile(), r.Git)
 	if err != nil {
 		return id, err
 	}
-	r.id = &id
+	r.Kept.Consent = &id
 	return id, nil
 }
 

@@ -50,7 +50,7 @@ func BenchmarkBetweenSessions(b *testing.B) {
 	var last time.Time
 	var harnessTime, sessions time.Duration
 	var n int
-	r.mark = func(ev string) {
+	r.Mark = func(ev string) {
 		mu.Lock()
 		defer mu.Unlock()
 		now := time.Now()

@@ -76,14 +76,20 @@ func closeSession(ctx context.Context, r *Research, res sessionResult, task stat
 		res.NotAllowed = notAllowedNow(ctx, r, p)
 		msg := commitMessage(r.Messages(), res, task.Title, p.Profile.Name, texts, checks)
 		// A crashed session is committed before the run resolves its sync.
-		if r.sync != nil {
-			msg.Trailers = append(msg.Trailers, gitrepo.Trailer{Key: TrailerHost, Value: r.sync.Host})
+		if r.Sync != nil {
+			msg.Trailers = append(msg.Trailers, gitrepo.Trailer{Key: TrailerHost, Value: r.Sync.Host})
 		} else if synced(r) {
 			msg.Trailers = append(msg.Trailers, gitrepo.Trailer{Key: TrailerHost, Value: hostName(r)})
 		}
-		r.marked("commit-start")
+		r.Marked("commit-start")
 		res.Commit, err = r.CommitLocked(ctx, msg, links...)
-		r.marked("commit-end")
+		if err == nil {
+			// Read the new session back once now, so that the next strom status
+			// (often the agent's, in the next session) finds it kept for this HEAD:
+			// one commit read, put before the sessions kept for the one before.
+			_, _ = LastSession(ctx, r)
+		}
+		r.Marked("commit-end")
 		return err
 	})
 	if err != nil {

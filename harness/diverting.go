@@ -29,7 +29,7 @@ var errNotDiverted = errors.New("no session commit to divert")
 // run says so in one sentence and goes on. errNotDiverted when no commit of the
 // clone's is a session's.
 func divert(ctx context.Context, r *Research, ce *gitrepo.ConflictError, out io.Writer) error {
-	sy := r.sync
+	sy := r.Sync
 	sessions, err := sy.Git.Ahead(ctx, sy.Ref(), TrailerSession)
 	if err != nil {
 		return err
@@ -95,7 +95,7 @@ func divert(ctx context.Context, r *Research, ce *gitrepo.ConflictError, out io.
 				{Key: TrailerHost, Value: sy.Host},
 			},
 		}
-		_, err = r.commitPaths(ctx, msg, []string{statefiles.DirName})
+		_, err = r.CommitPaths(ctx, msg, []string{statefiles.DirName})
 		return err
 	})
 	if err != nil {

@@ -11,17 +11,6 @@ import (
 	"github.com/strom-research/strom/messages"
 )
 
-// Trailer keys of harness commits.
-const (
-	TrailerSession = "Strom-Session"
-	TrailerTask    = "Strom-Task"
-	TrailerEnd     = "Strom-End"
-	TrailerAgent   = "Strom-Agent"
-	TrailerCheck   = "Strom-Check"
-	TrailerMode    = "Strom-Mode"
-	TrailerRecords = "Strom-Records" // how many records the session made
-)
-
 // SessionEntry is one session as the history tells it.
 type SessionEntry struct {
 	Session string    `json:"session"`

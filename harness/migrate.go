@@ -40,7 +40,7 @@ func commitMigration(r *Research, from, to, tasks int) error {
 		Body:     p.Say("commit.migrate_queue_body", args),
 		Trailers: []gitrepo.Trailer{{Key: TrailerMigrate, Value: fmt.Sprintf("%s %d to %d", statefiles.QueueFile, from, to)}},
 	}
-	_, err := r.commitPaths(ctx, msg, paths)
+	_, err := r.CommitPaths(ctx, msg, paths)
 	return err
 }
 
@@ -77,3 +77,8 @@ func olderAttributes() string {
 	}
 	return strings.Join(out, "")
 }
+
+// queuePaths are the queue's files in a commit, in either layout: queue.json
+// alone (version 1), or queue.json with the tasks under tasks/ (a file per task in
+// version 2, files of a hundred in version 3).
+var queuePaths = []string{statefiles.DirName + "/" + statefiles.QueueFile, statefiles.DirName + "/tasks"}

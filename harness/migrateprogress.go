@@ -59,7 +59,7 @@ func commitProgressMigration(r *Research, records int) error {
 		Body:     p.Say("commit.migrate_progress_body", args),
 		Trailers: []gitrepo.Trailer{{Key: TrailerMigrate, Value: progressMigration}},
 	}
-	_, err = r.commitPaths(ctx, msg, paths)
+	_, err = r.CommitPaths(ctx, msg, paths)
 	return err
 }
 

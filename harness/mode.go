@@ -259,7 +259,7 @@ func SwitchMode(ctx context.Context, r *Research, to string, confirm func(questi
 		if err := r.Tree.SaveMode(&statefiles.Mode{Version: 1, Mode: to, Changed: &changed}); err != nil {
 			return err
 		}
-		ms.Commit, err = r.commitPaths(ctx, modeMessage(r.Messages(), to, ms.Tasks), []string{statefiles.DirName})
+		ms.Commit, err = r.CommitPaths(ctx, modeMessage(r.Messages(), to, ms.Tasks), []string{statefiles.DirName})
 		return err
 	})
 	if err != nil {

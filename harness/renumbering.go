@@ -16,11 +16,6 @@ import (
 	"github.com/strom-research/strom/statefiles"
 )
 
-// queuePaths are the queue's files in a commit, in either layout: queue.json
-// alone (version 1), or queue.json with the tasks under tasks/ (a file per task in
-// version 2, files of a hundred in version 3).
-var queuePaths = []string{statefiles.DirName + "/" + statefiles.QueueFile, statefiles.DirName + "/tasks"}
-
 // renumberNew runs before the remote's branch is merged in. When tasks this
 // clone added since it last met the remote have ids the remote's branch added
 // too, this clone's get the next free ids, with their records
@@ -29,7 +24,7 @@ var queuePaths = []string{statefiles.DirName + "/" + statefiles.QueueFile, state
 // merge driver could rename a task but not its records, nor move it to the shard
 // of its new id.
 func renumberNew(ctx context.Context, r *Research, out io.Writer) error {
-	sy := r.sync
+	sy := r.Sync
 	g := sy.Git
 	base, err := g.MergeBase(ctx, sy.Ref())
 	if err != nil || base == "" {
@@ -117,7 +112,7 @@ func renumberNew(ctx context.Context, r *Research, out io.Writer) error {
 			Body:     strings.Join(said, "\n"),
 			Trailers: []gitrepo.Trailer{{Key: TrailerHost, Value: sy.Host}},
 		}
-		_, err = r.commitPaths(ctx, msg, []string{statefiles.DirName})
+		_, err = r.CommitPaths(ctx, msg, []string{statefiles.DirName})
 		return err
 	})
 	if err != nil {

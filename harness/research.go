@@ -11,11 +11,9 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -35,26 +33,36 @@ type Research struct {
 	Clock  clock.Clock
 	Getenv func(string) string
 
-	git *gitrepo.Repo
-	id  *consent.Research // the consent identity, once found (allowing.go)
-	// mark, when set, is told of the moments a session passes (agent started,
+	// Mark, when set, is told of the moments a session passes (agent started,
 	// agent ended, commit made); benchmarks measure the harness's own time with it.
-	mark func(event string)
-	// prunedAt is when this process last pruned the sessions folder.
-	prunedAt time.Time
-	// sync is the remote a run shares the research through (sync.remote), nil
+	Mark func(event string)
+	// Sync is the remote a run shares the research through (sync.remote), nil
 	// when the research is worked in this clone alone.
-	sync *remote.Sync
-	// syncOut is where a synced run says what its integrations did (renumbering).
-	syncOut io.Writer
-	// versionKnown is the agent program's file (path, size, time) whose version
-	// was last found known: its --version is not asked again (agentversion.go).
-	versionKnown string
+	Sync *remote.Sync
+	// SyncOut is where a synced run says what its integrations did (renumbering).
+	SyncOut io.Writer
+	// Kept is what this process found out once and need not find out again.
+	Kept Kept
+
+	git *gitrepo.Repo
 }
 
-func (r *Research) marked(event string) {
-	if r.mark != nil {
-		r.mark(event)
+// Kept is what one strom process remembers of a research between the calls it
+// makes.
+type Kept struct {
+	// Consent is the consent identity, once found.
+	Consent *consent.Research
+	// Pruned is when this process last pruned the sessions folder.
+	Pruned time.Time
+	// AgentVersion is the agent program's file (path, size, time) whose version
+	// was last found known: its --version is not asked again.
+	AgentVersion string
+}
+
+// Marked tells Mark of a moment a session passes.
+func (r *Research) Marked(event string) {
+	if r.Mark != nil {
+		r.Mark(event)
 	}
 }
 
@@ -77,6 +85,14 @@ func (e Env) withDefaults() Env {
 	return e
 }
 
+// New is the research of tree, its git already open when g is not nil.
+func New(tree *statefiles.Tree, g *gitrepo.Repo, env Env) *Research {
+	env = env.withDefaults()
+	r := &Research{Tree: tree, Clock: env.Clock, Getenv: env.Getenv, git: g}
+	r.wireTree(tree)
+	return r
+}
+
 // Open finds the research repo at dir or above it.
 func Open(dir string, env Env) (*Research, error) {
 	env = env.withDefaults()
@@ -84,8 +100,7 @@ func Open(dir string, env Env) (*Research, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Research{Tree: tree, Clock: env.Clock, Getenv: env.Getenv}
-	r.wireTree(tree)
+	r := New(tree, nil, env)
 	if env.Notice != nil {
 		tree.OnFinish = func(files []string) {
 			fmt.Fprintln(env.Notice, r.Messages().Say("files.finished", messages.Args{"Files": strings.Join(files, ", ")}))
@@ -170,14 +185,14 @@ func safeMessage(msg gitrepo.Message) gitrepo.Message {
 // the paths leave out of it. Sessions that changed nothing still get their
 // commit: the history then says the session happened and why it ended.
 func (r *Research) CommitLocked(ctx context.Context, msg gitrepo.Message, leave ...string) (string, error) {
-	return r.commitPaths(ctx, msg, nil, leave...)
+	return r.CommitPaths(ctx, msg, nil, leave...)
 }
 
-// commitPaths commits only paths (all when empty), leaving the paths leave out;
+// CommitPaths commits only paths (all when empty), leaving the paths leave out;
 // the caller holds the lock. The harness checks state files itself, so the user's
 // hooks do not run: a failing hook must never keep a session's work out of the
 // history.
-func (r *Research) commitPaths(ctx context.Context, msg gitrepo.Message, only []string, leave ...string) (string, error) {
+func (r *Research) CommitPaths(ctx context.Context, msg gitrepo.Message, only []string, leave ...string) (string, error) {
 	msg = safeMessage(msg)
 	g, err := r.Git(ctx)
 	if err != nil {
@@ -199,128 +214,5 @@ func (r *Research) commitPaths(ctx context.Context, msg gitrepo.Message, only []
 		// Every task strom wrote is in the commit now.
 		r.Tree.ClearWrittenTasks()
 	}
-	if err == nil {
-		if _, ok := msg.Trailer(TrailerSession); ok {
-			// Read the new session back once now, so that the next strom status
-			// (often the agent's, in the next session) finds it kept for this HEAD:
-			// one commit read, put before the sessions kept for the one before.
-			_, _ = LastSession(ctx, r)
-		}
-	}
 	return sha, err
-}
-
-// InitOptions are the choices of `strom init`.
-type InitOptions struct {
-	Agent string // "" = the first installed agent, else claude
-	Mode  string // research ("" too) or archive: what strom setup chose for new researches (R7.8)
-}
-
-// ErrAlreadyInitialised means strom init found a research repo already.
-var ErrAlreadyInitialised = errors.New("this research repo is already initialised")
-
-// Init prepares dir as a research repo: git init when needed, .strom/ with defaults,
-// its .gitignore, the pre-commit hook, and one commit of it all.
-func Init(ctx context.Context, dir string, opts InitOptions, env Env, installHooks func(ctx context.Context, g *gitrepo.Repo) error) (*Research, error) {
-	env = env.withDefaults()
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, fmt.Errorf("init research: %w", err)
-	}
-	g, err := gitrepo.Open(ctx, abs)
-	if errors.Is(err, gitrepo.ErrBareRepo) {
-		// git init there would make a nested .git, and sessions would commit the bare
-		// repository's own files.
-		return nil, messages.Errorf(gitrepo.ErrBareRepo, "init.bare", messages.Args{"Dir": abs})
-	}
-	if errors.Is(err, gitrepo.ErrNotRepo) {
-		g, err = gitrepo.Init(ctx, abs)
-	}
-	if err != nil {
-		return nil, err
-	}
-	tree := statefiles.At(g.Root)
-	r := &Research{Tree: tree, Clock: env.Clock, Getenv: env.Getenv, git: g}
-	r.wireTree(tree)
-	if tree.Exists() {
-		return r, messages.Errorf(ErrAlreadyInitialised, "init.already", messages.Args{"Root": g.Root})
-	}
-	if ip, err := g.InProgress(ctx); err != nil {
-		return nil, err
-	} else if ip != "" {
-		return nil, messages.New("init.in_progress", messages.Args{"What": ip, "Root": g.Root})
-	}
-	// Refuse before writing anything what would make the first commit fail or go
-	// astray.
-	if err := g.OnBranch(); err != nil {
-		return nil, err
-	}
-	if err := g.Writable(); err != nil {
-		return nil, err
-	}
-	agent := opts.Agent
-	if agent == "" {
-		agent = DetectAgent()
-	}
-	mode := opts.Mode
-	if mode == "" {
-		mode = statefiles.ModeResearch
-	}
-	now := env.Clock.Now().UTC()
-	err = tree.Locked(ctx, func() error {
-		if err := statefiles.WriteAtomic(tree.Path(statefiles.GitignoreFile), []byte(statefiles.Gitignore), 0o644); err != nil {
-			return err
-		}
-		if err := statefiles.WriteAtomic(tree.Path(statefiles.AttributesFile), []byte(statefiles.Attributes), 0o644); err != nil {
-			return err
-		}
-		cfg := statefiles.NewConfig()
-		cfg.Settings = map[string]any{"agent.name": agent}
-		if err := tree.TreeConfig().Save(cfg); err != nil {
-			return err
-		}
-		if err := tree.SaveQueue(statefiles.NewQueue()); err != nil {
-			return err
-		}
-		if err := tree.SaveMode(&statefiles.Mode{Version: 1, Mode: mode, Changed: &now}); err != nil {
-			return err
-		}
-		if err := tree.SavePark(&statefiles.Park{Version: 1}); err != nil {
-			return err
-		}
-		if installHooks != nil {
-			if err := installHooks(ctx, g); err != nil {
-				return err
-			}
-		}
-		// Only .strom/: the person's own uncommitted work stays theirs to commit.
-		msg := gitrepo.Message{
-			Subject:  "strom: start the research",
-			Body:     "The queue is empty; add tasks with strom task add.",
-			Trailers: []gitrepo.Trailer{{Key: "Strom-Init", Value: agent}},
-		}
-		if mode == statefiles.ModeArchive {
-			msg.Body = "Only a Strom archive: no agent works on it; strom mode research switches research on."
-			msg.Trailers = append(msg.Trailers, gitrepo.Trailer{Key: TrailerMode, Value: mode})
-		}
-		_, err := r.commitPaths(ctx, msg, []string{statefiles.DirName})
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	// The agent chosen here is the person's choice on this computer: allowed, so
-	// the research they just made is not refused (harness/consent). A clone of it
-	// elsewhere is another research and asks there.
-	if _, err := AllowSetting(ctx, r, "agent.name"); err != nil {
-		return nil, err
-	}
-	return r, nil
-}
-
-// wireTree lets the tree commit its migrations and read the queue at HEAD.
-func (r *Research) wireTree(tree *statefiles.Tree) {
-	tree.OnMigrate = func(from, to, tasks int) error { return commitMigration(r, from, to, tasks) }
-	tree.HeadQueue = func() (*statefiles.Queue, error) { return headQueue(r) }
-	tree.OnMigrateProgress = func(records int) error { return commitProgressMigration(r, records) }
 }

@@ -204,7 +204,7 @@ func Run(ctx context.Context, r *Research, o RunOptions) (RunResult, error) {
 	// not: a person attends it on this machine).
 	if s, err := r.Settings(); err != nil {
 		return rr, err
-	} else if r.sync, err = syncOf(ctx, r, s, plan.Vars.Strom); err != nil {
+	} else if r.Sync, err = syncOf(ctx, r, s, plan.Vars.Strom); err != nil {
 		return rr, err
 	}
 
@@ -216,8 +216,8 @@ func Run(ctx context.Context, r *Research, o RunOptions) (RunResult, error) {
 		max = len(o.Tasks)
 	}
 	pk := newPicker(r, o.Tasks)
-	if r.sync != nil {
-		r.syncOut = o.Out
+	if r.Sync != nil {
+		r.SyncOut = o.Out
 		pk.stale = time.Duration(plan.Minutes)*time.Minute + StaleGrace
 		// What the last run left here (a crashed session's commit among it) is
 		// pushed first, and the queue picked from is the remote's.
@@ -292,7 +292,7 @@ func Run(ctx context.Context, r *Research, o RunOptions) (RunResult, error) {
 			// renumbers this clone's new tasks whose ids another machine gave its
 			// own meanwhile, and such a task, passed over as held by the other's
 			// claim of the same id, is free under its new id.
-			if r.sync != nil && !pushedAgain {
+			if r.Sync != nil && !pushedAgain {
 				if left := leftBehind(ctx, r); left == "" {
 					pushedAgain = true
 					continue
@@ -333,7 +333,7 @@ func Run(ctx context.Context, r *Research, o RunOptions) (RunResult, error) {
 			return stopNow(StopError, r.Messages().Text(err))
 		}
 		p := plan
-		if r.sync != nil {
+		if r.Sync != nil {
 			// Several machines: the task is the first open one after the remote's
 			// branch is merged in, claimed by a pushed commit.
 			claimed, id, err := claim(ctx, r, pk, o.Out)
@@ -369,7 +369,7 @@ func Run(ctx context.Context, r *Research, o RunOptions) (RunResult, error) {
 			fmt.Fprint(o.Out, "\r\n")
 		}
 		printEnd(r, o.Out, res)
-		if r.sync != nil {
+		if r.Sync != nil {
 			if err := publish(ctx, r, o.Out); err != nil {
 				return stopNow(StopError, r.Messages().Text(err))
 			}

@@ -114,11 +114,11 @@ func runSession(ctx context.Context, r *Research, p sessionPlan, ev events) (ses
 		return res, fmt.Errorf("start session: %w", err)
 	}
 	// The folder is pruned when a run's first session starts and once a day after.
-	if r.prunedAt.IsZero() || now.Sub(r.prunedAt) >= 24*time.Hour {
+	if r.Kept.Pruned.IsZero() || now.Sub(r.Kept.Pruned) >= 24*time.Hour {
 		if err := pruneSessions(sessionsDir(r), now, SessionsKeepDays, SessionsKeepBytes); err != nil {
 			return res, err
 		}
-		r.prunedAt = now
+		r.Kept.Pruned = now
 	}
 	// Take the task and remember the queue as it was: the harness restores tasks the
 	// session deleted or reworded, even after a crash.
@@ -236,7 +236,7 @@ func runSession(ctx context.Context, r *Research, p sessionPlan, ev events) (ses
 		os.Remove(transcript.Name())
 		return res, abandon(context.WithoutCancel(ctx), r, id, task.ID, startError(argv, err))
 	}
-	r.marked("agent-started")
+	r.Marked("agent-started")
 	_ = UpdateRun(r, func(ri *RunInfo) { ri.AgentPGID = sess.Pid() })
 	if p.Profile.Prompt == agents.PromptStdin {
 		_ = sess.Write([]byte(prompt + "\r"))
@@ -246,7 +246,7 @@ func runSession(ctx context.Context, r *Research, p sessionPlan, ev events) (ses
 	}
 
 	st := watch(ctx, r, sess, p, ev, ints, ask, id, deadline)
-	r.marked("agent-ended")
+	r.Marked("agent-ended")
 	if p.Chat {
 		st = st.forChat()
 	}

@@ -75,7 +75,7 @@ func syncOf(ctx context.Context, r *Research, s statefiles.Settings, strom strin
 			return nil, err
 		}
 	}
-	sy.BeforeMerge = func(ctx context.Context) error { return renumberNew(ctx, r, r.syncOut) }
+	sy.BeforeMerge = func(ctx context.Context) error { return renumberNew(ctx, r, r.SyncOut) }
 	sy.AfterMerge = func(ctx context.Context) error { return r.Tree.HealQueue() }
 	sy.Clock = r.Clock
 	return sy, nil
@@ -183,7 +183,7 @@ func syncStatusOf(ctx context.Context, r *Research, s statefiles.Settings) SyncS
 // stops with a sentence (a claim that is not on the remote could be a second
 // machine's work on the same task).
 func claim(ctx context.Context, r *Research, pk *picker, out io.Writer) (*statefiles.Task, string, error) {
-	sy := r.sync
+	sy := r.Sync
 	var task *statefiles.Task
 	var id string
 	first := true
@@ -241,7 +241,7 @@ func claim(ctx context.Context, r *Research, pk *picker, out io.Writer) (*statef
 			if takeover != "" {
 				msg.Trailers = append(msg.Trailers, gitrepo.Trailer{Key: TrailerTakeover, Value: takeover})
 			}
-			c.Commit, err = r.commitPaths(ctx, msg, paths)
+			c.Commit, err = r.CommitPaths(ctx, msg, paths)
 			if err != nil {
 				_ = restoreFiles(r, before)
 				return err
@@ -289,10 +289,10 @@ func claim(ctx context.Context, r *Research, pk *picker, out io.Writer) (*statef
 // branch is merged in, so that the run picks from the remote's queue. A remote
 // away is said by the first claim.
 func syncStart(ctx context.Context, r *Research, out io.Writer) error {
-	if n, _ := r.sync.Unpushed(ctx, TrailerSession); n > 0 {
+	if n, _ := r.Sync.Unpushed(ctx, TrailerSession); n > 0 {
 		return publish(ctx, r, out)
 	}
-	err := r.sync.Integrate(ctx)
+	err := r.Sync.Integrate(ctx)
 	if err == nil || errors.Is(err, gitrepo.ErrRemoteAway) {
 		return nil
 	}
@@ -304,7 +304,7 @@ func syncStart(ctx context.Context, r *Research, out io.Writer) error {
 // run: a remote away leaves the commits here, said in a line, and the next claim
 // stops the run; a conflict is returned for the run to stop on.
 func publish(ctx context.Context, r *Research, out io.Writer) error {
-	sy := r.sync
+	sy := r.Sync
 	err := sy.Publish(ctx)
 	if err == nil {
 		return nil
@@ -335,7 +335,7 @@ func publish(ctx context.Context, r *Research, out io.Writer) error {
 
 // syncError turns a sync failure into the run's sentence.
 func syncError(r *Research, err error) error {
-	sy := r.sync
+	sy := r.Sync
 	p := r.Messages()
 	var ce *gitrepo.ConflictError
 	switch {
@@ -395,7 +395,7 @@ func restoreFiles(r *Research, before map[string][]byte) error {
 // ends only with everything it committed on the remote, or with an error that
 // says what is not. "" when nothing stays behind (or the research is not synced).
 func leftBehind(ctx context.Context, r *Research) string {
-	sy := r.sync
+	sy := r.Sync
 	if sy == nil {
 		return ""
 	}
