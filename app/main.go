@@ -12,7 +12,7 @@ import (
 	"runtime"
 	"syscall"
 
-	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/buildinfo"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/messages"
@@ -27,7 +27,7 @@ import (
 // build than its own (buildinfo.Current) that ran it is named on standard error,
 // since the overview reads each research with strom-app's own code.
 func Main(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	p := messages.For(harness.Language(getenv))
+	p := messages.For(research.Language(getenv))
 	fail := func(code int, err error) int {
 		fmt.Fprintln(stderr, "strom: "+p.Text(err))
 		return code
@@ -54,10 +54,10 @@ func Main(args []string, stdout, stderr io.Writer, getenv func(string) string) i
 	if fs.NArg() > 0 {
 		return fail(2, errors.New(p.Say("usage.app.args", messages.Args{"Word": fs.Arg(0)})))
 	}
-	env := harness.Env{Clock: clock.FromEnv(getenv), Getenv: getenv}
-	o := Options{Env: env, Lang: harness.Language(getenv)}
+	env := research.Env{Clock: clock.FromEnv(getenv), Getenv: getenv}
+	o := Options{Env: env, Lang: research.Language(getenv)}
 	if *repo != "" {
-		r, err := harness.Open(*repo, env)
+		r, err := research.Open(*repo, env)
 		if err != nil {
 			return fail(1, err)
 		}

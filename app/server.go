@@ -30,7 +30,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/harness/research"
 
 	"github.com/strom-research/strom/messages"
 )
@@ -48,7 +48,7 @@ type Options struct {
 	Roots func() ([]string, error)
 	// Forget is told of a research that was moved or deleted, so it drops out.
 	Forget func(root string)
-	Env    harness.Env
+	Env    research.Env
 	// Lang is the language of the page: en, de or cs.
 	Lang string
 	// Token is the secret the first request carries; "" makes one.

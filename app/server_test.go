@@ -15,6 +15,7 @@ import (
 	"github.com/strom-research/strom/harness/gates"
 	"github.com/strom-research/strom/harness/gates/claudeusage"
 	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/internal/testenv"
 	"github.com/strom-research/strom/statefiles"
@@ -30,10 +31,10 @@ func TestMain(m *testing.M) {
 var testNow = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 
 // newResearch makes a research repo with the demo agent and the given tasks.
-func newResearch(t *testing.T, titles ...string) *harness.Research {
+func newResearch(t *testing.T, titles ...string) *research.Research {
 	t.Helper()
 	dir := t.TempDir()
-	env := harness.Env{Clock: clock.NewFake(testNow), Getenv: func(k string) string {
+	env := research.Env{Clock: clock.NewFake(testNow), Getenv: func(k string) string {
 		switch k {
 		case "HOME", "XDG_CONFIG_HOME":
 			return dir + "/.home"
@@ -59,7 +60,7 @@ func newResearch(t *testing.T, titles ...string) *harness.Research {
 
 // working makes r look as a live run with a session at work on T-1: run.json, and
 // the run lock held by this process.
-func working(t *testing.T, r *harness.Research, session string) {
+func working(t *testing.T, r *research.Research, session string) {
 	t.Helper()
 	unlock, held, err := statefiles.TryLockFile(r.Tree.Path(statefiles.RunDir, "run.lock"))
 	if err != nil || held {
@@ -77,7 +78,7 @@ func newServer(t *testing.T, roots ...string) (*Server, http.Handler) {
 	t.Helper()
 	s, err := New("127.0.0.1:8123", Options{
 		Roots: func() ([]string, error) { return roots, nil },
-		Env:   harness.Env{Clock: clock.NewFake(testNow), Getenv: func(string) string { return "" }},
+		Env:   research.Env{Clock: clock.NewFake(testNow), Getenv: func(string) string { return "" }},
 		Lang:  "en",
 		Token: "secret-token",
 	})
@@ -256,7 +257,7 @@ func TestPageStates(t *testing.T) {
 		s, err := New("127.0.0.1:8123", Options{
 			Roots:  func() ([]string, error) { return []string{gone, r.Tree.Root}, nil },
 			Forget: func(root string) { forgot = root },
-			Env:    harness.Env{Clock: clock.NewFake(testNow)},
+			Env:    research.Env{Clock: clock.NewFake(testNow)},
 			Token:  "secret-token",
 		})
 		if err != nil {
@@ -272,13 +273,13 @@ func TestPageStates(t *testing.T) {
 func TestFinish(t *testing.T) {
 	t.Parallel()
 	const session = "20261130T090000Z-abcd"
-	setup := func(t *testing.T) (*harness.Research, *Server, http.Handler) {
+	setup := func(t *testing.T) (*research.Research, *Server, http.Handler) {
 		r := newResearch(t, "Find Anna")
 		working(t, r, session)
 		s, h := newServer(t, r.Tree.Root)
 		return r, s, h
 	}
-	asked := func(r *harness.Research) bool {
+	asked := func(r *research.Research) bool {
 		_, err := os.Stat(r.Tree.Path(statefiles.RunDir, "app-finish-"+session))
 		return err == nil
 	}
@@ -370,7 +371,7 @@ func TestEvents(t *testing.T) {
 	r := newResearch(t, "Find Anna")
 	s, err := New("127.0.0.1:8123", Options{
 		Roots: func() ([]string, error) { return []string{r.Tree.Root}, nil },
-		Env:   harness.Env{Clock: clock.NewFake(testNow)},
+		Env:   research.Env{Clock: clock.NewFake(testNow)},
 		Token: "secret-token",
 		Poll:  10 * time.Millisecond,
 	})
@@ -458,7 +459,7 @@ func TestPageLanguages(t *testing.T) {
 			}
 			s, err := New("127.0.0.1:8123", Options{
 				Roots: func() ([]string, error) { return []string{r.Tree.Root}, nil },
-				Env:   harness.Env{Clock: clock.NewFake(testNow)},
+				Env:   research.Env{Clock: clock.NewFake(testNow)},
 				Lang:  c.lang,
 				Token: "secret-token",
 			})

@@ -18,6 +18,7 @@ import (
 	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/gates"
 	"github.com/strom-research/strom/harness/gates/claudeusage"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -87,7 +88,7 @@ func isResearch(root string) bool {
 
 func (s *Server) research(ctx context.Context, root string) researchView {
 	v := researchView{ID: researchID(root), Name: filepath.Base(root), Root: root}
-	r, err := harness.Open(root, s.o.Env)
+	r, err := research.Open(root, s.o.Env)
 	if err != nil {
 		v.Err = err.Error()
 		return v
@@ -114,7 +115,7 @@ func (s *Server) research(ctx context.Context, root string) researchView {
 
 // sessions returns a research's last sessions, read from the history again only when
 // its HEAD moved: the page's event stream looks every second.
-func (s *Server) sessions(ctx context.Context, r *harness.Research) ([]harness.SessionEntry, error) {
+func (s *Server) sessions(ctx context.Context, r *research.Research) ([]harness.SessionEntry, error) {
 	head := harness.HeadCommit(ctx, r)
 	s.mu.Lock()
 	kept, ok := s.kept[r.Tree.Root]
@@ -248,7 +249,7 @@ func (s *Server) finish(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, s.w.say("app.refuse.gone"), http.StatusNotFound)
 		return
 	}
-	res, err := harness.Open(root, s.o.Env)
+	res, err := research.Open(root, s.o.Env)
 	if err == nil {
 		err = harness.AskFinishFromApp(res, strings.TrimSpace(r.PostForm.Get("session")))
 	}

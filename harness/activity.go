@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -24,7 +25,7 @@ const activityLayout = "2006-01-02T15:04:05.000000000Z"
 const activitySize = len(activityLayout) + 1 + 8 + 1
 
 // activityFile holds the moment of the last strom command the session's agent ran.
-func activityFile(r *Research, session string) string {
+func activityFile(r *research.Research, session string) string {
 	return requestFile(r, "active", session)
 }
 
@@ -52,8 +53,8 @@ func parseActivity(b []byte) (time.Time, bool) {
 
 // NoteActivity records that the session's agent ran a strom command now (R7.2): an
 // agent that only calls strom commands is at work, not idle.
-func NoteActivity(r *Research, session string) {
-	if !ValidSessionID(session) {
+func NoteActivity(r *research.Research, session string) {
+	if !research.ValidSessionID(session) {
 		return
 	}
 	_ = writeActivity(activityFile(r, session), r.Now())
@@ -76,7 +77,7 @@ func writeActivity(path string, t time.Time) error {
 
 // lastActivity is when the session's agent last ran a strom command; zero when it
 // did not, or when its mark cannot be read.
-func lastActivity(r *Research, session string) time.Time {
+func lastActivity(r *research.Research, session string) time.Time {
 	return readActivity(activityFile(r, session))
 }
 
@@ -98,7 +99,7 @@ func readActivity(path string) time.Time {
 // on the real clock) and its last strom command (its mark's change), for a session
 // another process runs: what strom session list reads to tell that the agent
 // waits for input.
-func LastActivity(r *Research, session string) time.Time {
+func LastActivity(r *research.Research, session string) time.Time {
 	var last time.Time
 	if fi, err := os.Stat(r.Tree.Path(statefiles.SessionsDir, session+".log")); err == nil {
 		last = fi.ModTime()

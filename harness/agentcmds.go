@@ -6,6 +6,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/statefiles"
 
@@ -20,7 +21,7 @@ type SessionRef struct {
 
 // Record appends a record to the progress file. Inside a session it is the session's
 // task; outside, a person names the task.
-func Record(ctx context.Context, r *Research, ref SessionRef, text string) (statefiles.Record, error) {
+func Record(ctx context.Context, r *research.Research, ref SessionRef, text string) (statefiles.Record, error) {
 	if strings.TrimSpace(text) == "" {
 		return statefiles.Record{}, messages.Errorf(statefiles.ErrEmpty, "agent.record_empty", nil)
 	}
@@ -51,7 +52,7 @@ func Record(ctx context.Context, r *Research, ref SessionRef, text string) (stat
 // the pid cannot be seen is the lock asked: an agent's sandbox may have a process
 // namespace of its own (Codex's workspace-write sandbox does), where the run's pid
 // does not exist although the run works.
-func liveSession(r *Research, id string) error {
+func liveSession(r *research.Research, id string) error {
 	ri, _ := LoadRun(r)
 	if ri != nil && ri.Session == id && (processAlive(ri.PID) || RunAlive(r)) {
 		return nil
@@ -65,7 +66,7 @@ func ownTask(t *statefiles.Task, ref SessionRef) error {
 	if ref.Session == "" {
 		return nil
 	}
-	if !ValidSessionID(ref.Session) {
+	if !research.ValidSessionID(ref.Session) {
 		return messages.Errorf(ErrNotLiveSession, "agent.not_live", messages.Args{"Session": ref.Session})
 	}
 	if t.ID != statefiles.NormalizeID(ref.Task) {
@@ -75,7 +76,7 @@ func ownTask(t *statefiles.Task, ref SessionRef) error {
 }
 
 // Done marks a task done. In a session only its own task; the session then closes.
-func Done(ctx context.Context, r *Research, ref SessionRef, id string) (statefiles.Task, error) {
+func Done(ctx context.Context, r *research.Research, ref SessionRef, id string) (statefiles.Task, error) {
 	if id == "" {
 		id = ref.Task
 	}
@@ -102,7 +103,7 @@ func Done(ctx context.Context, r *Research, ref SessionRef, id string) (statefil
 }
 
 // Ask puts a task into waiting with a question for a person; the session closes.
-func Ask(ctx context.Context, r *Research, ref SessionRef, id, question string) (statefiles.Task, error) {
+func Ask(ctx context.Context, r *research.Research, ref SessionRef, id, question string) (statefiles.Task, error) {
 	if strings.TrimSpace(question) == "" {
 		return statefiles.Task{}, messages.Errorf(statefiles.ErrEmpty, "agent.question_empty", nil)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/harness/agents"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/capped"
 	"github.com/strom-research/strom/internal/procgroup"
 	"github.com/strom-research/strom/internal/termsafe"
@@ -30,7 +31,7 @@ const agentVersionTimeout = 2 * time.Minute
 // when that program is the one the range is of (an override that starts another
 // program is the person's choice); nil means the session may start, ctx's error
 // that the run was stopped meanwhile.
-func checkAgentVersion(ctx context.Context, r *Research, p sessionPlan) error {
+func checkAgentVersion(ctx context.Context, r *research.Research, p sessionPlan) error {
 	prof := p.Profile
 	if prof.Versions == (agents.VersionRange{}) {
 		return nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/consent"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/shellword"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -19,7 +20,7 @@ const TrailerConsent = "Strom-Consent"
 // Consent reviews the tree settings that start programs: their values and which of
 // them no person on this computer allowed for this research. strom status, strom
 // allow and the menu show it; a run and a chat refuse while anything is not allowed.
-func Consent(ctx context.Context, r *Research) (consent.Review, error) {
+func Consent(ctx context.Context, r *research.Research) (consent.Review, error) {
 	s, err := r.Settings()
 	if err != nil {
 		return consent.Review{}, err
@@ -27,7 +28,7 @@ func Consent(ctx context.Context, r *Research) (consent.Review, error) {
 	return consentOf(ctx, r, s)
 }
 
-func consentOf(ctx context.Context, r *Research, s statefiles.Settings) (consent.Review, error) {
+func consentOf(ctx context.Context, r *research.Research, s statefiles.Settings) (consent.Review, error) {
 	return consentFor(ctx, r, s, "", nil)
 }
 
@@ -35,7 +36,7 @@ func consentOf(ctx context.Context, r *Research, s statefiles.Settings) (consent
 // "" for the settings' own) with the words args after "--": the tree's agent.name
 // then chooses nothing, and the agent files reviewed are those of the agent that
 // starts.
-func consentFor(ctx context.Context, r *Research, s statefiles.Settings, agent string, args []string) (consent.Review, error) {
+func consentFor(ctx context.Context, r *research.Research, s statefiles.Settings, agent string, args []string) (consent.Review, error) {
 	sub := consent.Subject{Tree: s.Tree, File: s.TreeFile.Shown, Own: ownSetting(s), Root: r.Tree.Root}
 	if agent != "" {
 		sub.Unused = []string{"agent.name"}
@@ -105,7 +106,7 @@ func agentProgram(p agents.Profile, args []string, cmdline string) string {
 // identity is the research's consent identity, found once per process (a run asks
 // for it at its start and again at every session's commit), and mostly without git
 // (consent.IdentifyTree), which strom status would otherwise start every time.
-func identity(ctx context.Context, r *Research) (consent.Research, error) {
+func identity(ctx context.Context, r *research.Research) (consent.Research, error) {
 	if r.Kept.Consent != nil {
 		return *r.Kept.Consent, nil
 	}
@@ -119,7 +120,7 @@ func identity(ctx context.Context, r *Research) (consent.Research, error) {
 
 // ConsentOrigins says where each value of rv came from: the commit that last
 // changed it, or the work tree.
-func ConsentOrigins(ctx context.Context, r *Research, rv consent.Review) (map[string]consent.Origin, error) {
+func ConsentOrigins(ctx context.Context, r *research.Research, rv consent.Review) (map[string]consent.Origin, error) {
 	g, err := r.Git(ctx)
 	if err != nil {
 		return nil, err
@@ -131,7 +132,7 @@ func ConsentOrigins(ctx context.Context, r *Research, rv consent.Review) (map[st
 // research: a person said yes on a terminal. A face without a terminal (the app's
 // page, a script) has no way to allow, by design: whoever can reach it is not
 // necessarily the person at this computer.
-func Allow(ctx context.Context, r *Research, rv consent.Review) error {
+func Allow(ctx context.Context, r *research.Research, rv consent.Review) error {
 	if len(rv.NotAllowed) == 0 {
 		return nil
 	}
@@ -140,7 +141,7 @@ func Allow(ctx context.Context, r *Research, rv consent.Review) error {
 
 // AllowSetting allows the tree's value of one setting, as a person just set it on a
 // terminal (strom config set … --for-tree). It reports whether there was one to allow.
-func AllowSetting(ctx context.Context, r *Research, name string) (bool, error) {
+func AllowSetting(ctx context.Context, r *research.Research, name string) (bool, error) {
 	rv, err := Consent(ctx, r)
 	if err != nil {
 		return false, err
@@ -155,7 +156,7 @@ func AllowSetting(ctx context.Context, r *Research, name string) (bool, error) {
 
 // Revoke forgets what a person allowed for this research: the settings named, or
 // all when none is.
-func Revoke(ctx context.Context, r *Research, settings []string) ([]statefiles.AllowedEntry, error) {
+func Revoke(ctx context.Context, r *research.Research, settings []string) ([]statefiles.AllowedEntry, error) {
 	id, err := identity(ctx, r)
 	if err != nil {
 		return nil, err
@@ -167,7 +168,7 @@ func Revoke(ctx context.Context, r *Research, settings []string) ([]statefiles.A
 // settings has a value no person on this computer allowed: for commands that start
 // a program one of them names outside a run, such as strom gate test asking Claude
 // Code in agent.claudeConfigDir. terminal: a person is at a terminal.
-func RequireAllowed(ctx context.Context, r *Research, terminal bool, settings ...string) error {
+func RequireAllowed(ctx context.Context, r *research.Research, terminal bool, settings ...string) error {
 	rv, err := Consent(ctx, r)
 	if err != nil {
 		return err
@@ -185,7 +186,7 @@ func RequireAllowed(ctx context.Context, r *Research, terminal bool, settings ..
 // allowedCheck is the check command an agent's `strom session close` may run: the
 // resolved check.command, unless it comes from the tree and is not allowed. Then
 // no check runs now; the session's commit runs the one the run started with.
-func allowedCheck(ctx context.Context, r *Research) string {
+func allowedCheck(ctx context.Context, r *research.Research) string {
 	s, err := r.Settings()
 	if err != nil {
 		return ""
@@ -211,7 +212,7 @@ func allowedCheck(ctx context.Context, r *Research) string {
 // agentFilesAllowed refuses, as a run does at its start, while a project file the
 // plan's agent loads by itself is not allowed: a run keeps the settings it started
 // with, but the agent's program reads its files anew at every start.
-func agentFilesAllowed(ctx context.Context, r *Research, p sessionPlan, terminal bool) error {
+func agentFilesAllowed(ctx context.Context, r *research.Research, p sessionPlan, terminal bool) error {
 	sub := consent.Subject{Root: r.Tree.Root}
 	if !isHome(r.Tree.Root, r.Getenv("HOME")) {
 		sub.Program = agentProgram(p.Profile, p.Vars.ExtraArgs, p.Vars.Command)
@@ -226,7 +227,7 @@ func agentFilesAllowed(ctx context.Context, r *Research, p sessionPlan, terminal
 // notAllowedNow names the tree settings that start programs, and the agent's own
 // files, that are not allowed at the end of a session of plan p. The run started
 // with all of them allowed, so these changed while the session worked.
-func notAllowedNow(ctx context.Context, r *Research, p sessionPlan) []string {
+func notAllowedNow(ctx context.Context, r *research.Research, p sessionPlan) []string {
 	s, err := r.Settings()
 	if err != nil {
 		return nil

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"github.com/strom-research/strom/harness/research"
 	"io"
 	"os"
 	"sync/atomic"
@@ -36,7 +37,7 @@ const AppFinishQuestion = "The app asks this session to finish — finish it? [Y
 
 // appFinishSeen looks for the app's request. Without a terminal to ask, the request
 // is a finish request at once; with one, the question is put.
-func appFinishSeen(r *Research, a *appAsk, id string, onTerminal bool, out io.Writer) {
+func appFinishSeen(r *research.Research, a *appAsk, id string, onTerminal bool, out io.Writer) {
 	if a.pending.Load() {
 		return
 	}
@@ -53,7 +54,7 @@ func appFinishSeen(r *Research, a *appAsk, id string, onTerminal bool, out io.Wr
 
 // appFinishKey takes one key of the answer: Enter or y is yes, n or Esc is no;
 // other keys are ignored and the question stays open.
-func appFinishKey(r *Research, a *appAsk, id string, k byte, out io.Writer) {
+func appFinishKey(r *research.Research, a *appAsk, id string, k byte, out io.Writer) {
 	if !a.pending.Load() {
 		return
 	}
@@ -69,12 +70,12 @@ func appFinishKey(r *Research, a *appAsk, id string, k byte, out io.Writer) {
 
 // appFinishDropped closes an open question without an answer: the session is being
 // asked to finish (or stopped) another way.
-func appFinishDropped(r *Research, a *appAsk, id string) {
+func appFinishDropped(r *research.Research, a *appAsk, id string) {
 	a.pending.Store(false)
 	os.Remove(requestFile(r, appFinishRequest, id))
 }
 
-func appFinishAnswered(r *Research, a *appAsk, id string, yes bool, out io.Writer) {
+func appFinishAnswered(r *research.Research, a *appAsk, id string, yes bool, out io.Writer) {
 	appFinishDropped(r, a, id)
 	if !yes {
 		fmt.Fprint(out, "The session works on; the app's request is dropped.\r\n")

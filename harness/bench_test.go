@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -28,7 +29,7 @@ func BenchmarkBetweenSessions(b *testing.B) {
 	}
 	b.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
 	b.Setenv("XDG_CONFIG_HOME", filepath.Join(root, ".config-home"))
-	r, err := Init(context.Background(), root, InitOptions{Agent: "command"}, Env{Clock: clock.Real{}}, nil)
+	r, err := Init(context.Background(), root, InitOptions{Agent: "command"}, research.Env{Clock: clock.Real{}}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/statefiles"
 
 	"github.com/strom-research/strom/messages"
@@ -31,7 +32,7 @@ type ChatOptions struct {
 // same one commit with Strom-End: closed-by-person. A chat never counts toward
 // parking its task. It is agent work: refused in an archive and while the research
 // waits for its agent.
-func Chat(ctx context.Context, r *Research, o ChatOptions) (RunResult, error) {
+func Chat(ctx context.Context, r *research.Research, o ChatOptions) (RunResult, error) {
 	var rr RunResult
 	if o.Out == nil {
 		o.Out = io.Discard
@@ -71,7 +72,7 @@ func Chat(ctx context.Context, r *Research, o ChatOptions) (RunResult, error) {
 }
 
 // chatTask is the open task a chat works on.
-func chatTask(r *Research, id string) (statefiles.Task, error) {
+func chatTask(r *research.Research, id string) (statefiles.Task, error) {
 	q, err := r.Tree.LoadQueue()
 	if err != nil {
 		return statefiles.Task{}, err

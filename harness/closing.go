@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/capped"
 	"github.com/strom-research/strom/internal/procgroup"
 	"github.com/strom-research/strom/statefiles"
@@ -27,7 +28,7 @@ const checkTimeout = 10 * time.Minute
 
 // closeSession keeps the queue's rules, runs the clean-state check, returns or parks
 // the task and makes the session's one commit.
-func closeSession(ctx context.Context, r *Research, res sessionResult, task statefiles.Task, p sessionPlan) (sessionResult, error) {
+func closeSession(ctx context.Context, r *research.Research, res sessionResult, task statefiles.Task, p sessionPlan) (sessionResult, error) {
 	var checks []string
 	err := r.Tree.Locked(ctx, func() error {
 		// One look at the work tree for the queue's rules and the clean-state check.
@@ -110,7 +111,7 @@ func closeSession(ctx context.Context, r *Research, res sessionResult, task stat
 // the first; unparking clears both. Sessions a person ended, and endings that are
 // not the task's doing (limits, login, crashes, a screen for a person, a program
 // the agent's shell could not start), leave both as they are.
-func countForParking(r *Research, t *statefiles.Task, res *sessionResult, p sessionPlan) error {
+func countForParking(r *research.Research, t *statefiles.Task, res *sessionResult, p sessionPlan) error {
 	park, err := r.Tree.LoadPark()
 	if err != nil {
 		return err
@@ -161,7 +162,7 @@ func countForParking(r *Research, t *statefiles.Task, res *sessionResult, p sess
 // markers in changed files and the tree's own check command. Each failure is a
 // Strom-Check note; the work is committed anyway. check is the check command to
 // run, "" for none.
-func cleanState(ctx context.Context, r *Research, check string) []string {
+func cleanState(ctx context.Context, r *research.Research, check string) []string {
 	g, err := r.Git(ctx)
 	if err != nil {
 		return nil
@@ -172,7 +173,7 @@ func cleanState(ctx context.Context, r *Research, check string) []string {
 
 // cleanStateOf is cleanState with the work tree's changes read already (statusErr:
 // git could not tell them).
-func cleanStateOf(ctx context.Context, r *Research, check string, changes []gitrepo.Change, statusErr error) []string {
+func cleanStateOf(ctx context.Context, r *research.Research, check string, changes []gitrepo.Change, statusErr error) []string {
 	var notes []string
 	g, err := r.Git(ctx)
 	if err != nil {
@@ -195,7 +196,7 @@ func cleanStateOf(ctx context.Context, r *Research, check string, changes []gitr
 // linksUnderStrom lists the changed paths at or under .strom/ that are symbolic
 // links in the work tree. strom follows no link there (statefiles.OpenFile), and a
 // session's commit takes none into the history, where every clone would meet it.
-func linksUnderStrom(r *Research, changes []gitrepo.Change) []string {
+func linksUnderStrom(r *research.Research, changes []gitrepo.Change) []string {
 	var links []string
 	for _, c := range changes {
 		if c.Path != statefiles.DirName && !strings.HasPrefix(c.Path, statefiles.DirName+"/") {
@@ -212,7 +213,7 @@ func linksUnderStrom(r *Research, changes []gitrepo.Change) []string {
 // CheckNow is the clean-state check an agent meets when it asks to close: the reason
 // the session may not close yet, or "". A check.command of the tree that is not
 // allowed on this computer is not run (allowedCheck).
-func CheckNow(ctx context.Context, r *Research) string {
+func CheckNow(ctx context.Context, r *research.Research) string {
 	if _, err := r.Tree.QueueSummary(ctx); err != nil {
 		return r.Messages().Text(err)
 	}
@@ -233,7 +234,7 @@ func CheckNow(ctx context.Context, r *Research) string {
 }
 
 // runCheck runs the check command (check.command), returning why it failed or "".
-func runCheck(ctx context.Context, r *Research, check string) string {
+func runCheck(ctx context.Context, r *research.Research, check string) string {
 	if check == "" {
 		return ""
 	}

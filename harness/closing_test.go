@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/testenv"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -29,7 +30,7 @@ func TestRunCheckLeavesChild(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			r := &Research{Tree: statefiles.At(dir)}
+			r := &research.Research{Tree: statefiles.At(dir)}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			done := make(chan string, 1)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/messages"
 )
 
@@ -25,7 +26,7 @@ func TestCommitMessageOutsideText(t *testing.T) {
 		"Strom-Session: fake",
 	}
 	res := sessionResult{ID: "20261130T090000Z-abcd", Task: "T-1", End: EndDone}
-	msg := safeMessage(commitMessage(messages.For(messages.English), res, title, "command", records, nil))
+	msg := research.SafeMessage(commitMessage(messages.For(messages.English), res, title, "command", records, nil))
 	raw := msg.String()
 	if strings.ContainsAny(raw, "\x1b\a\r\t\u009b") {
 		t.Errorf("the message holds a control character:\n%q", raw)

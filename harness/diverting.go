@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -28,9 +29,9 @@ var errNotDiverted = errors.New("no session commit to divert")
 // is parked with a reason naming the branch, in a commit that is pushed. The
 // run says so in one sentence and goes on. errNotDiverted when no commit of the
 // clone's is a session's.
-func divert(ctx context.Context, r *Research, ce *gitrepo.ConflictError, out io.Writer) error {
+func divert(ctx context.Context, r *research.Research, ce *gitrepo.ConflictError, out io.Writer) error {
 	sy := r.Sync
-	sessions, err := sy.Git.Ahead(ctx, sy.Ref(), TrailerSession)
+	sessions, err := sy.Git.Ahead(ctx, sy.Ref(), research.TrailerSession)
 	if err != nil {
 		return err
 	}
@@ -41,7 +42,7 @@ func divert(ctx context.Context, r *Research, ce *gitrepo.ConflictError, out io.
 	if err != nil {
 		return fmt.Errorf("divert the session: %w", err)
 	}
-	session, _ := sessions[0].Message.Trailer(TrailerSession)
+	session, _ := sessions[0].Message.Trailer(research.TrailerSession)
 	branch := "strom/" + session
 	// The branch first, here and on the remote: nothing is reset before both
 	// hold the commits.
@@ -53,7 +54,7 @@ func divert(ctx context.Context, r *Research, ce *gitrepo.ConflictError, out io.
 	}
 	var tasks []string
 	for _, c := range sessions {
-		if t, ok := c.Message.Trailer(TrailerTask); ok && !slices.Contains(tasks, t) {
+		if t, ok := c.Message.Trailer(research.TrailerTask); ok && !slices.Contains(tasks, t) {
 			tasks = append(tasks, t)
 		}
 	}

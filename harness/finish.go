@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/messages"
 )
 
@@ -50,23 +51,23 @@ func (f FinishRequest) typed(p *messages.Printer, profileText string) string {
 }
 
 // RequestFinish asks a running session to finish for a person (R7.3).
-func RequestFinish(r *Research, session, why string) error {
+func RequestFinish(r *research.Research, session, why string) error {
 	return writeFinish(r, session, FinishRequest{By: FinishByPerson, Reason: why})
 }
 
 // RequestCapFinish asks a running session to finish because the condition gate,
 // which watches the week's usage, found it at its cap (R7.4.2, R7.5.4).
-func RequestCapFinish(r *Research, session, gate, reason string) error {
+func RequestCapFinish(r *research.Research, session, gate, reason string) error {
 	return writeFinish(r, session, FinishRequest{By: FinishByCondition, Gate: gate, Reason: reason})
 }
 
 // RequestRunFinish asks a run that has no session at work — it waits for its
 // condition — to end now (R7.3): the wait ends by hand.
-func RequestRunFinish(r *Research, why string) error {
+func RequestRunFinish(r *research.Research, why string) error {
 	return writeFinish(r, runRequest, FinishRequest{By: FinishByPerson, Reason: why})
 }
 
-func writeFinish(r *Research, session string, f FinishRequest) error {
+func writeFinish(r *research.Research, session string, f FinishRequest) error {
 	data, err := json.Marshal(f)
 	if err != nil {
 		return fmt.Errorf("request finish: %w", err)
@@ -75,7 +76,7 @@ func writeFinish(r *Research, session string, f FinishRequest) error {
 }
 
 // FinishRequested returns a session's pending finish request.
-func FinishRequested(r *Research, session string) (FinishRequest, bool) {
+func FinishRequested(r *research.Research, session string) (FinishRequest, bool) {
 	raw, ok := Requested(r, "finish", session)
 	if !ok {
 		return FinishRequest{}, false
@@ -88,19 +89,19 @@ func FinishRequested(r *Research, session string) (FinishRequest, bool) {
 }
 
 // RunFinishRequested reports a pending finish request of the run itself.
-func RunFinishRequested(r *Research) bool {
+func RunFinishRequested(r *research.Research) bool {
 	_, ok := Requested(r, "finish", runRequest)
 	return ok
 }
 
 // clearRunRequests removes the run's own requests, at its start and its end.
-func clearRunRequests(r *Research) {
+func clearRunRequests(r *research.Research) {
 	os.Remove(requestFile(r, "finish", runRequest))
 }
 
 // PendingFinish is the finish request pending in the live run ri: its session's,
 // or the run's own while no session works. False when none is pending.
-func PendingFinish(r *Research, ri *RunInfo) (FinishRequest, bool) {
+func PendingFinish(r *research.Research, ri *RunInfo) (FinishRequest, bool) {
 	if ri == nil {
 		return FinishRequest{}, false
 	}
@@ -117,6 +118,6 @@ func PendingFinish(r *Research, ri *RunInfo) (FinishRequest, bool) {
 
 // RequestStop asks the harness to stop a running session at once: the agent is
 // stopped, the session committed, its task back in the queue, and the run ends.
-func RequestStop(r *Research, session, why string) error {
+func RequestStop(r *research.Research, session, why string) error {
 	return writeRequest(r, "stop", session, why)
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -22,7 +23,7 @@ var ErrAlreadyInitialised = errors.New("this research repo is already initialise
 
 // Init prepares dir as a research repo: git init when needed, .strom/ with defaults,
 // its .gitignore, the pre-commit hook, and one commit of it all.
-func Init(ctx context.Context, dir string, opts InitOptions, env Env, installHooks func(ctx context.Context, g *gitrepo.Repo) error) (*Research, error) {
+func Init(ctx context.Context, dir string, opts InitOptions, env research.Env, installHooks func(ctx context.Context, g *gitrepo.Repo) error) (*research.Research, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("init research: %w", err)
@@ -40,7 +41,7 @@ func Init(ctx context.Context, dir string, opts InitOptions, env Env, installHoo
 		return nil, err
 	}
 	tree := statefiles.At(g.Root)
-	r := New(tree, g, env)
+	r := research.New(tree, g, env)
 	if tree.Exists() {
 		return r, messages.Errorf(ErrAlreadyInitialised, "init.already", messages.Args{"Root": g.Root})
 	}
@@ -100,7 +101,7 @@ func Init(ctx context.Context, dir string, opts InitOptions, env Env, installHoo
 		}
 		if mode == statefiles.ModeArchive {
 			msg.Body = "Only a Strom archive: no agent works on it; strom mode research switches research on."
-			msg.Trailers = append(msg.Trailers, gitrepo.Trailer{Key: TrailerMode, Value: mode})
+			msg.Trailers = append(msg.Trailers, gitrepo.Trailer{Key: research.TrailerMode, Value: mode})
 		}
 		_, err := r.CommitPaths(ctx, msg, []string{statefiles.DirName})
 		return err
@@ -115,11 +116,4 @@ func Init(ctx context.Context, dir string, opts InitOptions, env Env, installHoo
 		return nil, err
 	}
 	return r, nil
-}
-
-// wireTree lets the tree commit its migrations and read the queue at HEAD.
-func (r *Research) wireTree(tree *statefiles.Tree) {
-	tree.OnMigrate = func(from, to, tasks int) error { return commitMigration(r, from, to, tasks) }
-	tree.HeadQueue = func() (*statefiles.Queue, error) { return headQueue(r) }
-	tree.OnMigrateProgress = func(records int) error { return commitProgressMigration(r, records) }
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/strom-research/strom/harness/gates/claudeusage"
 	"github.com/strom-research/strom/harness/limits"
+	"github.com/strom-research/strom/harness/research"
 )
 
 // maxStreamLine bounds one stream-json line kept for reading: the lines that carry
@@ -104,7 +105,7 @@ func agentSignal(stream *streamSignals, pats limits.Patterns, tail []byte) (limi
 // resetUnknown is the reset detail when the agent did not say one.
 const resetUnknown = "the agent did not say when it resets"
 
-func resetDetail(r *Research, raw string) string {
+func resetDetail(r *research.Research, raw string) string {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
 		return resetUnknown
@@ -118,7 +119,7 @@ func resetDetail(r *Research, raw string) string {
 
 // loginAdvice is what a person runs to log the agent in: its program, with Claude
 // Code's own config folder when it has one.
-func loginAdvice(r *Research, p sessionPlan) string {
+func loginAdvice(r *research.Research, p sessionPlan) string {
 	if isClaude(p.Profile) {
 		dir := ""
 		if separateClaudeDir(p.ClaudeDir, r.Getenv("HOME")) {

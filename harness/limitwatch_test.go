@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/harness/limits"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/clock"
 )
 
@@ -97,7 +98,7 @@ func TestAgentSignalPrefersStream(t *testing.T) {
 
 func TestResetDetail(t *testing.T) {
 	t.Parallel()
-	r := &Research{Clock: clock.NewFake(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))}
+	r := &research.Research{Clock: clock.NewFake(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))}
 	tests := []struct{ raw, want string }{
 		{"", "the agent did not say when it resets"},
 		{"11pm (America/Anchorage)", "resets 11:00 PM Mon Nov 30 (America/Anchorage)"},

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/messages"
 )
 
@@ -28,7 +29,7 @@ type SessionEntry struct {
 // Sessions lists sessions from the history's trailers, newest first; max 0 = all.
 // The answer for a count up to keptSessionsMax is kept for the history it was read
 // from (logkept.go).
-func Sessions(ctx context.Context, r *Research, max int) ([]SessionEntry, error) {
+func Sessions(ctx context.Context, r *research.Research, max int) ([]SessionEntry, error) {
 	// A bounded read costs no git process where strom reads the object files (one
 	// git log where it does not); finding the repository by its files spares the
 	// rev-parse that Open starts.
@@ -47,7 +48,7 @@ func Sessions(ctx context.Context, r *Research, max int) ([]SessionEntry, error)
 			return nil, err
 		}
 	}
-	opts := gitrepo.LogOptions{Max: max, TrailerKey: TrailerSession}
+	opts := gitrepo.LogOptions{Max: max, TrailerKey: research.TrailerSession}
 	var commits []gitrepo.Commit
 	var err error
 	if head != "" {
@@ -69,7 +70,7 @@ func Sessions(ctx context.Context, r *Research, max int) ([]SessionEntry, error)
 // HeadCommit is the commit HEAD names, read from the ref files without starting
 // git; "" when strom does not read this layout itself. What the history says
 // cannot change while it stays the same.
-func HeadCommit(ctx context.Context, r *Research) string {
+func HeadCommit(ctx context.Context, r *research.Research) string {
 	g, found := gitrepo.Discover(r.Tree.Root)
 	if !found {
 		return ""
@@ -90,7 +91,7 @@ func headOf(ctx context.Context, g *gitrepo.Repo) string {
 // comes from the answer Sessions keeps for the history (logkept.go): while HEAD
 // names the same commit, no commit is read, and after a session's commit only
 // that commit is.
-func LastSession(ctx context.Context, r *Research) (*SessionEntry, error) {
+func LastSession(ctx context.Context, r *research.Research) (*SessionEntry, error) {
 	es, err := Sessions(ctx, r, 1)
 	if err != nil || len(es) == 0 {
 		return nil, err
@@ -103,19 +104,19 @@ func sessionEntry(c gitrepo.Commit) SessionEntry {
 	e := SessionEntry{When: c.When, Subject: c.Subject, Commit: c.Hash, Records: -1}
 	for _, t := range c.Message.Trailers {
 		switch t.Key {
-		case TrailerSession:
+		case research.TrailerSession:
 			e.Session = t.Value
-		case TrailerTask:
+		case research.TrailerTask:
 			e.Task = t.Value
-		case TrailerEnd:
+		case research.TrailerEnd:
 			e.End = t.Value
-		case TrailerAgent:
+		case research.TrailerAgent:
 			e.Agent = t.Value
-		case TrailerCheck:
+		case research.TrailerCheck:
 			e.Check = t.Value
 		case TrailerHost:
 			e.Host = t.Value
-		case TrailerRecords:
+		case research.TrailerRecords:
 			if n, err := strconv.Atoi(t.Value); err == nil && n >= 0 && e.Records < 0 {
 				e.Records = n
 			}

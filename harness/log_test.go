@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -17,7 +18,7 @@ import (
 // historyRepo makes a research repo for the tests of the history's kept answers:
 // its folder, the Env to open it with, a git in it, and a commit of a session
 // of the id given on T-1.
-func historyRepo(t *testing.T) (string, Env, func(...string) string, func(string)) {
+func historyRepo(t *testing.T) (string, research.Env, func(...string) string, func(string)) {
 	t.Helper()
 	root := t.TempDir()
 	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
@@ -35,7 +36,7 @@ func historyRepo(t *testing.T) (string, Env, func(...string) string, func(string
 	git("init", "-q")
 	git("config", "user.name", "T")
 	git("config", "user.email", "t@example.com")
-	env := Env{Clock: clock.Real{}}
+	env := research.Env{Clock: clock.Real{}}
 	if _, err := Init(context.Background(), root, InitOptions{Agent: "command"}, env, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func TestLastSessionKeptForHead(t *testing.T) {
 	// check compares LastSession with the full history read and the kept file.
 	check := func(want string) {
 		t.Helper()
-		r, err := Open(root, env)
+		r, err := research.Open(root, env)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +97,7 @@ func TestLastSessionKeptForHead(t *testing.T) {
 		path := os.Getenv("PATH")
 		t.Setenv("PATH", t.TempDir())
 		defer os.Setenv("PATH", path)
-		r, err := Open(root, env)
+		r, err := research.Open(root, env)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,12 +129,12 @@ func TestLastSessionKeptForHead(t *testing.T) {
 	withoutGit("S-1")
 
 	// A session commit made by the harness is kept at once.
-	r0, err := Open(root, env)
+	r0, err := research.Open(root, env)
 	if err != nil {
 		t.Fatal(err)
 	}
 	msg := gitrepo.Message{Subject: "strom: T-1 S-3", Trailers: []gitrepo.Trailer{
-		{Key: TrailerSession, Value: "S-3"}, {Key: TrailerTask, Value: "T-1"}, {Key: TrailerEnd, Value: "done"}}}
+		{Key: research.TrailerSession, Value: "S-3"}, {Key: research.TrailerTask, Value: "T-1"}, {Key: research.TrailerEnd, Value: "done"}}}
 	if err := r0.Tree.Locked(t.Context(), func() error { _, err := r0.CommitLocked(t.Context(), msg); return err }); err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +142,7 @@ func TestLastSessionKeptForHead(t *testing.T) {
 	check("S-3")
 
 	// A broken kept file is no answer, nor one kept for another HEAD.
-	r, err := Open(root, env)
+	r, err := research.Open(root, env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,9 +213,9 @@ func TestSessionEntryRecords(t *testing.T) {
 		trailer string
 		want    int
 	}{{"2", 2}, {"0", 0}, {"", 3}, {"two", 3}, {"-1", 3}} {
-		msg := gitrepo.Message{Subject: "strom: T-1 x — done", Body: body, Trailers: []gitrepo.Trailer{{Key: TrailerSession, Value: "S-1"}}}
+		msg := gitrepo.Message{Subject: "strom: T-1 x — done", Body: body, Trailers: []gitrepo.Trailer{{Key: research.TrailerSession, Value: "S-1"}}}
 		if tc.trailer != "" {
-			msg.Trailers = append(msg.Trailers, gitrepo.Trailer{Key: TrailerRecords, Value: tc.trailer})
+			msg.Trailers = append(msg.Trailers, gitrepo.Trailer{Key: research.TrailerRecords, Value: tc.trailer})
 		}
 		if got := sessionEntry(gitrepo.Commit{Message: msg}).Records; got != tc.want {
 			t.Errorf("Strom-Records %q: %d records, want %d", tc.trailer, got, tc.want)

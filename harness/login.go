@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/strom-research/strom/harness/agents"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -29,7 +30,7 @@ func isClaude(p agents.Profile) bool {
 // ClaudeConfigDir is Claude Code's own config folder for this research: the
 // setting agent.claudeConfigDir, else CLAUDE_CONFIG_DIR; "" when neither is set.
 // A leading ~ is the home folder.
-func ClaudeConfigDir(r *Research, s statefiles.Settings) string {
+func ClaudeConfigDir(r *research.Research, s statefiles.Settings) string {
 	dir := ""
 	if res, err := s.Resolve("agent.claudeConfigDir", ""); err == nil {
 		dir = res.Value
@@ -111,7 +112,7 @@ func readJSON(path string, v any) bool {
 // config folder of its own, where strom can tell without starting it, and Codex
 // (codexNotLoggedIn). It returns the advice for the person and true when the agent
 // has no login.
-func notLoggedIn(ctx context.Context, r *Research, p sessionPlan) (string, bool) {
+func notLoggedIn(ctx context.Context, r *research.Research, p sessionPlan) (string, bool) {
 	if isCodex(p.Profile) {
 		return codexNotLoggedIn(ctx, r, p)
 	}

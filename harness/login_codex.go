@@ -15,6 +15,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/strom-research/strom/harness/agents"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/capped"
 	"github.com/strom-research/strom/internal/procgroup"
 )
@@ -42,7 +43,7 @@ func isCodex(p agents.Profile) bool {
 }
 
 // codexHome is Codex's own folder: CODEX_HOME, else ~/.codex.
-func codexHome(r *Research) string {
+func codexHome(r *research.Research) string {
 	if h := strings.TrimSpace(r.Getenv("CODEX_HOME")); h != "" {
 		return h
 	}
@@ -56,7 +57,7 @@ func codexHome(r *Research) string {
 // `codex login status`, which says "Not logged in" without one. It returns the
 // sentence for the person and true when Codex cannot log in. When strom cannot
 // tell (no codex to ask, an unreadable config) it lets the session find out.
-func codexNotLoggedIn(ctx context.Context, r *Research, p sessionPlan) (string, bool) {
+func codexNotLoggedIn(ctx context.Context, r *research.Research, p sessionPlan) (string, bool) {
 	var cfg codexConfig
 	path := filepath.Join(codexHome(r), "config.toml")
 	if _, err := toml.DecodeFile(path, &cfg); err != nil && !errors.Is(err, os.ErrNotExist) {

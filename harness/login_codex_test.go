@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/strom-research/strom/harness/agents"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/testenv"
 )
 
@@ -48,7 +49,7 @@ func TestCodexNotLoggedIn(t *testing.T) {
 			for k, v := range tt.env {
 				env[k] = v
 			}
-			r := &Research{Getenv: func(k string) string { return env[k] }}
+			r := &research.Research{Getenv: func(k string) string { return env[k] }}
 			prof := agents.Profile{Name: "codex", Binary: "codex", Command: []string{bin}}
 			// The stand-in reads the process environment, not r.Getenv.
 			if tt.env["FAKE_LOGGED_IN"] != "" {
@@ -85,7 +86,7 @@ func TestCodexLoginLeavesChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	home := t.TempDir()
-	r := &Research{Getenv: func(k string) string { return map[string]string{"CODEX_HOME": home}[k] }}
+	r := &research.Research{Getenv: func(k string) string { return map[string]string{"CODEX_HOME": home}[k] }}
 	prof := agents.Profile{Name: "codex", Binary: "codex", Command: []string{bin}}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -63,7 +64,7 @@ func historyKey(g *gitrepo.Repo, head string) string {
 }
 
 // readKeptSessions reads the kept answer; false when there is none or it is not one.
-func readKeptSessions(r *Research) (keptSessions, bool) {
+func readKeptSessions(r *research.Research) (keptSessions, bool) {
 	b, err := statefiles.ReadFile(r.Tree.Path(statefiles.RunDir, sessionsFile))
 	if err != nil {
 		return keptSessions{}, false
@@ -91,7 +92,7 @@ func (k keptSessions) first(max int) []SessionEntry {
 // commits of one parent each from the kept HEAD (the commit of a session, or a
 // few), with the sessions of those commits read and put before the kept ones,
 // and kept so. False: the history is read.
-func keptSessionsFor(ctx context.Context, r *Research, g *gitrepo.Repo, head, key string, max int) ([]SessionEntry, bool) {
+func keptSessionsFor(ctx context.Context, r *research.Research, g *gitrepo.Repo, head, key string, max int) ([]SessionEntry, bool) {
 	if key == "" || max <= 0 || max > keptSessionsMax {
 		return nil, false
 	}
@@ -108,7 +109,7 @@ func keptSessionsFor(ctx context.Context, r *Research, g *gitrepo.Repo, head, ke
 	if rest != nowRest {
 		return nil, false
 	}
-	newer, ok := g.LogSince(ctx, head, keptHead, gitrepo.LogOptions{Max: k.max, TrailerKey: TrailerSession})
+	newer, ok := g.LogSince(ctx, head, keptHead, gitrepo.LogOptions{Max: k.max, TrailerKey: research.TrailerSession})
 	if !ok {
 		return nil, false
 	}
@@ -128,7 +129,7 @@ func keptSessionsFor(ctx context.Context, r *Research, g *gitrepo.Repo, head, ke
 }
 
 // keepSessions writes the answer for max sessions read from the history key.
-func keepSessions(r *Research, key string, max int, entries []SessionEntry) {
+func keepSessions(r *research.Research, key string, max int, entries []SessionEntry) {
 	if key == "" || max <= 0 || max > keptSessionsMax || strings.ContainsAny(key, "\t\n\r\\") {
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -103,7 +104,7 @@ func TestSessionsKeptForHistory(t *testing.T) {
 	root, env, git, session := historyRepo(t)
 	sessions := func(n int) []SessionEntry {
 		t.Helper()
-		r, err := Open(root, env)
+		r, err := research.Open(root, env)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,7 +121,7 @@ func TestSessionsKeptForHistory(t *testing.T) {
 		if !ok {
 			t.Fatal("no repository")
 		}
-		cs, err := g.Log(t.Context(), gitrepo.LogOptions{Max: n, TrailerKey: TrailerSession})
+		cs, err := g.Log(t.Context(), gitrepo.LogOptions{Max: n, TrailerKey: research.TrailerSession})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -188,7 +189,7 @@ func TestSessionsKeptForHistory(t *testing.T) {
 	// HEAD moved forward by a line of commits: only those are read, and their
 	// sessions put before the kept ones (a kept subject marked shows it is used).
 	check(2)
-	r0, _ := Open(root, env)
+	r0, _ := research.Open(root, env)
 	keptPath := r0.Tree.Path(statefiles.RunDir, sessionsFile)
 	k, ok := readKeptSessions(r0)
 	if !ok || len(k.entries) < 2 {
@@ -243,7 +244,7 @@ func TestSessionsKeptForHistory(t *testing.T) {
 	// A broken kept file, or one of another history, is no answer.
 	three := encodeKeptSessions(keptSessions{history: head, max: 2, entries: all[:3]})
 	for _, junk := range []string{"{not json", string(three), keptSessionsHeader + "\n" + strings.Repeat("0", 40) + "\t2\n", ""} {
-		r, _ := Open(root, env)
+		r, _ := research.Open(root, env)
 		if err := os.WriteFile(r.Tree.Path(statefiles.RunDir, sessionsFile), []byte(junk), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -253,7 +254,7 @@ func TestSessionsKeptForHistory(t *testing.T) {
 		}
 	}
 	// The kept answer is bounded: a count above keptSessionsMax is not kept.
-	r, _ := Open(root, env)
+	r, _ := research.Open(root, env)
 	os.Remove(r.Tree.Path(statefiles.RunDir, sessionsFile))
 	check(keptSessionsMax + 1)
 	if _, err := os.Stat(r.Tree.Path(statefiles.RunDir, sessionsFile)); err == nil {

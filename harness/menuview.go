@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/strom-research/strom/harness/agents"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -35,7 +36,7 @@ func InstalledGates(getenv func(string) string) []string {
 // CheckStateFiles reads every state file of the research and of the user's settings
 // against its schema and returns what is wrong, one error a file; none when all
 // are valid. It changes nothing.
-func CheckStateFiles(r *Research) []error {
+func CheckStateFiles(r *research.Research) []error {
 	var errs []error
 	add := func(err error) {
 		if err != nil {

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -64,13 +65,13 @@ func unpack(t *testing.T, archive, dir string) {
 // openFixture unpacks testdata/NAME.tar.gz, a research another strom wrote, and
 // opens it with the clock at HOUR:00 on 1 December 2026; it returns the research
 // and its folder.
-func openFixture(t *testing.T, name string, hour int) (*Research, string) {
+func openFixture(t *testing.T, name string, hour int) (*research.Research, string) {
 	t.Helper()
 	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
 	dir := t.TempDir()
 	unpack(t, filepath.Join("testdata", name+".tar.gz"), dir)
 	root := filepath.Join(dir, "research")
-	r, err := Open(root, Env{Clock: clock.NewFake(time.Date(2026, 12, 1, hour, 0, 0, 0, time.UTC))})
+	r, err := research.Open(root, research.Env{Clock: clock.NewFake(time.Date(2026, 12, 1, hour, 0, 0, 0, time.UTC))})
 	if err != nil {
 		t.Fatal(err)
 	}

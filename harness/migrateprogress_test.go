@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -180,7 +181,7 @@ func TestOlderStromAttributes(t *testing.T) {
 		head + "queue.json merge=strom-queue\ntasks/*.json merge=strom-task\nprogress.jsonl merge=strom-progress\npark.json merge=strom-park\n": true,
 		head + "queue.json merge=strom-queue\n*.pdf binary\n":                                                                                   false,
 	} {
-		if got := olderStromAttributes(text); got != want {
+		if got := research.OlderStromAttributes(text); got != want {
 			t.Errorf("olderStromAttributes(%q) = %v, want %v", text, got, want)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -85,7 +86,7 @@ func sayInstallAdvice(p *messages.Printer, binary, install string) string {
 
 // agentProfile resolves the agent a research works with: override, else the
 // setting agent.name, else claude; Claude Code headless when agent.claudeMode says so.
-func agentProfile(r *Research, s statefiles.Settings, override string) (agents.Profile, error) {
+func agentProfile(r *research.Research, s statefiles.Settings, override string) (agents.Profile, error) {
 	name := override
 	if name == "" {
 		a, err := s.Resolve("agent.name", "")
@@ -106,7 +107,7 @@ func agentProfile(r *Research, s statefiles.Settings, override string) (agents.P
 }
 
 // Mode reads the research's mode as strom mode shows it (R7.8, R7.8.1).
-func Mode(ctx context.Context, r *Research) (ModeState, error) {
+func Mode(ctx context.Context, r *research.Research) (ModeState, error) {
 	m, err := r.Tree.LoadMode()
 	if err != nil {
 		return ModeState{}, err
@@ -117,7 +118,7 @@ func Mode(ctx context.Context, r *Research) (ModeState, error) {
 
 // modeState is Mode from the saved mode and the live run (nil when none), for a
 // caller that has read both already.
-func modeState(r *Research, m *statefiles.Mode, ri *RunInfo) (ModeState, error) {
+func modeState(r *research.Research, m *statefiles.Mode, ri *RunInfo) (ModeState, error) {
 	s, err := r.Settings()
 	if err != nil {
 		return ModeState{Saved: m.Mode, Shown: m.Mode}, err
@@ -126,7 +127,7 @@ func modeState(r *Research, m *statefiles.Mode, ri *RunInfo) (ModeState, error) 
 }
 
 // modeStateOf is modeState under settings the caller has read.
-func modeStateOf(r *Research, m *statefiles.Mode, ri *RunInfo, s statefiles.Settings) (ModeState, error) {
+func modeStateOf(r *research.Research, m *statefiles.Mode, ri *RunInfo, s statefiles.Settings) (ModeState, error) {
 	ms := ModeState{Saved: m.Mode, Shown: m.Mode}
 	prof, err := agentProfile(r, s, "")
 	if err != nil {
@@ -143,7 +144,7 @@ func modeStateOf(r *Research, m *statefiles.Mode, ri *RunInfo, s statefiles.Sett
 
 // refuseAgentWork refuses agent work in an archive, and in a research whose agent
 // (prof, the one this work would start) is not on this computer.
-func refuseAgentWork(r *Research, prof agents.Profile) error {
+func refuseAgentWork(r *research.Research, prof agents.Profile) error {
 	m, err := r.Tree.LoadMode()
 	if err != nil {
 		return err
@@ -174,7 +175,7 @@ type ModeSwitch struct {
 // install, when not nil, is offered the shipped install line of an agent that is not
 // installed when research is switched on (R7.8): it asks the person and runs the line
 // on a yes, or returns ErrDeclined.
-func SwitchMode(ctx context.Context, r *Research, to string, confirm func(question string) error, install func(binary, line string) error, out func(string)) (ModeSwitch, error) {
+func SwitchMode(ctx context.Context, r *research.Research, to string, confirm func(question string) error, install func(binary, line string) error, out func(string)) (ModeSwitch, error) {
 	ms := ModeSwitch{To: to}
 	if to != statefiles.ModeArchive && to != statefiles.ModeResearch {
 		return ms, messages.New("mode.unknown", messages.Args{"Mode": to})
@@ -277,7 +278,7 @@ func moves(t statefiles.Task, to string) bool {
 }
 
 // runWorkingError refuses a switch while a run holds the research.
-func runWorkingError(r *Research) error {
+func runWorkingError(r *research.Research) error {
 	ri, _ := LiveRun(r)
 	if ri != nil && ri.Session != "" {
 		return messages.Errorf(ErrSessionWorking, "mode.busy_session", messages.Args{"Session": ri.Session, "Task": ri.Task})
@@ -288,7 +289,7 @@ func runWorkingError(r *Research) error {
 	return messages.Errorf(ErrSessionWorking, "mode.busy_run", nil)
 }
 
-func modeQuestion(r *Research, to string, n int) string {
+func modeQuestion(r *research.Research, to string, n int) string {
 	if to == statefiles.ModeArchive {
 		return r.Messages().Say("mode.question_archive", messages.Args{"Count": n})
 	}
@@ -306,7 +307,7 @@ func modeMessage(p *messages.Printer, to string, tasks []statefiles.Task) gitrep
 	if len(ids) > 0 {
 		list = strings.Join(ids, ", ")
 	}
-	msg := gitrepo.Message{Trailers: []gitrepo.Trailer{{Key: TrailerMode, Value: to}}}
+	msg := gitrepo.Message{Trailers: []gitrepo.Trailer{{Key: research.TrailerMode, Value: to}}}
 	if to == statefiles.ModeArchive {
 		msg.Subject = p.Say("mode.commit_archive")
 		msg.Body = p.Say("mode.commit_archive_body", messages.Args{"Reason": p.Say("task.archive_reason"), "Tasks": list})
@@ -321,7 +322,7 @@ func modeMessage(p *messages.Printer, to string, tasks []statefiles.Task) gitrep
 // switched on: when it is not, install (if any) is offered the agent's shipped
 // install line — never one from the tree's settings. Whatever does not end with the
 // program on PATH leaves the archive as it was, with a sentence saying what to do.
-func installAgent(r *Research, prof agents.Profile, install func(binary, line string) error) error {
+func installAgent(r *research.Research, prof agents.Profile, install func(binary, line string) error) error {
 	if prof.Installed(func(name string) (string, error) { return lookPath(r, name) }) {
 		return nil
 	}
@@ -350,7 +351,7 @@ func installAgent(r *Research, prof agents.Profile, install func(binary, line st
 
 // lookPath finds a program on the research's PATH (its Getenv), as exec.LookPath
 // does on the process's.
-func lookPath(r *Research, name string) (string, error) {
+func lookPath(r *research.Research, name string) (string, error) {
 	if strings.Contains(name, "/") {
 		return exec.LookPath(name)
 	}
@@ -371,7 +372,7 @@ func lookPath(r *Research, name string) (string, error) {
 // PATH. It stays in strom's process group, the terminal's job, and is not run by
 // procgroup: in a group of its own it could not read the terminal (a password, a
 // question), or, handed the terminal, would stop alone on Ctrl-Z with strom waiting.
-func RunInstall(ctx context.Context, r *Research, line string, stdin io.Reader, stdout, stderr io.Writer) error {
+func RunInstall(ctx context.Context, r *research.Research, line string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cmd := exec.CommandContext(ctx, "sh", "-c", line)
 	cmd.Dir = r.Tree.Root
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr

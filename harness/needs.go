@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/harness/archives"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -31,12 +32,12 @@ type picker struct {
 
 // takeable reports whether the run may take t: open, or started under a claim
 // older than pk.stale (a machine that died, or a session that never began).
-func takeable(r *Research, pk *picker, t *statefiles.Task) bool {
+func takeable(r *research.Research, pk *picker, t *statefiles.Task) bool {
 	return t.State == statefiles.Open || staleClaim(r, pk, t)
 }
 
 // newPicker is the picker of a run with the tasks --task chose (none: the queue).
-func newPicker(r *Research, tasks []string) *picker {
+func newPicker(r *research.Research, tasks []string) *picker {
 	return &picker{
 		pending: append([]string(nil), tasks...),
 		chosen:  len(tasks) > 0,
@@ -48,7 +49,7 @@ func newPicker(r *Research, tasks []string) *picker {
 // archiveProbe is an archive's probe as the settings say it now. A probe from the
 // tree's settings runs only while a person on this computer allowed it
 // (harness/consent): the agent may have written it during the run.
-func archiveProbe(ctx context.Context, r *Research, name string) (line, why string, err error) {
+func archiveProbe(ctx context.Context, r *research.Research, name string) (line, why string, err error) {
 	s, err := r.Settings()
 	if err != nil {
 		return "", "", err
@@ -79,7 +80,7 @@ func archiveProbe(ctx context.Context, r *Research, name string) (line, why stri
 // next returns the task to take, or nil. silent is the first archive that kept a
 // task from being taken, when one did; lines are what the run prints about the
 // tasks it skipped or passed over.
-func next(ctx context.Context, r *Research, pk *picker) (task *statefiles.Task, silent *archives.Result, lines []string, err error) {
+func next(ctx context.Context, r *research.Research, pk *picker) (task *statefiles.Task, silent *archives.Result, lines []string, err error) {
 	// take reports whether t can be taken now; a task passed over stays where it is.
 	take := func(t *statefiles.Task) (bool, error) {
 		blocked, err := silentArchive(ctx, r, pk, t, &lines)
@@ -151,7 +152,7 @@ func next(ctx context.Context, r *Research, pk *picker) (task *statefiles.Task, 
 // silentArchive probes the archives t needs, in the order it names them, and
 // returns the first that does not answer (nil: all answer). A pass-over is printed
 // once while its archive stays silent.
-func silentArchive(ctx context.Context, r *Research, pk *picker, t *statefiles.Task, lines *[]string) (*archives.Result, error) {
+func silentArchive(ctx context.Context, r *research.Research, pk *picker, t *statefiles.Task, lines *[]string) (*archives.Result, error) {
 	for _, name := range t.Needs {
 		res, err := pk.prober.Check(ctx, name)
 		if err != nil {
@@ -179,7 +180,7 @@ func silentArchive(ctx context.Context, r *Research, pk *picker, t *statefiles.T
 // that does not answer (R7.1.1): it waits archives.WaitEvery, or up to --until,
 // then the run probes again. Ctrl-C, a finish request and the --until time end
 // the wait as they end a condition's; ok is false when the run goes on.
-func waitForArchive(ctx context.Context, r *Research, o RunOptions, silent archives.Result) (stop Stop, detail string, ok bool) {
+func waitForArchive(ctx context.Context, r *research.Research, o RunOptions, silent archives.Result) (stop Stop, detail string, ok bool) {
 	p := r.Messages()
 	now := r.Now()
 	till := now.Add(archives.WaitEvery)
@@ -224,7 +225,7 @@ func waitClock(t, now time.Time) string {
 
 // CheckNeeds refuses archive names a task cannot need: a name that is not one, or
 // an archive the settings give no probe.
-func CheckNeeds(r *Research, needs []string) error {
+func CheckNeeds(r *research.Research, needs []string) error {
 	for i, name := range needs {
 		if err := statefiles.CheckArchiveName(name); err != nil {
 			return err

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/harness/limits"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/statefiles"
 
 	"github.com/strom-research/strom/messages"
@@ -53,7 +54,7 @@ const transcriptLines = 12
 const overviewTasks = 200
 
 // Overview reads the research for the app.
-func ReadOverview(ctx context.Context, r *Research) (Overview, error) {
+func ReadOverview(ctx context.Context, r *research.Research) (Overview, error) {
 	o := Overview{Root: r.Tree.Root}
 	m, err := r.Tree.LoadMode()
 	if err != nil {
@@ -137,7 +138,7 @@ var ErrNoSessionWorking = errors.New("no session is working in this research")
 // asks its terminal "The app asks this session to finish — finish it? [Y/n]"; a yes,
 // or a run without a terminal, makes it a finish request. session must be the one
 // at work: a request for a session that ended meanwhile changes nothing.
-func AskFinishFromApp(r *Research, session string) error {
+func AskFinishFromApp(r *research.Research, session string) error {
 	ri, err := LiveRun(r)
 	if err != nil {
 		return err
@@ -156,7 +157,7 @@ const listedFile = "listed"
 // them), once: later calls read one small file. Inside a session nothing is done,
 // the run did it. A list that cannot be written costs the app one research and
 // never the command its work, so errors are only returned, for tests.
-func Remember(ctx context.Context, r *Research) error {
+func Remember(ctx context.Context, r *research.Research) error {
 	if r.Getenv("STROM_SESSION") != "" {
 		return nil
 	}

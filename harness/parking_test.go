@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -53,7 +54,7 @@ func TestCountForParking(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := &Research{Tree: tree, Clock: clock.NewFake(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))}
+			r := &research.Research{Tree: tree, Clock: clock.NewFake(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))}
 			task := &statefiles.Task{ID: "T-1", Title: "x", State: statefiles.Open}
 			var res sessionResult
 			for _, st := range tc.steps {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
@@ -19,7 +20,7 @@ import (
 // session no task is reworded. A person may reword tasks (strom task edit); nobody
 // deletes them. Only the staged files are read, and of the others the shards whose
 // ranges the order changed in.
-func CheckStaged(ctx context.Context, r *Research, inSession bool) error {
+func CheckStaged(ctx context.Context, r *research.Research, inSession bool) error {
 	g, err := r.Git(ctx)
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/capped"
 	"github.com/strom-research/strom/internal/procgroup"
 	"github.com/strom-research/strom/internal/termsafe"
@@ -21,7 +22,7 @@ import (
 // settings), and git can commit (nothing in progress, no lock held, HEAD on a
 // branch, the git dir writable). The first failure comes back as one sentence;
 // nothing has changed then, and no agent starts.
-func readyForSession(ctx context.Context, r *Research) error {
+func readyForSession(ctx context.Context, r *research.Research) error {
 	// The queue whole: queue.json and every task's file (a set of files validated
 	// before costs their hash), queue.json made to follow the files where a hand
 	// edit or a merge made them disagree.
@@ -59,7 +60,7 @@ const filterTimeout = 30 * time.Second
 // filter that is not required cannot stop a commit (git keeps the file as it is),
 // and a process filter (filter.<name>.process alone) speaks a protocol that
 // empty input does not try: neither is run.
-func checkFilters(ctx context.Context, r *Research, g *gitrepo.Repo) error {
+func checkFilters(ctx context.Context, r *research.Research, g *gitrepo.Repo) error {
 	filters, err := g.RequiredFilters(ctx)
 	if err != nil {
 		return err
@@ -93,7 +94,7 @@ func checkFilters(ctx context.Context, r *Research, g *gitrepo.Repo) error {
 // status of .strom's records): what was committed was checked on its way in, and
 // what a command reads it validates; a file broken by hand since would stop the
 // session's commit after the agent worked.
-func checkRecords(ctx context.Context, r *Research) error {
+func checkRecords(ctx context.Context, r *research.Research) error {
 	g, err := r.Git(ctx)
 	if err != nil {
 		return err

@@ -15,6 +15,7 @@ import (
 
 	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/statefiles"
 
 	"github.com/strom-research/strom/messages"
@@ -25,7 +26,7 @@ import (
 // returns to the queue. Tasks left started by sessions that are gone return too.
 // The caller holds the run lock, so no live run is touched. check is the run's
 // check command, allowed before anything started.
-func recoverCrash(ctx context.Context, r *Research, out func(string), check string) error {
+func recoverCrash(ctx context.Context, r *research.Research, out func(string), check string) error {
 	ri, err := LoadRun(r)
 	if err != nil {
 		return err
@@ -88,17 +89,17 @@ func recoverCrash(ctx context.Context, r *Research, out func(string), check stri
 }
 
 // sessionCommitted reports whether a recent commit already carries the session.
-func sessionCommitted(ctx context.Context, r *Research, session string) (bool, error) {
+func sessionCommitted(ctx context.Context, r *research.Research, session string) (bool, error) {
 	g, err := r.Git(ctx)
 	if err != nil {
 		return false, err
 	}
-	commits, err := g.Log(ctx, gitrepo.LogOptions{Max: 20, TrailerKey: TrailerSession})
+	commits, err := g.Log(ctx, gitrepo.LogOptions{Max: 20, TrailerKey: research.TrailerSession})
 	if err != nil {
 		return false, nil // an unborn branch has no sessions yet
 	}
 	for _, c := range commits {
-		if v, _ := c.Message.Trailer(TrailerSession); v == session {
+		if v, _ := c.Message.Trailer(research.TrailerSession); v == session {
 			return true, nil
 		}
 	}
@@ -205,7 +206,7 @@ func zombie(pid int) bool {
 
 // mendAfterKill undoes what git processes of a killed strom left (a merge begun,
 // a lock file, a merge driver's temporary file) and says each in one line on out.
-func mendAfterKill(ctx context.Context, r *Research, g *gitrepo.Repo, out io.Writer) error {
+func mendAfterKill(ctx context.Context, r *research.Research, g *gitrepo.Repo, out io.Writer) error {
 	mended, err := g.MendAfterKill(ctx)
 	for _, m := range mended {
 		fmt.Fprintln(out, r.Messages().Say("run.mended_"+m.What, messages.Args{"File": m.Path}))

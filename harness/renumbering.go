@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -23,7 +24,7 @@ import (
 // no id twice. The remote's tasks keep theirs: they are published already. A
 // merge driver could rename a task but not its records, nor move it to the shard
 // of its new id.
-func renumberNew(ctx context.Context, r *Research, out io.Writer) error {
+func renumberNew(ctx context.Context, r *research.Research, out io.Writer) error {
 	sy := r.Sync
 	g := sy.Git
 	base, err := g.MergeBase(ctx, sy.Ref())
@@ -38,7 +39,7 @@ func renumberNew(ctx context.Context, r *Research, out io.Writer) error {
 		return nil // nothing of this clone's to merge: a fast-forward
 	}
 	for _, side := range []string{head, sy.Ref()} {
-		changed, err := g.Changed(ctx, base, side, queuePaths...)
+		changed, err := g.Changed(ctx, base, side, research.QueuePaths...)
 		if err != nil || !changed {
 			return err
 		}
@@ -51,7 +52,7 @@ func renumberNew(ctx context.Context, r *Research, out io.Writer) error {
 	var qs [3]*statefiles.Queue
 	for i, rev := range []string{base, head, sy.Ref()} {
 		at := filepath.Join(dir, strconv.Itoa(i))
-		if err := g.Extract(ctx, rev, at, queuePaths...); err != nil {
+		if err := g.Extract(ctx, rev, at, research.QueuePaths...); err != nil {
 			return err
 		}
 		if qs[i], err = statefiles.At(at).LoadQueue(); err != nil {

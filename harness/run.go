@@ -11,6 +11,7 @@ import (
 
 	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
@@ -132,7 +133,7 @@ var ErrRunning = errors.New("another strom run is working in this research repo"
 
 // lockRun takes the run lock for the life of the run. The lock dies with the
 // process, so a crashed run never blocks the next one.
-func lockRun(r *Research) (func(), error) {
+func lockRun(r *research.Research) (func(), error) {
 	path := r.Tree.Path(statefiles.RunDir, "run.lock")
 	unlock, held, err := statefiles.TryLockFile(path)
 	// Another strom command may be looking at the lock this very moment (RunAlive
@@ -163,7 +164,7 @@ func lockRun(r *Research) (func(), error) {
 }
 
 // RunAlive reports whether a run holds the run lock right now.
-func RunAlive(r *Research) bool {
+func RunAlive(r *research.Research) bool {
 	path := r.Tree.Path(statefiles.RunDir, "run.lock")
 	if _, err := os.Stat(path); err != nil {
 		return false // no run ever locked here
@@ -187,7 +188,7 @@ func ResolveUntil(hhmm string, now time.Time) (time.Time, error) {
 }
 
 // Run works through the queue as the options say (R7.1), one session per task.
-func Run(ctx context.Context, r *Research, o RunOptions) (RunResult, error) {
+func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, error) {
 	var rr RunResult
 	if o.Out == nil {
 		o.Out = io.Discard
@@ -412,7 +413,7 @@ func Run(ctx context.Context, r *Research, o RunOptions) (RunResult, error) {
 // session; stop before any session when Claude Code with a folder of its own is not
 // logged in there (R7.7: a result, not an error); record the run in run.json. done
 // clears run.json and lets the lock go.
-func startAgentWork(ctx context.Context, r *Research, o RunOptions, check func() error) (plan sessionPlan, stopped *RunResult, done func(), err error) {
+func startAgentWork(ctx context.Context, r *research.Research, o RunOptions, check func() error) (plan sessionPlan, stopped *RunResult, done func(), err error) {
 	unlock, err := lockRun(r)
 	if err != nil {
 		return plan, nil, nil, err
@@ -481,7 +482,7 @@ func startAgentWork(ctx context.Context, r *Research, o RunOptions, check func()
 
 // stopForAgent is the stop a session's ending asks of a run or a chat: the
 // subscription limit or a login the agent needs, which a person must act on.
-func stopForAgent(r *Research, res sessionResult, p sessionPlan) (Stop, string, bool) {
+func stopForAgent(r *research.Research, res sessionResult, p sessionPlan) (Stop, string, bool) {
 	switch res.End {
 	case EndSubscriptionLimit:
 		return StopSubscriptionLimit, resetDetail(r, res.Reset), true
@@ -491,7 +492,7 @@ func stopForAgent(r *Research, res sessionResult, p sessionPlan) (Stop, string, 
 	return 0, "", false
 }
 
-func printEnd(r *Research, out io.Writer, res sessionResult) {
+func printEnd(r *research.Research, out io.Writer, res sessionResult) {
 	p := r.Messages()
 	line := p.Say("run.session_end", messages.Args{"Session": res.ID, "Task": res.Task, "End": p.Say("end." + res.End.String())})
 	if res.Detail != "" && res.End != EndDone && res.End != EndWaiting && res.End != EndClosed {
@@ -519,7 +520,7 @@ func printEnd(r *Research, out io.Writer, res sessionResult) {
 // planAgent resolves the agent profile, the session length, the idle limit and the
 // check command from the settings s. A run keeps them: a value changed while it
 // works takes effect at the next run.
-func planAgent(r *Research, o RunOptions, s statefiles.Settings) (sessionPlan, error) {
+func planAgent(r *research.Research, o RunOptions, s statefiles.Settings) (sessionPlan, error) {
 	var p sessionPlan
 	prof, err := agentProfile(r, s, o.Agent)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -33,10 +34,10 @@ type RunInfo struct {
 	WaitArchive string `json:"waiting_for_archive,omitempty"`
 }
 
-func runFile(r *Research) string { return r.Tree.Path(statefiles.RunDir, "run.json") }
+func runFile(r *research.Research) string { return r.Tree.Path(statefiles.RunDir, "run.json") }
 
 // LoadRun reads the live run's file; nil when there is none.
-func LoadRun(r *Research) (*RunInfo, error) {
+func LoadRun(r *research.Research) (*RunInfo, error) {
 	data, err := statefiles.ReadFile(runFile(r))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -49,7 +50,7 @@ func LoadRun(r *Research) (*RunInfo, error) {
 		// A torn run file is only ever left by a crash: treat the run as dead.
 		return &RunInfo{}, nil
 	}
-	if ri.Session != "" && !ValidSessionID(ri.Session) {
+	if ri.Session != "" && !research.ValidSessionID(ri.Session) {
 		// strom never wrote it: its session would name files outside .strom/run/.
 		return &RunInfo{}, nil
 	}
@@ -57,7 +58,7 @@ func LoadRun(r *Research) (*RunInfo, error) {
 }
 
 // SaveRun writes the live run's file atomically.
-func SaveRun(r *Research, ri *RunInfo) error {
+func SaveRun(r *research.Research, ri *RunInfo) error {
 	data, err := json.MarshalIndent(ri, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode run state: %w", err)
@@ -73,7 +74,7 @@ func SaveRun(r *Research, ri *RunInfo) error {
 // keeps it, without the agent's process group, which is gone: the next run commits
 // what the session left, as it does after a crash, so no session goes without a
 // commit.
-func ClearRun(r *Research) error {
+func ClearRun(r *research.Research) error {
 	if ri, err := LoadRun(r); err == nil && ri != nil && ri.Session != "" {
 		ri.AgentPGID = 0
 		return SaveRun(r, ri)
@@ -88,7 +89,7 @@ func ClearRun(r *Research) error {
 // LiveRun returns the running run, or nil when none is alive. A run is alive while
 // it holds the run lock: the lock dies with its process, so a reused pid never
 // passes for a run.
-func LiveRun(r *Research) (*RunInfo, error) {
+func LiveRun(r *research.Research) (*RunInfo, error) {
 	ri, err := LoadRun(r)
 	if err != nil || ri == nil || !RunAlive(r) {
 		return nil, err
@@ -98,20 +99,20 @@ func LiveRun(r *Research) (*RunInfo, error) {
 
 // requestFile names a request file for a session: close-<id>, finish-<id>,
 // stop-<id> or active-<id>. Writers check the id first (ValidSessionID).
-func requestFile(r *Research, kind, session string) string {
+func requestFile(r *research.Research, kind, session string) string {
 	return r.Tree.Path(statefiles.RunDir, kind+"-"+session)
 }
 
 // RequestClose tells the harness that the session's agent asked to close it.
-func RequestClose(r *Research, session, why string) error {
+func RequestClose(r *research.Research, session, why string) error {
 	return writeRequest(r, "close", session, why)
 }
 
 // writeRequest leaves a request for the running harness: atomic, so the harness
 // never reads half of it, but not fsynced — a request outlives no crash (recovery
 // commits the session whatever was asked).
-func writeRequest(r *Research, kind, session, why string) error {
-	if !ValidSessionID(session) {
+func writeRequest(r *research.Research, kind, session, why string) error {
+	if !research.ValidSessionID(session) {
 		return messages.Errorf(ErrNotLiveSession, "agent.not_live", messages.Args{"Session": session})
 	}
 	if err := statefiles.WriteTransient(requestFile(r, kind, session), []byte(why+"\n")); err != nil {
@@ -121,8 +122,8 @@ func writeRequest(r *Research, kind, session, why string) error {
 }
 
 // Requested returns the reason of a pending request, and whether there is one.
-func Requested(r *Research, kind, session string) (string, bool) {
-	if !ValidSessionID(session) {
+func Requested(r *research.Research, kind, session string) (string, bool) {
+	if !research.ValidSessionID(session) {
 		return "", false
 	}
 	data, err := statefiles.ReadFile(requestFile(r, kind, session))
@@ -133,8 +134,8 @@ func Requested(r *Research, kind, session string) (string, bool) {
 }
 
 // ClearRequests removes a session's request files once the session is committed.
-func ClearRequests(r *Research, session string) {
-	if !ValidSessionID(session) {
+func ClearRequests(r *research.Research, session string) {
+	if !research.ValidSessionID(session) {
 		return
 	}
 	for _, k := range []string{"close", "finish", "stop", "active", appFinishRequest} {

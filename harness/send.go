@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/agentpty"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -26,8 +27,8 @@ type Send struct {
 
 // RequestSend leaves input for a running session's agent; the harness types it in
 // at its next look, in the order the requests came.
-func RequestSend(r *Research, session string, snd Send) error {
-	if !ValidSessionID(session) {
+func RequestSend(r *research.Research, session string, snd Send) error {
+	if !research.ValidSessionID(session) {
 		return messages.Errorf(ErrNotLiveSession, "agent.not_live", messages.Args{"Session": session})
 	}
 	data, err := json.Marshal(snd)
@@ -42,7 +43,7 @@ func RequestSend(r *Research, session string, snd Send) error {
 }
 
 // deliverSends types what strom session send left for this session.
-func deliverSends(r *Research, id string, sess *agentpty.Session) {
+func deliverSends(r *research.Research, id string, sess *agentpty.Session) {
 	matches, _ := filepath.Glob(r.Tree.Path(statefiles.RunDir, "send-"+id+"-*"))
 	sort.Strings(matches)
 	for _, m := range matches {

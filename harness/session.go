@@ -14,6 +14,7 @@ import (
 	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/harness/limits"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/hooks"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/internal/termsafe"
@@ -93,12 +94,12 @@ type events struct {
 	stream     *streamSignals // stream-json signals, for an agent that writes them
 }
 
-func sessionsDir(r *Research) string { return r.Tree.Path(statefiles.SessionsDir) }
+func sessionsDir(r *research.Research) string { return r.Tree.Path(statefiles.SessionsDir) }
 
 // runSession starts the agent on one task and returns when the session is committed.
-func runSession(ctx context.Context, r *Research, p sessionPlan, ev events) (sessionResult, error) {
+func runSession(ctx context.Context, r *research.Research, p sessionPlan, ev events) (sessionResult, error) {
 	now := r.Now()
-	id := NewSessionID(now)
+	id := research.NewSessionID(now)
 	if p.Session != "" {
 		id = p.Session
 	}
@@ -290,7 +291,7 @@ func (st sessionStats) result(res sessionResult) sessionResult {
 }
 
 // watch follows a running agent until it exits, and decides why the session ends.
-func watch(ctx context.Context, r *Research, sess *agentpty.Session, p sessionPlan, ev events, ints chan struct{}, ask *appAsk, id string, deadline time.Time) sessionStats {
+func watch(ctx context.Context, r *research.Research, sess *agentpty.Session, p sessionPlan, ev events, ints chan struct{}, ask *appAsk, id string, deadline time.Time) sessionStats {
 	var st sessionStats
 	pats := p.Profile.Patterns()
 	extraGiven, nudgedAt := false, time.Time{}
@@ -489,7 +490,7 @@ func sessionEnv(getenv func(string) string, strom, id, task string, deadline tim
 }
 
 // UpdateRun changes run.json of the live run; without one it does nothing.
-func UpdateRun(r *Research, fn func(*RunInfo)) error {
+func UpdateRun(r *research.Research, fn func(*RunInfo)) error {
 	ri, err := LoadRun(r)
 	if err != nil || ri == nil {
 		return err
@@ -499,7 +500,7 @@ func UpdateRun(r *Research, fn func(*RunInfo)) error {
 }
 
 // abandon returns a task taken for a session that could not start, and says why.
-func abandon(ctx context.Context, r *Research, id, task string, cause error) error {
+func abandon(ctx context.Context, r *research.Research, id, task string, cause error) error {
 	_, _ = r.Tree.UpdateTask(ctx, task, func(t *statefiles.Task) error {
 		if t.State == statefiles.Started && t.Session == id {
 			t.State, t.Session, t.Host = statefiles.Open, "", ""
@@ -531,14 +532,14 @@ func commitMessage(p *messages.Printer, res sessionResult, title, agent string, 
 		body = p.Say("commit.nothing_recorded")
 	}
 	tr := []gitrepo.Trailer{
-		{Key: TrailerSession, Value: res.ID},
-		{Key: TrailerTask, Value: res.Task},
-		{Key: TrailerEnd, Value: res.End.String()},
-		{Key: TrailerAgent, Value: agent},
-		{Key: TrailerRecords, Value: strconv.Itoa(len(records))},
+		{Key: research.TrailerSession, Value: res.ID},
+		{Key: research.TrailerTask, Value: res.Task},
+		{Key: research.TrailerEnd, Value: res.End.String()},
+		{Key: research.TrailerAgent, Value: agent},
+		{Key: research.TrailerRecords, Value: strconv.Itoa(len(records))},
 	}
 	for _, c := range checks {
-		tr = append(tr, gitrepo.Trailer{Key: TrailerCheck, Value: c})
+		tr = append(tr, gitrepo.Trailer{Key: research.TrailerCheck, Value: c})
 	}
 	if len(res.NotAllowed) > 0 {
 		tr = append(tr, gitrepo.Trailer{Key: TrailerConsent, Value: "not allowed on this computer: " + strings.Join(res.NotAllowed, ", ") + " (strom allow)"})

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -29,8 +30,8 @@ func TestSessionIDPaths(t *testing.T) {
 		{"-x", false},
 		{".hidden", false},
 	} {
-		if got := ValidSessionID(tc.id); got != tc.ok {
-			t.Errorf("ValidSessionID(%q) = %v, want %v", tc.id, got, tc.ok)
+		if got := research.ValidSessionID(tc.id); got != tc.ok {
+			t.Errorf("research.ValidSessionID(%q) = %v, want %v", tc.id, got, tc.ok)
 		}
 	}
 
@@ -39,7 +40,7 @@ func TestSessionIDPaths(t *testing.T) {
 	if err := os.MkdirAll(tree.Path(statefiles.RunDir), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	r := &Research{Tree: tree, Clock: clock.NewFake(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))}
+	r := &research.Research{Tree: tree, Clock: clock.NewFake(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))}
 	escape := "x/../../../escaped"
 	if err := RequestClose(r, escape, "done"); !errors.Is(err, ErrNotLiveSession) {
 		t.Errorf("RequestClose(%q) = %v, want ErrNotLiveSession", escape, err)

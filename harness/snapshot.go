@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -30,7 +31,7 @@ type snapshot struct {
 	Tasks map[string]statefiles.Task `json:"tasks"`
 }
 
-func snapshotFile(r *Research, id string) string {
+func snapshotFile(r *research.Research, id string) string {
 	return r.Tree.Path(statefiles.RunDir, id+".snapshot.json")
 }
 
@@ -60,7 +61,7 @@ func saveSnapshot(path string, s *snapshot) error {
 
 // takeSnapshot writes the session's snapshot; own is its task as taken. The caller
 // holds the lock.
-func takeSnapshot(ctx context.Context, r *Research, session string, own statefiles.Task) error {
+func takeSnapshot(ctx context.Context, r *research.Research, session string, own statefiles.Task) error {
 	order, err := statefiles.ReadFile(r.Tree.Path(statefiles.QueueFile))
 	if err != nil {
 		return fmt.Errorf("write the session's queue snapshot: %w", err)
@@ -97,7 +98,7 @@ func changedShards(changes []gitrepo.Change) []string {
 // at the start, worded as it was; changes are the work tree's changes as git
 // reports them. It returns a Strom-Check note for each repair. The caller holds
 // the lock.
-func keepQueueRules(ctx context.Context, r *Research, session string, changes []gitrepo.Change) ([]string, error) {
+func keepQueueRules(ctx context.Context, r *research.Research, session string, changes []gitrepo.Change) ([]string, error) {
 	snap := loadSnapshot(snapshotFile(r, session))
 	if snap == nil {
 		return nil, nil
@@ -168,7 +169,7 @@ func keepQueueRules(ctx context.Context, r *Research, session string, changes []
 // reworded, each to its version in the snapshot or, when the snapshot has none, in
 // HEAD. A task the session added stays; a shard the session made and left invalid
 // is set aside.
-func keepShard(ctx context.Context, r *Research, session, rel string, snap *snapshot) ([]string, error) {
+func keepShard(ctx context.Context, r *research.Research, session, rel string, snap *snapshot) ([]string, error) {
 	was := headShard(ctx, r, rel)
 	for id, t := range snap.Tasks {
 		if statefiles.ShardFile(id) == rel {
@@ -244,7 +245,7 @@ func keepShard(ctx context.Context, r *Research, session, rel string, snap *snap
 
 // headShard reads the tasks of a shard as HEAD has them, by id (none when HEAD has
 // no such shard, or one strom cannot read).
-func headShard(ctx context.Context, r *Research, rel string) map[string]statefiles.Task {
+func headShard(ctx context.Context, r *research.Research, rel string) map[string]statefiles.Task {
 	out := map[string]statefiles.Task{}
 	g, err := r.Git(ctx)
 	if err != nil {
@@ -266,7 +267,7 @@ func headShard(ctx context.Context, r *Research, rel string) map[string]statefil
 
 // rewordInSnapshots gives a task's new wording to the snapshots of running
 // sessions. The caller holds the lock.
-func rewordInSnapshots(r *Research, t statefiles.Task) error {
+func rewordInSnapshots(r *research.Research, t statefiles.Task) error {
 	snaps, _ := filepath.Glob(r.Tree.Path(statefiles.RunDir, "*.snapshot.json"))
 	for _, path := range snaps {
 		s := loadSnapshot(path)

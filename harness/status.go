@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/strom-research/strom/harness/consent"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -29,7 +30,7 @@ type Status struct {
 func (st Status) ConsentError(terminal bool) error { return st.consent.Err(terminal) }
 
 // Status reads the research's state: no work-tree scan, one history lookup.
-func ReadStatus(ctx context.Context, r *Research) (Status, error) {
+func ReadStatus(ctx context.Context, r *research.Research) (Status, error) {
 	var st Status
 	m, err := r.Tree.LoadMode()
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/harness/merge"
 	"github.com/strom-research/strom/harness/remote"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -36,7 +37,7 @@ const StaleGrace = 10 * time.Minute
 // session began (the session id says when; the task's last change where the id
 // does not) longer ago than the session limit plus StaleGrace. Only a synced run
 // sees stale claims: alone, a clone's crashed session returns its task itself.
-func staleClaim(r *Research, pk *picker, t *statefiles.Task) bool {
+func staleClaim(r *research.Research, pk *picker, t *statefiles.Task) bool {
 	if pk.stale <= 0 || t.State != statefiles.Started {
 		return false
 	}
@@ -57,7 +58,7 @@ func claimTime(t statefiles.Task) time.Time {
 // syncOf is the research's sync with its remote as the settings s say, nil when
 // sync.remote is unset. It registers strom's merge drivers in the clone (strom
 // is this binary): integrating the remote's branch needs them.
-func syncOf(ctx context.Context, r *Research, s statefiles.Settings, strom string) (*remote.Sync, error) {
+func syncOf(ctx context.Context, r *research.Research, s statefiles.Settings, strom string) (*remote.Sync, error) {
 	v, err := s.Resolve("sync.remote", "")
 	if err != nil || v.Value == "" {
 		return nil, err
@@ -83,7 +84,7 @@ func syncOf(ctx context.Context, r *Research, s statefiles.Settings, strom strin
 
 // synced reports whether the tree's settings share the research through a
 // remote (sync.remote set), usable or not.
-func synced(r *Research) bool {
+func synced(r *research.Research) bool {
 	s, err := r.Settings()
 	if err != nil {
 		return false
@@ -94,7 +95,7 @@ func synced(r *Research) bool {
 
 // hostName is this machine's name in claims and Strom-Host trailers: STROM_HOST,
 // else the host name.
-func hostName(r *Research) string {
+func hostName(r *research.Research) string {
 	if h := strings.TrimSpace(r.Getenv("STROM_HOST")); h != "" {
 		return h
 	}
@@ -126,19 +127,19 @@ type ClaimInfo struct {
 const maxClaimsShown = 50
 
 // HostName is this machine's name in claims and Strom-Host trailers.
-func HostName(r *Research) string { return hostName(r) }
+func HostName(r *research.Research) string { return hostName(r) }
 
 // ClaimTime is when the claim of a started task was made.
 func ClaimTime(t statefiles.Task) time.Time { return claimTime(t) }
 
 // ClaimedElsewhere reports whether t is started under another machine's claim.
-func ClaimedElsewhere(r *Research, t statefiles.Task) bool {
+func ClaimedElsewhere(r *research.Research, t statefiles.Task) bool {
 	return t.State == statefiles.Started && t.Host != "" && t.Host != hostName(r)
 }
 
 // SyncStatus reads the sync's state without asking the remote: the commits not
 // pushed are counted against what the last fetch or push saw.
-func SyncStatus(ctx context.Context, r *Research) SyncState {
+func SyncStatus(ctx context.Context, r *research.Research) SyncState {
 	s, err := r.Settings()
 	if err != nil {
 		return SyncState{}
@@ -147,7 +148,7 @@ func SyncStatus(ctx context.Context, r *Research) SyncState {
 }
 
 // syncStatusOf is SyncStatus under settings the caller has read.
-func syncStatusOf(ctx context.Context, r *Research, s statefiles.Settings) SyncState {
+func syncStatusOf(ctx context.Context, r *research.Research, s statefiles.Settings) SyncState {
 	v, err := s.Resolve("sync.remote", "")
 	if err != nil || v.Value == "" {
 		return SyncState{}
@@ -164,7 +165,7 @@ func syncStatusOf(ctx context.Context, r *Research, s statefiles.Settings) SyncS
 		return st
 	}
 	st.Branch = sy.Branch
-	st.Unpushed, _ = sy.Unpushed(ctx, TrailerSession)
+	st.Unpushed, _ = sy.Unpushed(ctx, research.TrailerSession)
 	st.Claims = []ClaimInfo{}
 	if started, _, err := r.Tree.QueuePage(ctx, statefiles.Started, 0, 1<<30); err == nil {
 		for _, t := range started {
@@ -182,7 +183,7 @@ func syncStatusOf(ctx context.Context, r *Research, s statefiles.Settings) SyncS
 // left to take. While the remote cannot be reached no task is claimed: the run
 // stops with a sentence (a claim that is not on the remote could be a second
 // machine's work on the same task).
-func claim(ctx context.Context, r *Research, pk *picker, out io.Writer) (*statefiles.Task, string, error) {
+func claim(ctx context.Context, r *research.Research, pk *picker, out io.Writer) (*statefiles.Task, string, error) {
 	sy := r.Sync
 	var task *statefiles.Task
 	var id string
@@ -200,7 +201,7 @@ func claim(ctx context.Context, r *Research, pk *picker, out io.Writer) (*statef
 			fmt.Fprintln(out, r.Messages().Say("sync.retry", messages.Args{"Remote": sy.Remote}))
 		}
 		first = false
-		id = NewSessionID(r.Now())
+		id = research.NewSessionID(r.Now())
 		rel := statefiles.ShardFile(t.ID)
 		paths := []string{statefiles.DirName + "/" + rel, statefiles.DirName + "/" + statefiles.QueueFile}
 		var c remote.Claim
@@ -288,8 +289,8 @@ func claim(ctx context.Context, r *Research, pk *picker, out io.Writer) (*statef
 // are pushed (a crashed session's commit among them), or else the remote's
 // branch is merged in, so that the run picks from the remote's queue. A remote
 // away is said by the first claim.
-func syncStart(ctx context.Context, r *Research, out io.Writer) error {
-	if n, _ := r.Sync.Unpushed(ctx, TrailerSession); n > 0 {
+func syncStart(ctx context.Context, r *research.Research, out io.Writer) error {
+	if n, _ := r.Sync.Unpushed(ctx, research.TrailerSession); n > 0 {
 		return publish(ctx, r, out)
 	}
 	err := r.Sync.Integrate(ctx)
@@ -303,7 +304,7 @@ func syncStart(ctx context.Context, r *Research, out io.Writer) error {
 // merging the remote's branch first whenever it moved on. It never fails the
 // run: a remote away leaves the commits here, said in a line, and the next claim
 // stops the run; a conflict is returned for the run to stop on.
-func publish(ctx context.Context, r *Research, out io.Writer) error {
+func publish(ctx context.Context, r *research.Research, out io.Writer) error {
 	sy := r.Sync
 	err := sy.Publish(ctx)
 	if err == nil {
@@ -316,7 +317,7 @@ func publish(ctx context.Context, r *Research, out io.Writer) error {
 		if errors.Is(err, remote.ErrBusy) {
 			id = "sync.busy"
 		}
-		n, _ := sy.Unpushed(ctx, TrailerSession)
+		n, _ := sy.Unpushed(ctx, research.TrailerSession)
 		fmt.Fprintln(out, r.Messages().Say(id, messages.Args{"Remote": sy.Remote, "Count": n}))
 		return nil
 	}
@@ -334,7 +335,7 @@ func publish(ctx context.Context, r *Research, out io.Writer) error {
 }
 
 // syncError turns a sync failure into the run's sentence.
-func syncError(r *Research, err error) error {
+func syncError(r *research.Research, err error) error {
 	sy := r.Sync
 	p := r.Messages()
 	var ce *gitrepo.ConflictError
@@ -368,7 +369,7 @@ func hostOrUnknown(p *messages.Printer, host string) string {
 }
 
 // readFiles reads state files (relative to .strom/) by name, to put back.
-func readFiles(r *Research, rels ...string) (map[string][]byte, error) {
+func readFiles(r *research.Research, rels ...string) (map[string][]byte, error) {
 	out := make(map[string][]byte, len(rels))
 	for _, rel := range rels {
 		b, err := statefiles.ReadFile(r.Tree.Path(rel))
@@ -381,7 +382,7 @@ func readFiles(r *Research, rels ...string) (map[string][]byte, error) {
 }
 
 // restoreFiles puts state files back as readFiles read them before a claim.
-func restoreFiles(r *Research, before map[string][]byte) error {
+func restoreFiles(r *research.Research, before map[string][]byte) error {
 	for _, rel := range slices.Sorted(maps.Keys(before)) {
 		if err := statefiles.WriteAtomic(r.Tree.Path(rel), before[rel], 0o644); err != nil {
 			return err
@@ -394,12 +395,12 @@ func restoreFiles(r *Research, before map[string][]byte) error {
 // this clone, and says in one sentence what stays behind when it cannot: a run
 // ends only with everything it committed on the remote, or with an error that
 // says what is not. "" when nothing stays behind (or the research is not synced).
-func leftBehind(ctx context.Context, r *Research) string {
+func leftBehind(ctx context.Context, r *research.Research) string {
 	sy := r.Sync
 	if sy == nil {
 		return ""
 	}
-	n, err := sy.Unpushed(ctx, TrailerSession)
+	n, err := sy.Unpushed(ctx, research.TrailerSession)
 	if err != nil || n == 0 {
 		return ""
 	}
@@ -407,7 +408,7 @@ func leftBehind(ctx context.Context, r *Research) string {
 	if err == nil {
 		return ""
 	}
-	if left, cerr := sy.Unpushed(context.WithoutCancel(ctx), TrailerSession); cerr == nil && left > 0 {
+	if left, cerr := sy.Unpushed(context.WithoutCancel(ctx), research.TrailerSession); cerr == nil && left > 0 {
 		n = left
 	}
 	return r.Messages().Say("sync.left_behind", messages.Args{"Count": n, "Remote": sy.Remote, "Cause": gitCause(err)})

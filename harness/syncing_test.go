@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -16,7 +17,7 @@ func TestStaleClaim(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 	fc := clock.NewFake(at)
-	r := &Research{Clock: fc}
+	r := &research.Research{Clock: fc}
 	synced := &picker{stale: 60*time.Minute + StaleGrace}
 	started := statefiles.Task{ID: "T-1", State: statefiles.Started, Session: "20261130T090000Z-ab12", Host: "laptop", Updated: at.Add(-time.Hour)}
 	cases := []struct {

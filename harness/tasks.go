@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/statefiles"
 
@@ -16,13 +17,13 @@ const ArchiveReason = "kept for later: the research is a Strom archive"
 
 // AddTask appends a task to the queue. session is the session that adds it ("" for a
 // person). In an archive a new task waits parked.
-func AddTask(ctx context.Context, r *Research, title, body, session string) (statefiles.Task, error) {
+func AddTask(ctx context.Context, r *research.Research, title, body, session string) (statefiles.Task, error) {
 	return AddTaskNeeding(ctx, r, title, body, session, nil)
 }
 
 // AddTaskNeeding appends a task that needs the archives named (R7.1.1): each must
 // be set up with a probe.
-func AddTaskNeeding(ctx context.Context, r *Research, title, body, session string, needs []string) (statefiles.Task, error) {
+func AddTaskNeeding(ctx context.Context, r *research.Research, title, body, session string, needs []string) (statefiles.Task, error) {
 	var out statefiles.Task
 	// Refused before the lock is waited for; NewTask checks it again.
 	if err := statefiles.CheckText(strings.TrimSpace(title), body); err != nil {
@@ -61,7 +62,7 @@ func AddTaskNeeding(ctx context.Context, r *Research, title, body, session strin
 
 // ChangeTask applies fn to task id under the lock, reading and writing only the
 // task's shard.
-func ChangeTask(ctx context.Context, r *Research, id string, fn func(t *statefiles.Task) error) (statefiles.Task, error) {
+func ChangeTask(ctx context.Context, r *research.Research, id string, fn func(t *statefiles.Task) error) (statefiles.Task, error) {
 	return r.Tree.UpdateTask(ctx, id, func(t *statefiles.Task) error {
 		if err := fn(t); err != nil {
 			return err
@@ -72,7 +73,7 @@ func ChangeTask(ctx context.Context, r *Research, id string, fn func(t *statefil
 }
 
 // EditTask changes a task's title and body. Empty values keep what is there.
-func EditTask(ctx context.Context, r *Research, id string, title, body *string) (statefiles.Task, error) {
+func EditTask(ctx context.Context, r *research.Research, id string, title, body *string) (statefiles.Task, error) {
 	return ChangeTask(ctx, r, id, func(t *statefiles.Task) error {
 		var ti, bo string
 		if title != nil {
@@ -100,7 +101,7 @@ func EditTask(ctx context.Context, r *Research, id string, title, body *string) 
 }
 
 // SetNeeds sets the archives a task needs; none clears them.
-func SetNeeds(ctx context.Context, r *Research, id string, needs []string) (statefiles.Task, error) {
+func SetNeeds(ctx context.Context, r *research.Research, id string, needs []string) (statefiles.Task, error) {
 	if err := CheckNeeds(r, needs); err != nil {
 		return statefiles.Task{}, err
 	}
@@ -120,7 +121,7 @@ var ErrEditedMeanwhile = errors.New("the task was changed while you edited it")
 // RewordTask sets a task's title and text to what a person wrote in an editor that
 // started from was. If the task no longer reads was, nothing changes and the error
 // wraps ErrEditedMeanwhile: the person's text must not silently replace another's.
-func RewordTask(ctx context.Context, r *Research, id string, was statefiles.Task, title, body string) (statefiles.Task, error) {
+func RewordTask(ctx context.Context, r *research.Research, id string, was statefiles.Task, title, body string) (statefiles.Task, error) {
 	return ChangeTask(ctx, r, id, func(t *statefiles.Task) error {
 		if t.Title != was.Title || t.Body != was.Body {
 			return messages.Errorf(ErrEditedMeanwhile, "task.edited_meanwhile", messages.Args{"Title": termsafe.Line(t.Title)})
@@ -137,7 +138,7 @@ func RewordTask(ctx context.Context, r *Research, id string, was statefiles.Task
 }
 
 // ParkTask sets a task aside; only a person unparks it.
-func ParkTask(ctx context.Context, r *Research, id, why string) (statefiles.Task, error) {
+func ParkTask(ctx context.Context, r *research.Research, id, why string) (statefiles.Task, error) {
 	if err := statefiles.CheckInput(statefiles.ReasonText, why, ""); err != nil {
 		return statefiles.Task{}, err
 	}
@@ -150,7 +151,7 @@ func ParkTask(ctx context.Context, r *Research, id, why string) (statefiles.Task
 }
 
 // UnparkTask returns a parked task to where it was, and clears its park counters.
-func UnparkTask(ctx context.Context, r *Research, id string) (statefiles.Task, error) {
+func UnparkTask(ctx context.Context, r *research.Research, id string) (statefiles.Task, error) {
 	var out statefiles.Task
 	err := r.Tree.Locked(ctx, func() error {
 		mode, err := r.Tree.LoadMode()
@@ -191,7 +192,7 @@ func UnparkTask(ctx context.Context, r *Research, id string) (statefiles.Task, e
 }
 
 // AnswerTask gives a waiting task a person's answer; the task returns to the queue.
-func AnswerTask(ctx context.Context, r *Research, id, answer string) (statefiles.Task, error) {
+func AnswerTask(ctx context.Context, r *research.Research, id, answer string) (statefiles.Task, error) {
 	if err := statefiles.CheckInput(statefiles.AnswerText, answer, ""); err != nil {
 		return statefiles.Task{}, err
 	}
@@ -201,12 +202,12 @@ func AnswerTask(ctx context.Context, r *Research, id, answer string) (statefiles
 }
 
 // MoveTask puts a task before another in the queue.
-func MoveTask(ctx context.Context, r *Research, id, before string) error {
+func MoveTask(ctx context.Context, r *research.Research, id, before string) error {
 	return r.Tree.MoveTask(ctx, id, before)
 }
 
 // Records returns the records of one task, oldest first, from the file of its
 // hundred: the cost is the task's, not the research's.
-func Records(ctx context.Context, r *Research, task string) ([]statefiles.Record, error) {
+func Records(ctx context.Context, r *research.Research, task string) ([]statefiles.Record, error) {
 	return r.Tree.TaskRecords(ctx, statefiles.NormalizeID(task))
 }

@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"fmt"
+	"github.com/strom-research/strom/harness/research"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,10 +91,10 @@ func TestPruneSessions(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	old := NewSessionID(now.Add(-91 * 24 * time.Hour))
-	mid := NewSessionID(now.Add(-30 * 24 * time.Hour))
-	newer := NewSessionID(now.Add(-2 * 24 * time.Hour))
-	newest := NewSessionID(now.Add(-time.Hour))
+	old := research.NewSessionID(now.Add(-91 * 24 * time.Hour))
+	mid := research.NewSessionID(now.Add(-30 * 24 * time.Hour))
+	newer := research.NewSessionID(now.Add(-2 * 24 * time.Hour))
+	newest := research.NewSessionID(now.Add(-time.Hour))
 	write(old+".log", 10)
 	write(old+".prompt", 10)
 	write(mid+".log", 400)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -50,7 +51,7 @@ func (m *menu) outside() step {
 // initHere is strom init in the working folder; the menu then is the new research's.
 func (m *menu) initHere() step {
 	m.do("init")
-	if r, err := harness.Open(m.Dir, harness.Env{Getenv: m.Getenv}); err == nil {
+	if r, err := research.Open(m.Dir, research.Env{Getenv: m.Getenv}); err == nil {
 		m.Research = r
 	}
 	return stepOK

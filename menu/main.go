@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/buildinfo"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/internal/termsafe"
@@ -30,7 +31,7 @@ import (
 // on standard error, since the menu reads the research with strom-menu's own code.
 func Main(args []string) int {
 	getenv := os.Getenv
-	p := messages.For(harness.Language(getenv))
+	p := messages.For(research.Language(getenv))
 	fail := func(code int, err error) int {
 		fmt.Fprintln(os.Stderr, "strom: "+p.Text(err))
 		return code
@@ -57,10 +58,10 @@ func Main(args []string) int {
 	if err != nil {
 		return fail(1, err)
 	}
-	env := harness.Env{Clock: clock.FromEnv(getenv), Getenv: getenv}
-	var r *harness.Research
+	env := research.Env{Clock: clock.FromEnv(getenv), Getenv: getenv}
+	var r *research.Research
 	if args[0] == "menu" {
-		r, err = harness.Open(dir, env)
+		r, err = research.Open(dir, env)
 		if errors.Is(err, statefiles.ErrNotResearch) {
 			r, err = nil, nil
 		}

@@ -23,17 +23,17 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/huh/v2"
 
-	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/messages"
 )
 
 // Env is what the menu gets from the command line's process.
 type Env struct {
-	Terminal   *os.File          // the person's terminal: the forms read and draw here
-	Out        io.Writer         // where the menu's own sentences go (the commands write their own)
-	Accessible bool              // numbered options and plain lines instead of a drawn form
-	Research   *harness.Research // nil outside a research repo
-	Dir        string            // the working folder, where strom init makes one
+	Terminal   *os.File           // the person's terminal: the forms read and draw here
+	Out        io.Writer          // where the menu's own sentences go (the commands write their own)
+	Accessible bool               // numbered options and plain lines instead of a drawn form
+	Research   *research.Research // nil outside a research repo
+	Dir        string             // the working folder, where strom init makes one
 	Getenv     func(string) string
 	Msg        *messages.Printer
 	// Interrupts are the process's Ctrl-C signals: one while a form asks leaves the

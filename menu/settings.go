@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -194,7 +195,7 @@ func (m *menu) language() step {
 		return st
 	}
 	m.do("config", "set", "messages.language", v)
-	m.Msg = messages.For(harness.Language(m.Getenv))
+	m.Msg = messages.For(research.Language(m.Getenv))
 	return stepOK
 }
 

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/app"
-	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/harness/research"
 )
 
 // envOf reads a variable from an environment list, the last setting winning.
@@ -33,7 +33,7 @@ func askFromApp(t *testing.T, h *cliHarness) {
 	t.Helper()
 	srv, err := app.New("127.0.0.1:8123", app.Options{
 		Roots: func() ([]string, error) { return []string{h.repo}, nil },
-		Env:   harness.Env{Getenv: envOf(h.env)},
+		Env:   research.Env{Getenv: envOf(h.env)},
 		Token: "t0ken",
 	})
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"golang.org/x/term"
 
-	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/buildinfo"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/internal/termsafe"
@@ -46,9 +46,9 @@ type sys struct {
 	relayed <-chan struct{}
 
 	clk     clock.Clock
-	json    bool              // the running command was asked for --json
-	res     *harness.Research // the research repo, once found
-	printer *messages.Printer // the person's language, once asked for
+	json    bool               // the running command was asked for --json
+	res     *research.Research // the research repo, once found
+	printer *messages.Printer  // the person's language, once asked for
 
 	// helpArgs are the placeholders of help texts, by message id (helpWith).
 	helpArgs map[string]messages.Args
@@ -69,7 +69,7 @@ func (s *sys) msg() *messages.Printer {
 		if s.res != nil {
 			s.printer = s.res.Messages()
 		} else {
-			s.printer = messages.For(harness.Language(s.getenv))
+			s.printer = messages.For(research.Language(s.getenv))
 		}
 	}
 	return s.printer
@@ -89,8 +89,8 @@ func (s *sys) clock() clock.Clock {
 	return s.clk
 }
 
-func (s *sys) env() harness.Env {
-	return harness.Env{Clock: s.clock(), Getenv: s.getenv, Notice: s.stderr}
+func (s *sys) env() research.Env {
+	return research.Env{Clock: s.clock(), Getenv: s.getenv, Notice: s.stderr}
 }
 
 func (s *sys) cwd() string {

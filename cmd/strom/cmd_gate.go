@@ -15,6 +15,7 @@ import (
 	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/gates"
 	"github.com/strom-research/strom/harness/gates/claudeusage"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
@@ -156,7 +157,7 @@ func parseMoment(v string) (time.Time, error) {
 
 // asker prepares a question to the gate for the research's agent (or agent, when
 // given).
-func (s *sys) asker(r *harness.Research, settings statefiles.Settings, spec gates.Spec, agent string) *gates.Asker {
+func (s *sys) asker(r *research.Research, settings statefiles.Settings, spec gates.Spec, agent string) *gates.Asker {
 	if agent == "" {
 		if res, err := settings.Resolve("agent.name", ""); err == nil {
 			agent = res.Value
@@ -168,7 +169,7 @@ func (s *sys) asker(r *harness.Research, settings statefiles.Settings, spec gate
 // runGate is the condition of a strom run: run.gate, or --gate / --no-gate with a
 // person's yes on the terminal (R7.4). nil: no condition, the run goes on while
 // there is work.
-func (s *sys) runGate(r *harness.Research, o harness.RunOptions, gateSet bool, gateWords string, noGate bool) (harness.Gate, error) {
+func (s *sys) runGate(r *research.Research, o harness.RunOptions, gateSet bool, gateWords string, noGate bool) (harness.Gate, error) {
 	if gateSet && noGate {
 		return nil, s.usage("usage.gate.gate_or_none")
 	}
@@ -234,7 +235,7 @@ func (s *sys) runGate(r *harness.Research, o harness.RunOptions, gateSet bool, g
 }
 
 // gateRunner is the condition spec asked as R7.4 says.
-func (s *sys) gateRunner(r *harness.Research, settings statefiles.Settings, o harness.RunOptions, spec gates.Spec) (*gates.Runner, error) {
+func (s *sys) gateRunner(r *research.Research, settings statefiles.Settings, o harness.RunOptions, spec gates.Spec) (*gates.Runner, error) {
 	a := s.asker(r, settings, spec, o.Agent)
 	a.Since = r.Now().Add(-time.Second)
 	return &gates.Runner{
@@ -250,7 +251,7 @@ func (s *sys) gateRunner(r *harness.Research, settings statefiles.Settings, o ha
 
 // capGate asks the cap of run.gate (words) before every session, then inner (nil:
 // nothing more). Without a cap it is inner alone.
-func (s *sys) capGate(r *harness.Research, settings statefiles.Settings, o harness.RunOptions, words string, inner harness.Gate) (harness.Gate, error) {
+func (s *sys) capGate(r *research.Research, settings statefiles.Settings, o harness.RunOptions, words string, inner harness.Gate) (harness.Gate, error) {
 	if gates.CapOf(words) == 0 {
 		return inner, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
@@ -83,7 +84,7 @@ func modeCommand(s *sys) *ffcli.Command {
 // offerInstall asks the person on the terminal whether to install the research's
 // agent with its install line, and runs the line on a yes with its output shown
 // (R7.8). Without a terminal, or on no, it returns harness.ErrDeclined.
-func (s *sys) offerInstall(ctx context.Context, r *harness.Research) func(binary, line string) error {
+func (s *sys) offerInstall(ctx context.Context, r *research.Research) func(binary, line string) error {
 	return func(binary, line string) error {
 		tty := s.terminal()
 		if tty == nil {

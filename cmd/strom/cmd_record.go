@@ -10,6 +10,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/messages"
 
 	"github.com/strom-research/strom/harness"
@@ -169,7 +170,7 @@ func showSessionTask(ctx context.Context, s *sys) error {
 func noteActivity(s *sys, args []string) {
 	ref := s.sessionRef()
 	// The statusLine Claude Code runs by itself is no act of the agent.
-	if ref.Session == "" || !harness.ValidSessionID(ref.Session) || len(args) > 0 && args[0] == "usage" {
+	if ref.Session == "" || !research.ValidSessionID(ref.Session) || len(args) > 0 && args[0] == "usage" {
 		return
 	}
 	if r, err := s.research(); err == nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/strom-research/strom/agentpty"
 	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/agents"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
@@ -71,7 +72,7 @@ func (l liveSession) withOldKeys() liveSession {
 const inputWaitIdle = 15 * time.Second
 
 // liveSessions finds the research and the sessions running in it.
-func (s *sys) liveSessions() (*harness.Research, []liveSession, error) {
+func (s *sys) liveSessions() (*research.Research, []liveSession, error) {
 	r, err := s.research()
 	if err != nil {
 		return nil, nil, err

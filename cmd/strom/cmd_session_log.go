@@ -12,7 +12,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
-	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
@@ -76,7 +76,7 @@ func sessionLogCommand(s *sys) *ffcli.Command {
 				}
 				id = strings.TrimSuffix(filepath.Base(logs[len(logs)-1]), ".log")
 			}
-			if !harness.ValidSessionID(id) {
+			if !research.ValidSessionID(id) {
 				return errors.New(p.Say("session.no_session", messages.Args{"Session": termsafe.Excerpt(id)}))
 			}
 			path := r.Tree.Path(statefiles.SessionsDir, id+".log")

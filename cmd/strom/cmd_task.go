@@ -14,6 +14,7 @@ import (
 
 	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/agents"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
@@ -21,9 +22,9 @@ import (
 
 // research finds the research repo once per command: the agent runs strom many
 // times a session, and each walk up the folders is paid again otherwise.
-func (s *sys) research() (*harness.Research, error) {
+func (s *sys) research() (*research.Research, error) {
 	if s.res == nil {
-		r, err := harness.Open(s.cwd(), s.env())
+		r, err := research.Open(s.cwd(), s.env())
 		if err != nil {
 			return nil, err
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/strom-research/strom/harness/gates"
 	"github.com/strom-research/strom/harness/gates/claudeusage"
 	"github.com/strom-research/strom/harness/limits"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/statefiles"
 
 	"github.com/strom-research/strom/messages"
@@ -161,7 +162,7 @@ func (s *sys) reportUsage(session string, data []byte) string {
 	u, ok := usageFromReport(r.Tree, data, now)
 	status := []string{"strom"}
 	var ri *harness.RunInfo
-	if harness.ValidSessionID(session) {
+	if research.ValidSessionID(session) {
 		ri, _ = harness.LiveRun(r)
 	}
 	if ri != nil && ri.Session == session {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -63,7 +64,7 @@ func normalizeBody(s string) string {
 // commit message, and saves what they wrote — unless the title is empty, the editor
 // failed, or someone changed the task meanwhile; then the task stays as it is and
 // the text stays in .strom/run/TASK_EDITMSG.
-func editTask(ctx context.Context, s *sys, r *harness.Research, id string) error {
+func editTask(ctx context.Context, s *sys, r *research.Research, id string) error {
 	q, err := r.Tree.LoadQueue()
 	if err != nil {
 		return err

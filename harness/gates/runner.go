@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
@@ -27,7 +28,7 @@ const (
 // each answer, and waits when the gate says wait. It implements harness.Gate.
 type Runner struct {
 	Asker    *Asker
-	Research *harness.Research
+	Research *research.Research
 	Out      io.Writer
 	// EachSession: --loop and --until ask before every session; a run chosen by hand
 	// asks once, before the first.

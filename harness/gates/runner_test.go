@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -39,7 +40,7 @@ func TestRunnerWait(t *testing.T) {
 			if err := os.MkdirAll(tree.Path(statefiles.RunDir), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			r := &harness.Research{Tree: tree, Clock: fake, Getenv: os.Getenv}
+			r := &research.Research{Tree: tree, Clock: fake, Getenv: os.Getenv}
 			if err := harness.SaveRun(r, &harness.RunInfo{PID: os.Getpid(), Started: start}); err != nil {
 				t.Fatal(err)
 			}

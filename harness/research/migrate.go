@@ -1,4 +1,4 @@
-package harness
+package research
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ const TrailerMigrate = "Strom-Migrate"
 // with only the queue's files (the shards written, the task files of version 2
 // removed; and .strom/.gitattributes, when it is strom's older one, so that the
 // shards merge with strom's driver). The caller holds the lock.
-func commitMigration(r *Research, from, to, tasks int) error {
+func CommitMigration(r *Research, from, to, tasks int) error {
 	ctx := context.Background()
 	paths := []string{statefiles.DirName + "/" + statefiles.QueueFile}
 	if _, err := os.Stat(r.Tree.Path(statefiles.TasksDir)); tasks > 0 || from == 2 && err == nil {
@@ -46,7 +46,7 @@ func commitMigration(r *Research, from, to, tasks int) error {
 
 // headQueue is the tree's HeadQueue: the queue as HEAD has it, read from its files
 // of any version extracted from HEAD (nil when HEAD has no queue.json).
-func headQueue(r *Research) (*statefiles.Queue, error) {
+func HeadQueue(r *Research) (*statefiles.Queue, error) {
 	ctx := context.Background()
 	g, err := r.Git(ctx)
 	if err != nil {
@@ -60,7 +60,7 @@ func headQueue(r *Research) (*statefiles.Queue, error) {
 		return nil, fmt.Errorf("read HEAD's queue: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	if err := g.Extract(ctx, "HEAD", dir, queuePaths...); err != nil {
+	if err := g.Extract(ctx, "HEAD", dir, QueuePaths...); err != nil {
 		return nil, fmt.Errorf("read HEAD's queue: %w", err)
 	}
 	return statefiles.At(dir).LoadQueue()
@@ -81,4 +81,4 @@ func olderAttributes() string {
 // queuePaths are the queue's files in a commit, in either layout: queue.json
 // alone (version 1), or queue.json with the tasks under tasks/ (a file per task in
 // version 2, files of a hundred in version 3).
-var queuePaths = []string{statefiles.DirName + "/" + statefiles.QueueFile, statefiles.DirName + "/tasks"}
+var QueuePaths = []string{statefiles.DirName + "/" + statefiles.QueueFile, statefiles.DirName + "/tasks"}

@@ -1,4 +1,4 @@
-package harness
+package research
 
 import (
 	"github.com/strom-research/strom/messages"

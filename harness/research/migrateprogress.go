@@ -1,4 +1,4 @@
-package harness
+package research
 
 import (
 	"context"
@@ -22,7 +22,7 @@ const progressMigration = "progress to " + statefiles.RecordsDir + "/"
 // .strom/records/, its own, with only those files (and .strom/.gitattributes,
 // when it is one strom wrote before, so that the files of records merge with
 // strom's driver). The caller holds the lock.
-func commitProgressMigration(r *Research, records int) error {
+func CommitProgressMigration(r *Research, records int) error {
 	ctx := context.Background()
 	g, err := r.Git(ctx)
 	if err != nil {
@@ -43,7 +43,7 @@ func commitProgressMigration(r *Research, records int) error {
 		paths = append(paths, statefiles.DirName+"/"+statefiles.RecordsDir)
 	}
 	attrs := r.Tree.Path(statefiles.AttributesFile)
-	if old, err := statefiles.ReadFile(attrs); err == nil && olderStromAttributes(string(old)) {
+	if old, err := statefiles.ReadFile(attrs); err == nil && OlderStromAttributes(string(old)) {
 		if err := statefiles.WriteAtomic(attrs, []byte(statefiles.Attributes), 0o644); err != nil {
 			return err
 		}
@@ -78,7 +78,7 @@ var earlierAttributes = []string{
 // olderStromAttributes reports whether a .strom/.gitattributes is one an older
 // strom wrote: not today's, and every line of it a line of today's or of an
 // earlier strom's. A file a person changed is left alone.
-func olderStromAttributes(old string) bool {
+func OlderStromAttributes(old string) bool {
 	if old == statefiles.Attributes {
 		return false
 	}

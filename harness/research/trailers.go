@@ -1,4 +1,4 @@
-package harness
+package research
 
 // Trailer keys of harness commits.
 const (

@@ -1,11 +1,12 @@
-// Package harness runs strom's work on a research repo: it keeps the queue's rules,
-// starts sessions, enforces their time limits, asks gates, and closes every session
-// with exactly one commit whose trailers say why it ended.
+// Package research is the handle every room of the harness works through: one
+// research repo's .strom/ state, its git repository, its settings, the person's
+// language and its commits.
 //
-// Its guarantee: whatever happens to a session — the agent finishes, hangs, crashes,
-// hits a limit, or strom itself is killed — what the agent wrote and recorded ends up
-// in a commit, and its task is either done, waiting, parked or back in the queue.
-package harness
+// Its guarantee: every commit strom makes goes through CommitPaths, with the
+// outside text it carries escaped for a terminal and the user's hooks not run, so
+// that no hook keeps a session's work out of the history; the tree's own
+// migrations are committed as they happen.
+package research
 
 import (
 	"context"
@@ -168,7 +169,7 @@ func ValidSessionID(id string) bool {
 // terminal raw, so the outside text it carries (a title, records, a gate's words)
 // has its control characters escaped as strom prints them (termsafe): the
 // subject and each trailer's value on one line, the body's lines each kept.
-func safeMessage(msg gitrepo.Message) gitrepo.Message {
+func SafeMessage(msg gitrepo.Message) gitrepo.Message {
 	msg.Subject = termsafe.Line(msg.Subject)
 	msg.Body = termsafe.String(msg.Body)
 	if len(msg.Trailers) > 0 {
@@ -193,7 +194,7 @@ func (r *Research) CommitLocked(ctx context.Context, msg gitrepo.Message, leave 
 // hooks do not run: a failing hook must never keep a session's work out of the
 // history.
 func (r *Research) CommitPaths(ctx context.Context, msg gitrepo.Message, only []string, leave ...string) (string, error) {
-	msg = safeMessage(msg)
+	msg = SafeMessage(msg)
 	g, err := r.Git(ctx)
 	if err != nil {
 		return "", err
@@ -215,4 +216,11 @@ func (r *Research) CommitPaths(ctx context.Context, msg gitrepo.Message, only []
 		r.Tree.ClearWrittenTasks()
 	}
 	return sha, err
+}
+
+// wireTree lets the tree commit its migrations and read the queue at HEAD.
+func (r *Research) wireTree(tree *statefiles.Tree) {
+	tree.OnMigrate = func(from, to, tasks int) error { return CommitMigration(r, from, to, tasks) }
+	tree.HeadQueue = func() (*statefiles.Queue, error) { return HeadQueue(r) }
+	tree.OnMigrateProgress = func(records int) error { return CommitProgressMigration(r, records) }
 }
