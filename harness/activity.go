@@ -1,9 +1,11 @@
 package harness
 
 import (
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -64,7 +66,7 @@ func NoteActivity(r *research.Research, session string) {
 // folder is made only when it is missing: every strom command inside a session
 // writes the mark.
 func writeActivity(path string, t time.Time) error {
-	f, err := openWritable(path)
+	f, err := openMark(path)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -108,4 +110,17 @@ func LastActivity(r *research.Research, session string) time.Time {
 		last = fi.ModTime()
 	}
 	return last
+}
+
+// openMark opens the file at path for writing in place, made when missing,
+// and its folder only when that is missing too: the activity mark is written often.
+func openMark(path string) (*os.File, error) {
+	f, err := statefiles.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if errors.Is(err, os.ErrNotExist) {
+		if err := statefiles.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, err
+		}
+		f, err = statefiles.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	}
+	return f, err
 }

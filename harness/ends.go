@@ -114,3 +114,10 @@ func (s Stop) ExitCode() int {
 	}
 	return ExitPlanned
 }
+
+// GateStop is a gate's "do not start".
+type GateStop struct {
+	Stop   Stop
+	Gate   string // the condition's name and words, for StopCondition, StopCap and StopNotStarted
+	Reason string
+}

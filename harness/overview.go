@@ -127,10 +127,6 @@ func lastLines(path string, n int) []string {
 	return out
 }
 
-// appFinishRequest names the app's request to finish a session, which the run's
-// terminal confirms before it becomes a finish request (R7.3).
-const appFinishRequest = "app-finish"
-
 // ErrNoSessionWorking means there is no such session at work to finish.
 var ErrNoSessionWorking = errors.New("no session is working in this research")
 

@@ -44,13 +44,6 @@ type Gate interface {
 	Before(ctx context.Context, n int) (*GateStop, error)
 }
 
-// GateStop is a gate's "do not start".
-type GateStop struct {
-	Stop   Stop
-	Gate   string // the condition's name and words, for StopCondition, StopCap and StopNotStarted
-	Reason string
-}
-
 // RunResult is how a run ended.
 type RunResult struct {
 	Sessions int
@@ -126,51 +119,6 @@ func (rr RunResult) Reason(p *messages.Printer) string {
 		return p.Say("stop.error")
 	}
 	return p.Say("stop.error_detail", messages.Args{"Detail": d})
-}
-
-// ErrRunning means another run works in this research repo.
-var ErrRunning = errors.New("another strom run is working in this research repo")
-
-// lockRun takes the run lock for the life of the run. The lock dies with the
-// process, so a crashed run never blocks the next one.
-func lockRun(r *research.Research) (func(), error) {
-	path := r.Tree.Path(statefiles.RunDir, "run.lock")
-	unlock, held, err := statefiles.TryLockFile(path)
-	// Another strom command may be looking at the lock this very moment (RunAlive
-	// holds a shared lock for microseconds): look again for a little while before
-	// calling it a run.
-	for try := 0; err == nil && held && try < 40; try++ {
-		if alive, _ := statefiles.LockHeld(path); alive && try >= 4 {
-			break
-		}
-		time.Sleep(25 * time.Millisecond)
-		unlock, held, err = statefiles.TryLockFile(path)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("lock the run: %w", err)
-	}
-	if held {
-		ri, _ := LoadRun(r)
-		p := r.Messages()
-		switch {
-		case ri == nil:
-			return nil, messages.Wrap(ErrRunning, p.Say("refuse.running"))
-		case ri.Session != "":
-			return nil, messages.Wrap(ErrRunning, p.Say("refuse.running_session", messages.Args{"PID": ri.PID, "Session": ri.Session, "Task": ri.Task}))
-		}
-		return nil, messages.Wrap(ErrRunning, p.Say("refuse.running_pid", messages.Args{"PID": ri.PID}))
-	}
-	return unlock, nil
-}
-
-// RunAlive reports whether a run holds the run lock right now.
-func RunAlive(r *research.Research) bool {
-	path := r.Tree.Path(statefiles.RunDir, "run.lock")
-	if _, err := os.Stat(path); err != nil {
-		return false // no run ever locked here
-	}
-	held, _ := statefiles.LockHeld(path)
-	return held
 }
 
 // ResolveUntil turns HH:MM into the next such moment: a time already past today

@@ -489,16 +489,6 @@ func sessionEnv(getenv func(string) string, strom, id, task string, deadline tim
 	)
 }
 
-// UpdateRun changes run.json of the live run; without one it does nothing.
-func UpdateRun(r *research.Research, fn func(*RunInfo)) error {
-	ri, err := LoadRun(r)
-	if err != nil || ri == nil {
-		return err
-	}
-	fn(ri)
-	return SaveRun(r, ri)
-}
-
 // abandon returns a task taken for a session that could not start, and says why.
 func abandon(ctx context.Context, r *research.Research, id, task string, cause error) error {
 	_, _ = r.Tree.UpdateTask(ctx, task, func(t *statefiles.Task) error {
