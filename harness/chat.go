@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/statefiles"
 
@@ -64,7 +65,7 @@ func Chat(ctx context.Context, r *research.Research, o ChatOptions) (RunResult, 
 	}
 	rr.Sessions = 1
 	printEnd(r, o.Out, res)
-	rr.Stop = StopByHand
+	rr.Stop = ends.StopByHand
 	if s, detail, ok := stopForAgent(r, res, plan); ok {
 		rr.Stop, rr.Detail = s, detail
 	}
@@ -98,9 +99,9 @@ func chatTask(r *research.Research, id string) (statefiles.Task, error) {
 // its limit or is not logged in, which the person must act on.
 func (st sessionStats) forChat() sessionStats {
 	switch st.end {
-	case EndSubscriptionLimit, EndNotLoggedIn:
+	case ends.EndSubscriptionLimit, ends.EndNotLoggedIn:
 		return st
 	}
-	st.end, st.detail = EndClosedByPerson, ""
+	st.end, st.detail = ends.EndClosedByPerson, ""
 	return st
 }

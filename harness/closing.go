@@ -119,7 +119,7 @@ func countForParking(r *research.Research, t *statefiles.Task, res *sessionResul
 	finished := t.State == statefiles.Done || t.State == statefiles.Waiting
 	// A screen that waited for a person, or a program the agent's shell could not
 	// start, is not the task's doing.
-	counts := res.End.countsForParking() && res.Screen == "" && !res.NotStarted
+	counts := res.End.CountsForParking() && res.Screen == "" && !res.NotStarted
 	if finished || res.Records > 0 {
 		delete(park.Empty, t.ID)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/internal/testenv"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -119,9 +120,9 @@ func TestEndWords(t *testing.T) {
 	t.Parallel()
 	want := "closed done waiting time-limit finish-requested stopped-by-hand closed-by-person subscription-limit not-logged-in agent-failed error crashed"
 	var got []string
-	for e := EndClosed; e <= EndCrashed; e++ {
+	for e := ends.EndClosed; e <= ends.EndCrashed; e++ {
 		got = append(got, e.String())
-		back, ok := ParseEnd(e.String())
+		back, ok := ends.ParseEnd(e.String())
 		if !ok || back != e {
 			t.Errorf("ParseEnd(%s) = %v %v", e, back, ok)
 		}
@@ -129,7 +130,7 @@ func TestEndWords(t *testing.T) {
 	if strings.Join(got, " ") != want {
 		t.Fatalf("words = %s", strings.Join(got, " "))
 	}
-	if StopSubscriptionLimit.ExitCode() != ExitNeedsPerson || StopNoTasks.ExitCode() != ExitPlanned || StopError.ExitCode() != ExitError {
+	if ends.StopSubscriptionLimit.ExitCode() != ends.ExitNeedsPerson || ends.StopNoTasks.ExitCode() != ends.ExitPlanned || ends.StopError.ExitCode() != ends.ExitError {
 		t.Fatal("exit codes")
 	}
 }

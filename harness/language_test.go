@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -15,7 +16,7 @@ import (
 func TestWordsInCatalogs(t *testing.T) {
 	t.Parallel()
 	var ids []string
-	for e := EndClosed; e <= EndCrashed; e++ {
+	for e := ends.EndClosed; e <= ends.EndCrashed; e++ {
 		ids = append(ids, "end."+e.String(), "subject."+e.String())
 		if got := messages.For(messages.English).Say("subject." + e.String()); got != e.Subject() {
 			t.Errorf("English subject of %s is %q, want %q", e, got, e.Subject())
@@ -46,31 +47,31 @@ func TestEndLineInEachLanguage(t *testing.T) {
 		rr         RunResult
 		en, de, cs string
 	}{
-		{RunResult{Sessions: 2, Stop: StopDone}, "2 sessions · stopped: done", "Sitzungen: 2 · Ende: fertig", "sezení: 2 · konec: hotovo"},
-		{RunResult{Sessions: 1, Stop: StopNoTasks}, "1 session · stopped: no open tasks", "Sitzungen: 1 · Ende: keine offenen Aufgaben", "sezení: 1 · konec: žádné otevřené úkoly"},
-		{RunResult{Sessions: 5, Stop: StopTimeLimit, Detail: "--until 07:00"}, "5 sessions · stopped: time limit (--until 07:00)", "Sitzungen: 5 · Ende: Zeitlimit (--until 07:00)", "sezení: 5 · konec: časový limit (--until 07:00)"},
-		{RunResult{Sessions: 1, Stop: StopByHand}, "1 session · stopped: by hand", "Sitzungen: 1 · Ende: von Hand angehalten", "sezení: 1 · konec: zastaveno ručně"},
-		{RunResult{Sessions: 1, Stop: StopSubscriptionLimit, Detail: "resets 8:30 AM Mon Nov 30 (UTC)"},
+		{RunResult{Sessions: 2, Stop: ends.StopDone}, "2 sessions · stopped: done", "Sitzungen: 2 · Ende: fertig", "sezení: 2 · konec: hotovo"},
+		{RunResult{Sessions: 1, Stop: ends.StopNoTasks}, "1 session · stopped: no open tasks", "Sitzungen: 1 · Ende: keine offenen Aufgaben", "sezení: 1 · konec: žádné otevřené úkoly"},
+		{RunResult{Sessions: 5, Stop: ends.StopTimeLimit, Detail: "--until 07:00"}, "5 sessions · stopped: time limit (--until 07:00)", "Sitzungen: 5 · Ende: Zeitlimit (--until 07:00)", "sezení: 5 · konec: časový limit (--until 07:00)"},
+		{RunResult{Sessions: 1, Stop: ends.StopByHand}, "1 session · stopped: by hand", "Sitzungen: 1 · Ende: von Hand angehalten", "sezení: 1 · konec: zastaveno ručně"},
+		{RunResult{Sessions: 1, Stop: ends.StopSubscriptionLimit, Detail: "resets 8:30 AM Mon Nov 30 (UTC)"},
 			"1 session · stopped: subscription limit (resets 8:30 AM Mon Nov 30 (UTC))",
 			"Sitzungen: 1 · Ende: Limit des Abonnements (erneuert sich 8:30 AM Mon Nov 30 (UTC))",
 			"sezení: 1 · konec: limit předplatného (obnoví se 8:30 AM Mon Nov 30 (UTC))"},
-		{RunResult{Sessions: 0, Stop: StopNotLoggedIn, Detail: "run claude once and log in"},
+		{RunResult{Sessions: 0, Stop: ends.StopNotLoggedIn, Detail: "run claude once and log in"},
 			"0 sessions · stopped: the agent is not logged in — run claude once and log in",
 			"Sitzungen: 0 · Ende: der Agent ist nicht angemeldet – einmal claude starten und anmelden",
 			"sezení: 0 · konec: agent není přihlášený – jednou spustit claude a přihlásit se"},
-		{RunResult{Sessions: 0, Stop: StopCondition, Gate: "fake stop", Detail: "enough"},
+		{RunResult{Sessions: 0, Stop: ends.StopCondition, Gate: "fake stop", Detail: "enough"},
 			"0 sessions · stopped: the condition “fake stop”: enough",
 			"Sitzungen: 0 · Ende: die Bedingung „fake stop“: enough",
 			"sezení: 0 · konec: podmínka „fake stop“: enough"},
-		{RunResult{Sessions: 0, Stop: StopCap, Gate: "claude-usage 10 --cap 95", Detail: "96%"},
+		{RunResult{Sessions: 0, Stop: ends.StopCap, Gate: "claude-usage 10 --cap 95", Detail: "96%"},
 			"0 sessions · stopped: the cap of the condition “claude-usage 10 --cap 95”: 96%",
 			"Sitzungen: 0 · Ende: die Obergrenze der Bedingung „claude-usage 10 --cap 95“: 96%",
 			"sezení: 0 · konec: strop podmínky „claude-usage 10 --cap 95“: 96%"},
-		{RunResult{Sessions: 0, Stop: StopNotStarted, Gate: "fake wait", Detail: "not yet"},
+		{RunResult{Sessions: 0, Stop: ends.StopNotStarted, Gate: "fake wait", Detail: "not yet"},
 			"0 sessions · stopped: not started — the condition “fake wait”: not yet",
 			"Sitzungen: 0 · Ende: nicht gestartet — die Bedingung „fake wait“: not yet",
 			"sezení: 0 · konec: nespuštěno — podmínka „fake wait“: not yet"},
-		{RunResult{Sessions: 1, Stop: StopError, Detail: "x"}, "1 session · stopped: error (x)", "Sitzungen: 1 · Ende: Fehler (x)", "sezení: 1 · konec: chyba (x)"},
+		{RunResult{Sessions: 1, Stop: ends.StopError, Detail: "x"}, "1 session · stopped: error (x)", "Sitzungen: 1 · Ende: Fehler (x)", "sezení: 1 · konec: chyba (x)"},
 	}
 	for _, c := range cases {
 		for lang, want := range map[string]string{messages.English: c.en, messages.German: c.de, messages.Czech: c.cs} {

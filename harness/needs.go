@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/harness/archives"
+	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
@@ -180,7 +181,7 @@ func silentArchive(ctx context.Context, r *research.Research, pk *picker, t *sta
 // that does not answer (R7.1.1): it waits archives.WaitEvery, or up to --until,
 // then the run probes again. Ctrl-C, a finish request and the --until time end
 // the wait as they end a condition's; ok is false when the run goes on.
-func waitForArchive(ctx context.Context, r *research.Research, o RunOptions, silent archives.Result) (stop Stop, detail string, ok bool) {
+func waitForArchive(ctx context.Context, r *research.Research, o RunOptions, silent archives.Result) (stop ends.Stop, detail string, ok bool) {
 	p := r.Messages()
 	now := r.Now()
 	till := now.Add(archives.WaitEvery)
@@ -199,17 +200,17 @@ func waitForArchive(ctx context.Context, r *research.Research, o RunOptions, sil
 		select {
 		case <-timer:
 			if atUntil {
-				return StopTimeLimit, "--until " + o.Until.Local().Format("15:04"), true
+				return ends.StopTimeLimit, "--until " + o.Until.Local().Format("15:04"), true
 			}
 			return 0, "", false
 		case <-poll.C:
 			if RunFinishRequested(r) {
-				return StopByHand, "", true
+				return ends.StopByHand, "", true
 			}
 		case <-o.Interrupts:
-			return StopByHand, "", true
+			return ends.StopByHand, "", true
 		case <-ctx.Done():
-			return StopByHand, "", true
+			return ends.StopByHand, "", true
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/statefiles"
@@ -16,14 +17,14 @@ import (
 func TestCountForParking(t *testing.T) {
 	t.Parallel()
 	type step struct {
-		end     End
+		end     ends.End
 		records int
 		state   statefiles.State // the task's state after the session
 		screen  string
 		// notStarted: the agent's shell could not start its program
 		notStarted bool
 	}
-	closed := step{end: EndClosed, records: 1, state: statefiles.Open}
+	closed := step{end: ends.EndClosed, records: 1, state: statefiles.Open}
 	cases := []struct {
 		name       string
 		limit      int
@@ -34,14 +35,14 @@ func TestCountForParking(t *testing.T) {
 		{"records and closes until the limit", 3, []step{closed, closed, closed}, 0, "3 sessions without finishing"},
 		{"below the limit", 3, []step{closed, closed}, 2, ""},
 		{"0 is no limit", 0, []step{closed, closed, closed, closed}, 4, ""},
-		{"the time limit and a failing agent count", 3, []step{{end: EndTimeLimit, records: 1}, {end: EndAgentFailed, records: 1}, closed}, 0, "3 sessions without finishing"},
-		{"waiting clears the count", 3, []step{closed, closed, {end: EndWaiting, state: statefiles.Waiting}, closed}, 1, ""},
-		{"done clears the count", 2, []step{closed, {end: EndDone, records: 1, state: statefiles.Done}}, 0, ""},
-		{"a person's stop leaves it", 3, []step{closed, {end: EndStoppedByHand}, {end: EndFinishRequested, records: 1}, closed}, 2, ""},
-		{"limits, login and crashes leave it", 3, []step{closed, {end: EndSubscriptionLimit}, {end: EndNotLoggedIn}, {end: EndCrashed}, closed}, 2, ""},
-		{"a screen for a person leaves it", 3, []step{closed, {end: EndAgentFailed, screen: "trust this folder"}, closed}, 2, ""},
-		{"a program the shell could not start leaves it", 3, []step{closed, {end: EndAgentFailed, notStarted: true}, {end: EndAgentFailed, notStarted: true}, closed}, 2, ""},
-		{"the empty rule parks first", 10, []step{{end: EndClosed}, {end: EndClosed}}, 0, "2 sessions in a row recorded nothing"},
+		{"the time limit and a failing agent count", 3, []step{{end: ends.EndTimeLimit, records: 1}, {end: ends.EndAgentFailed, records: 1}, closed}, 0, "3 sessions without finishing"},
+		{"waiting clears the count", 3, []step{closed, closed, {end: ends.EndWaiting, state: statefiles.Waiting}, closed}, 1, ""},
+		{"done clears the count", 2, []step{closed, {end: ends.EndDone, records: 1, state: statefiles.Done}}, 0, ""},
+		{"a person's stop leaves it", 3, []step{closed, {end: ends.EndStoppedByHand}, {end: ends.EndFinishRequested, records: 1}, closed}, 2, ""},
+		{"limits, login and crashes leave it", 3, []step{closed, {end: ends.EndSubscriptionLimit}, {end: ends.EndNotLoggedIn}, {end: ends.EndCrashed}, closed}, 2, ""},
+		{"a screen for a person leaves it", 3, []step{closed, {end: ends.EndAgentFailed, screen: "trust this folder"}, closed}, 2, ""},
+		{"a program the shell could not start leaves it", 3, []step{closed, {end: ends.EndAgentFailed, notStarted: true}, {end: ends.EndAgentFailed, notStarted: true}, closed}, 2, ""},
+		{"the empty rule parks first", 10, []step{{end: ends.EndClosed}, {end: ends.EndClosed}}, 0, "2 sessions in a row recorded nothing"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/harness/agents"
+	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/statefiles"
@@ -50,7 +51,7 @@ func recoverCrash(ctx context.Context, r *research.Research, out func(string), c
 				return err
 			}
 			task := statefiles.Task{ID: ri.Task, Title: title}
-			res := sessionResult{ID: ri.Session, Task: ri.Task, End: EndCrashed}
+			res := sessionResult{ID: ri.Session, Task: ri.Task, End: ends.EndCrashed}
 			if _, err := closeSession(ctx, r, res, task, sessionPlan{Profile: agents.Profile{Name: ri.Agent}, Check: check}); err != nil {
 				return err
 			}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/harness/agents"
+	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/termsafe"
@@ -41,13 +42,13 @@ type RunOptions struct {
 type Gate interface {
 	// Before is asked before session n (1-based). It returns go (nil), or a stop with
 	// its reason.
-	Before(ctx context.Context, n int) (*GateStop, error)
+	Before(ctx context.Context, n int) (*ends.GateStop, error)
 }
 
 // RunResult is how a run ended.
 type RunResult struct {
 	Sessions int
-	Stop     Stop
+	Stop     ends.Stop
 	Gate     string // the condition that ended the run, with its words
 	Detail   string
 }
@@ -65,18 +66,18 @@ func (rr RunResult) Say(p *messages.Printer) string {
 func (rr RunResult) Reason(p *messages.Printer) string {
 	d := rr.Detail
 	switch rr.Stop {
-	case StopDone:
+	case ends.StopDone:
 		return p.Say("stop.done")
-	case StopNoTasks:
+	case ends.StopNoTasks:
 		return p.Say("stop.no_tasks")
-	case StopTimeLimit:
+	case ends.StopTimeLimit:
 		if d == "" {
 			return p.Say("stop.time_limit")
 		}
 		return p.Say("stop.time_limit_at", messages.Args{"Until": d})
-	case StopByHand:
+	case ends.StopByHand:
 		return p.Say("stop.by_hand")
-	case StopSubscriptionLimit:
+	case ends.StopSubscriptionLimit:
 		switch {
 		case d == "" || d == resetUnknown:
 			return p.Say("stop.subscription_limit_unknown")
@@ -84,7 +85,7 @@ func (rr RunResult) Reason(p *messages.Printer) string {
 			return p.Say("stop.subscription_limit_resets", messages.Args{"When": strings.TrimPrefix(d, "resets ")})
 		}
 		return p.Say("stop.error_detail", messages.Args{"Detail": d})
-	case StopNotLoggedIn:
+	case ends.StopNotLoggedIn:
 		// "the agent is not logged in — run claude once and log in" (R7.7).
 		if cmd, ok := strings.CutPrefix(d, "run "); ok {
 			if cmd, ok := strings.CutSuffix(cmd, " once and log in"); ok {
@@ -95,21 +96,21 @@ func (rr RunResult) Reason(p *messages.Printer) string {
 			return p.Say("stop.not_logged_in")
 		}
 		return p.Say("stop.not_logged_in_detail", messages.Args{"Detail": d})
-	case StopCondition, StopCap, StopNotStarted:
+	case ends.StopCondition, ends.StopCap, ends.StopNotStarted:
 		if rr.Gate == "" {
-			return p.Say(map[Stop]string{StopCondition: "stop.condition", StopCap: "stop.cap", StopNotStarted: "stop.not_started"}[rr.Stop])
+			return p.Say(map[ends.Stop]string{ends.StopCondition: "stop.condition", ends.StopCap: "stop.cap", ends.StopNotStarted: "stop.not_started"}[rr.Stop])
 		}
 		args := messages.Args{"Gate": rr.Gate, "Reason": d}
 		switch rr.Stop {
-		case StopCap:
+		case ends.StopCap:
 			return p.Say("stop.cap_of", args)
-		case StopNotStarted:
+		case ends.StopNotStarted:
 			return p.Say("stop.not_started_by", args)
 		}
 		return p.Say("stop.condition_said", args)
-	case StopArchive:
+	case ends.StopArchive:
 		return p.Say("stop.archive", messages.Args{"Archive": d})
-	case StopNeedsPerson:
+	case ends.StopNeedsPerson:
 		if d == "" {
 			return p.Say("stop.needs_person")
 		}
@@ -171,14 +172,14 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, er
 		// What the last run left here (a crashed session's commit among it) is
 		// pushed first, and the queue picked from is the remote's.
 		if err := syncStart(ctx, r, o.Out); err != nil {
-			rr.Stop, rr.Detail = StopError, err.Error()
+			rr.Stop, rr.Detail = ends.StopError, err.Error()
 			return rr, nil
 		}
 	}
-	stopNow := func(s Stop, detail string) (RunResult, error) {
-		if s != StopError {
+	stopNow := func(s ends.Stop, detail string) (RunResult, error) {
+		if s != ends.StopError {
 			if left := leftBehind(ctx, r); left != "" {
-				s, detail = StopError, left
+				s, detail = ends.StopError, left
 			}
 		}
 		rr.Stop, rr.Detail = s, detail
@@ -192,19 +193,19 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, er
 		// A finish asked for or a stop by hand ends the run as "by hand", also when
 		// it was the run's only session (R7.3).
 		if byHand || RunFinishRequested(r) {
-			return stopNow(StopByHand, "")
+			return stopNow(ends.StopByHand, "")
 		}
 		if !o.Loop && rr.Sessions >= max {
-			return stopNow(StopDone, "")
+			return stopNow(ends.StopDone, "")
 		}
 		if !o.Until.IsZero() && !r.Now().Before(o.Until) {
-			return stopNow(StopTimeLimit, "--until "+o.Until.Local().Format("15:04"))
+			return stopNow(ends.StopTimeLimit, "--until "+o.Until.Local().Format("15:04"))
 		}
 		select {
 		case <-ctx.Done():
-			return stopNow(StopByHand, "")
+			return stopNow(ends.StopByHand, "")
 		case <-o.Interrupts: // Ctrl-C between sessions: start no other
-			return stopNow(StopByHand, "")
+			return stopNow(ends.StopByHand, "")
 		default:
 		}
 		task, silent, lines, err := next(ctx, r, pk)
@@ -213,16 +214,16 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, er
 		}
 		if err != nil {
 			if ctx.Err() != nil {
-				return stopNow(StopByHand, "")
+				return stopNow(ends.StopByHand, "")
 			}
-			return stopNow(StopError, r.Messages().Text(err))
+			return stopNow(ends.StopError, r.Messages().Text(err))
 		}
 		if task == nil && silent != nil {
 			// Every task left needs an archive that does not answer (R7.1.1): an
 			// unattended run (--loop, --until alone) waits and probes again; a run
 			// chosen by hand (one session, --max, --task) ends.
 			if !o.Loop {
-				return stopNow(StopArchive, silent.Name)
+				return stopNow(ends.StopArchive, silent.Name)
 			}
 			if s, detail, stop := waitForArchive(ctx, r, o, *silent); stop {
 				return stopNow(s, detail)
@@ -234,7 +235,7 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, er
 			// queue has no open task left either.
 			if len(o.Tasks) > 0 {
 				if open, _, err := r.Tree.QueuePage(ctx, statefiles.Open, 0, 1); err == nil && len(open) > 0 {
-					return stopNow(StopDone, "")
+					return stopNow(ends.StopDone, "")
 				}
 			}
 			// A synced run pushes what it committed and looks once more: the push
@@ -247,13 +248,13 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, er
 					continue
 				}
 			}
-			return stopNow(StopNoTasks, "")
+			return stopNow(ends.StopNoTasks, "")
 		}
 		pushedAgain = false
 		if o.Gate != nil {
 			gs, err := o.Gate.Before(ctx, rr.Sessions+1)
 			if err != nil {
-				return stopNow(StopError, r.Messages().Text(err))
+				return stopNow(ends.StopError, r.Messages().Text(err))
 			}
 			if gs != nil {
 				rr.Gate = gs.Gate
@@ -272,14 +273,14 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, er
 		// when the program's file changed since its last known answer.
 		if err := checkAgentVersion(ctx, r, plan); err != nil {
 			if ctx.Err() != nil {
-				return stopNow(StopByHand, "")
+				return stopNow(ends.StopByHand, "")
 			}
-			return stopNow(StopError, r.Messages().Text(err))
+			return stopNow(ends.StopError, r.Messages().Text(err))
 		}
 		// The agent's program reads its own project files at each start: one the
 		// last session (or a merge) wrote and no person allowed starts no session.
 		if err := agentFilesAllowed(ctx, r, plan, o.Terminal != nil); err != nil {
-			return stopNow(StopError, r.Messages().Text(err))
+			return stopNow(ends.StopError, r.Messages().Text(err))
 		}
 		p := plan
 		if r.Sync != nil {
@@ -288,16 +289,16 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, er
 			claimed, id, err := claim(ctx, r, pk, o.Out)
 			if err != nil {
 				if ctx.Err() != nil {
-					return stopNow(StopByHand, "")
+					return stopNow(ends.StopByHand, "")
 				}
-				return stopNow(StopError, r.Messages().Text(err))
+				return stopNow(ends.StopError, r.Messages().Text(err))
 			}
 			if claimed == nil {
 				continue
 			}
 			task, p.Session = claimed, id
 			if err := agentFilesAllowed(ctx, r, plan, o.Terminal != nil); err != nil {
-				return stopNow(StopError, r.Messages().Text(err))
+				return stopNow(ends.StopError, r.Messages().Text(err))
 			}
 		}
 		p.Task = *task
@@ -308,9 +309,9 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, er
 			}
 			var se *AgentStartError
 			if errors.As(err, &se) {
-				return stopNow(StopError, r.Messages().Say("stop.agent_not_started", messages.Args{"Program": se.Program, "Cause": se.cause()}))
+				return stopNow(ends.StopError, r.Messages().Say("stop.agent_not_started", messages.Args{"Program": se.Program, "Cause": se.cause()}))
 			}
-			return stopNow(StopError, r.Messages().Text(err))
+			return stopNow(ends.StopError, r.Messages().Text(err))
 		}
 		rr.Sessions++
 		if o.Terminal != nil {
@@ -320,23 +321,23 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, er
 		printEnd(r, o.Out, res)
 		if r.Sync != nil {
 			if err := publish(ctx, r, o.Out); err != nil {
-				return stopNow(StopError, r.Messages().Text(err))
+				return stopNow(ends.StopError, r.Messages().Text(err))
 			}
 		}
 		// A screen only a person may answer (screens.go): the next session would
 		// meet it too.
-		if res.Screen != "" && res.End != EndNotLoggedIn {
-			return stopNow(StopNeedsPerson, res.Screen)
+		if res.Screen != "" && res.End != ends.EndNotLoggedIn {
+			return stopNow(ends.StopNeedsPerson, res.Screen)
 		}
 		if s, detail, ok := stopForAgent(r, res, p); ok {
 			return stopNow(s, detail)
 		}
 		switch res.End {
-		case EndAgentFailed, EndError:
+		case ends.EndAgentFailed, ends.EndError:
 			// R7.1.1: a run ends on an error, the agent's failure among them; the
 			// session's work is committed and its task is back in the queue.
-			return stopNow(StopError, r.Messages().Say("stop.agent_failed", messages.Args{"Detail": res.Detail}))
-		case EndStoppedByHand, EndFinishRequested:
+			return stopNow(ends.StopError, r.Messages().Say("stop.agent_failed", messages.Args{"Detail": res.Detail}))
+		case ends.EndStoppedByHand, ends.EndFinishRequested:
 			byHand = true
 		}
 		// A finish asked during the session ends the run after it, however the
@@ -345,7 +346,7 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, er
 		if f := res.Finish; f != nil {
 			if !f.Person() {
 				rr.Gate = f.Gate
-				return stopNow(StopCap, f.Reason)
+				return stopNow(ends.StopCap, f.Reason)
 			}
 			byHand = true
 		}
@@ -418,7 +419,7 @@ func startAgentWork(ctx context.Context, r *research.Research, o RunOptions, che
 	}
 	if advice, ok := notLoggedIn(ctx, r, plan); ok {
 		unlock()
-		return plan, &RunResult{Stop: StopNotLoggedIn, Detail: advice}, nil, nil
+		return plan, &RunResult{Stop: ends.StopNotLoggedIn, Detail: advice}, nil, nil
 	}
 	host, _ := os.Hostname()
 	clearRunRequests(r) // a request left by an earlier run is not for this one
@@ -430,12 +431,12 @@ func startAgentWork(ctx context.Context, r *research.Research, o RunOptions, che
 
 // stopForAgent is the stop a session's ending asks of a run or a chat: the
 // subscription limit or a login the agent needs, which a person must act on.
-func stopForAgent(r *research.Research, res sessionResult, p sessionPlan) (Stop, string, bool) {
+func stopForAgent(r *research.Research, res sessionResult, p sessionPlan) (ends.Stop, string, bool) {
 	switch res.End {
-	case EndSubscriptionLimit:
-		return StopSubscriptionLimit, resetDetail(r, res.Reset), true
-	case EndNotLoggedIn:
-		return StopNotLoggedIn, loginAdvice(r, p), true
+	case ends.EndSubscriptionLimit:
+		return ends.StopSubscriptionLimit, resetDetail(r, res.Reset), true
+	case ends.EndNotLoggedIn:
+		return ends.StopNotLoggedIn, loginAdvice(r, p), true
 	}
 	return 0, "", false
 }
@@ -443,7 +444,7 @@ func stopForAgent(r *research.Research, res sessionResult, p sessionPlan) (Stop,
 func printEnd(r *research.Research, out io.Writer, res sessionResult) {
 	p := r.Messages()
 	line := p.Say("run.session_end", messages.Args{"Session": res.ID, "Task": res.Task, "End": p.Say("end." + res.End.String())})
-	if res.Detail != "" && res.End != EndDone && res.End != EndWaiting && res.End != EndClosed {
+	if res.Detail != "" && res.End != ends.EndDone && res.End != ends.EndWaiting && res.End != ends.EndClosed {
 		line += " — " + res.Detail
 	}
 	if res.CheckFailed != "" {

@@ -3,6 +3,7 @@ package harness
 import (
 	"strings"
 
+	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/harness/limits"
 	"github.com/strom-research/strom/messages"
 )
@@ -20,7 +21,7 @@ import (
 //
 // Codex's TUI shows two such screens: "Trust this folder?" and its sign-in menu;
 // both Codex and codex exec wait for ever for a network they cannot reach.
-func personScreen(p sessionPlan, tail []byte) (limits.Screen, End, bool) {
+func personScreen(p sessionPlan, tail []byte) (limits.Screen, ends.End, bool) {
 	// A person at the keyboard (strom run --interactive, a chat) answers the
 	// screens; only Claude Code shows them.
 	if p.Interactive || p.Profile.StreamJSON {
@@ -42,9 +43,9 @@ func personScreen(p sessionPlan, tail []byte) (limits.Screen, End, bool) {
 		return limits.Screen{}, 0, false
 	}
 	if scr.Kind == limits.ScreenLogin {
-		return scr, EndNotLoggedIn, true
+		return scr, ends.EndNotLoggedIn, true
 	}
-	return scr, EndAgentFailed, true
+	return scr, ends.EndAgentFailed, true
 }
 
 // sayScreen is a screen's advice in the person's language: screen.claude.trust,

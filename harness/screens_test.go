@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/strom-research/strom/harness/agents"
+	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/messages"
 )
 
@@ -24,10 +25,10 @@ func TestPersonScreen(t *testing.T) {
 		plan    sessionPlan
 		screen  string
 		want    bool
-		wantEnd End
+		wantEnd ends.End
 	}{
-		{"trust, unattended", sessionPlan{Profile: claude}, trust, true, EndAgentFailed},
-		{"login, unattended", sessionPlan{Profile: claude}, login, true, EndNotLoggedIn},
+		{"trust, unattended", sessionPlan{Profile: claude}, trust, true, ends.EndAgentFailed},
+		{"login, unattended", sessionPlan{Profile: claude}, login, true, ends.EndNotLoggedIn},
 		{"a person at the keyboard answers", sessionPlan{Profile: claude, Interactive: true}, trust, false, 0},
 		{"a chat: a person answers", sessionPlan{Profile: claude, Chat: true, Interactive: true}, trust, false, 0},
 		{"another agent's output is no Claude screen", sessionPlan{Profile: demo}, trust, false, 0},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/strom-research/strom/agentpty"
 	"github.com/strom-research/strom/harness/agents"
+	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/harness/limits"
 	"github.com/strom-research/strom/harness/research"
@@ -61,7 +62,7 @@ type sessionPlan struct {
 type sessionResult struct {
 	ID      string
 	Task    string
-	End     End
+	End     ends.End
 	Reset   string // a subscription limit's reset, as the agent said it
 	Detail  string // one sentence for the run's output
 	Screen  string // advice of a screen that waited for a person (screens.go)
@@ -261,9 +262,9 @@ func runSession(ctx context.Context, r *research.Research, p sessionPlan, ev eve
 func agentStopped(msg *messages.Printer, stream *streamSignals, pats limits.Patterns, p sessionPlan, tail []byte) (sessionStats, bool) {
 	if sig, ok := agentSignal(stream, pats, tail); ok {
 		if sig.Kind == limits.Limit {
-			return sessionStats{end: EndSubscriptionLimit, reset: sig.Reset, detail: sig.Text}, true
+			return sessionStats{end: ends.EndSubscriptionLimit, reset: sig.Reset, detail: sig.Text}, true
 		}
-		return sessionStats{end: EndNotLoggedIn, detail: sig.Text}, true
+		return sessionStats{end: ends.EndNotLoggedIn, detail: sig.Text}, true
 	}
 	if scr, end, ok := personScreen(p, tail); ok {
 		said := sayScreen(msg, p, scr)
@@ -274,7 +275,7 @@ func agentStopped(msg *messages.Printer, stream *streamSignals, pats limits.Patt
 
 // sessionStats is what watching a session found out.
 type sessionStats struct {
-	end        End
+	end        ends.End
 	ended      bool // end was decided while the agent ran
 	reset      string
 	detail     string
@@ -299,7 +300,7 @@ func watch(ctx context.Context, r *research.Research, sess *agentpty.Session, p 
 	finishTyped := false
 	lastScan := time.Time{}
 	hand := 0
-	stop := func(end End, detail string) {
+	stop := func(end ends.End, detail string) {
 		if !st.ended {
 			st.end, st.detail, st.ended = end, detail, true
 		}
@@ -311,7 +312,7 @@ func watch(ctx context.Context, r *research.Research, sess *agentpty.Session, p 
 		hand++
 		appFinishDropped(r, ask, id)
 		if hand > 1 || p.Interactive {
-			stop(EndStoppedByHand, "stopped by hand (Ctrl-C)")
+			stop(ends.EndStoppedByHand, "stopped by hand (Ctrl-C)")
 			return
 		}
 		_ = RequestFinish(r, id, "Ctrl-C")
@@ -322,7 +323,7 @@ func watch(ctx context.Context, r *research.Research, sess *agentpty.Session, p 
 		case <-sess.Done():
 			goto exited
 		case <-ctx.Done():
-			stop(EndStoppedByHand, "strom was told to stop")
+			stop(ends.EndStoppedByHand, "strom was told to stop")
 		case <-ints: // Ctrl-C read from the raw terminal
 			ctrlC()
 		case <-ev.interrupts: // SIGINT, when no terminal is raw
@@ -362,7 +363,7 @@ func watch(ctx context.Context, r *research.Research, sess *agentpty.Session, p 
 		}
 		// strom session stop: at once, the task back in the queue.
 		if _, ok := Requested(r, "stop", id); ok {
-			stop(EndStoppedByHand, "stopped by hand (strom session stop)")
+			stop(ends.EndStoppedByHand, "stopped by hand (strom session stop)")
 			continue
 		}
 		// Typed text from strom session send.
@@ -387,7 +388,7 @@ func watch(ctx context.Context, r *research.Research, sess *agentpty.Session, p 
 				fmt.Fprintf(ev.out, "⏱ time limit: the agent has %s more to record and close\r\n", ExtraTime)
 				continue
 			}
-			stop(EndTimeLimit, "the session reached its time limit")
+			stop(ends.EndTimeLimit, "the session reached its time limit")
 			continue
 		}
 		// An agent that sits idle is nudged once, then given up on.
@@ -409,7 +410,7 @@ func watch(ctx context.Context, r *research.Research, sess *agentpty.Session, p 
 					_ = sess.Type(p.Profile.Nudge)
 				}
 			case !nudgedAt.IsZero() && now.Sub(nudgedAt) >= p.Idle:
-				stop(EndAgentFailed, fmt.Sprintf("the agent sat idle for %s after a nudge", p.Idle))
+				stop(ends.EndAgentFailed, fmt.Sprintf("the agent sat idle for %s after a nudge", p.Idle))
 			}
 		}
 	}
@@ -433,11 +434,11 @@ exited:
 		return st
 	}
 	if st.finish != nil {
-		st.end = EndFinishRequested
+		st.end = ends.EndFinishRequested
 		return st
 	}
 	if err != nil || status.Code != 0 || status.Signaled() {
-		st.end, st.detail = EndAgentFailed, fmt.Sprintf("the agent ended with %s without closing the session", status)
+		st.end, st.detail = ends.EndAgentFailed, fmt.Sprintf("the agent ended with %s without closing the session", status)
 		if !status.Signaled() && (status.Code == 126 || status.Code == 127) {
 			// A shell's "cannot execute" and "not found" (POSIX): the program the
 			// agent's line names never started (agentstart.go).
@@ -445,22 +446,22 @@ exited:
 		}
 		return st
 	}
-	st.end = EndClosed
+	st.end = ends.EndClosed
 	return st
 }
 
 // closeEnd maps the agent's close request to an ending.
-func closeEnd(why string, finishRequested bool) End {
+func closeEnd(why string, finishRequested bool) ends.End {
 	switch why {
 	case "done":
-		return EndDone
+		return ends.EndDone
 	case "waiting":
-		return EndWaiting
+		return ends.EndWaiting
 	}
 	if finishRequested {
-		return EndFinishRequested
+		return ends.EndFinishRequested
 	}
-	return EndClosed
+	return ends.EndClosed
 }
 
 // sessionEnv is the agent's environment: the person's, plus the session's variables

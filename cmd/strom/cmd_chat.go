@@ -9,6 +9,7 @@ import (
 
 	"github.com/strom-research/strom/agentpty"
 	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 )
@@ -59,7 +60,7 @@ func chatCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			if rr.Stop == harness.StopSubscriptionLimit || rr.Stop == harness.StopNotLoggedIn {
+			if rr.Stop == ends.StopSubscriptionLimit || rr.Stop == ends.StopNotLoggedIn {
 				fmt.Fprintln(s.stdout, rr.Say(s.msg()))
 			}
 			if code := rr.Stop.ExitCode(); code != 0 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/consent"
+	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
@@ -90,7 +91,7 @@ func statusCommand(s *sys) *ffcli.Command {
 			}
 			if st.Last != nil {
 				end := st.Last.End
-				if _, ok := harness.ParseEnd(end); ok {
+				if _, ok := ends.ParseEnd(end); ok {
 					end = p.Say("end." + end)
 				}
 				fmt.Fprintln(s.stdout, p.Say("status.last", messages.Args{"Session": st.Last.Session, "Task": st.Last.Task,

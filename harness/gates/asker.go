@@ -16,6 +16,7 @@ import (
 
 	"github.com/strom-research/strom/agentpty"
 	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/harness/gates/claudeusage"
 	"github.com/strom-research/strom/internal/capped"
 	"github.com/strom-research/strom/internal/clock"
@@ -262,7 +263,7 @@ func CapOf(words string) int {
 type Chain []harness.Gate
 
 // Before asks each gate.
-func (c Chain) Before(ctx context.Context, n int) (*harness.GateStop, error) {
+func (c Chain) Before(ctx context.Context, n int) (*ends.GateStop, error) {
 	for _, g := range c {
 		if g == nil {
 			continue

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
@@ -47,7 +48,7 @@ type Runner struct {
 }
 
 // Before asks the gate before session n and returns nil to start it.
-func (g *Runner) Before(ctx context.Context, n int) (*harness.GateStop, error) {
+func (g *Runner) Before(ctx context.Context, n int) (*ends.GateStop, error) {
 	chosen := !g.EachSession
 	if chosen && g.asked && !g.watching {
 		return nil, nil
@@ -59,7 +60,7 @@ func (g *Runner) Before(ctx context.Context, n int) (*harness.GateStop, error) {
 		rep := g.Asker.Ask(ctx)
 		g.asked = true
 		if ctx.Err() != nil {
-			return &harness.GateStop{Stop: harness.StopByHand}, nil
+			return &ends.GateStop{Stop: ends.StopByHand}, nil
 		}
 		if rep.Err == nil {
 			if rep.Watch != nil {
@@ -97,11 +98,11 @@ func (g *Runner) Before(ctx context.Context, n int) (*harness.GateStop, error) {
 			// Not logged in (R7.7): a person must log the agent in; no "anyway" helps,
 			// and the run ends as it does when the pre-check or a session finds it.
 			log(DidStop)
-			return &harness.GateStop{Stop: harness.StopNotLoggedIn, Reason: rep.LoginAdvice}, nil
+			return &ends.GateStop{Stop: ends.StopNotLoggedIn, Reason: rep.LoginAdvice}, nil
 		case rep.Err == nil && rep.Hard && rep.Verdict != Go:
 			// A person's hard limit: no "anyway" goes past it, in any run.
 			log(DidStop)
-			return &harness.GateStop{Stop: harness.StopCap, Gate: label, Reason: said}, nil
+			return &ends.GateStop{Stop: ends.StopCap, Gate: label, Reason: said}, nil
 		case rep.Err == nil && rep.Verdict == Go:
 			log(DidGo)
 			return nil, nil
@@ -118,7 +119,7 @@ func (g *Runner) Before(ctx context.Context, n int) (*harness.GateStop, error) {
 					return nil, nil
 				}
 				log(DidStop)
-				return &harness.GateStop{Stop: harness.StopNotStarted, Gate: label, Reason: said}, nil
+				return &ends.GateStop{Stop: ends.StopNotStarted, Gate: label, Reason: said}, nil
 			}
 		}
 		// No one to ask: the run keeps to the gate.
@@ -128,7 +129,7 @@ func (g *Runner) Before(ctx context.Context, n int) (*harness.GateStop, error) {
 			return nil, messages.Errorf(rep.Err, "gates.ask_failed", messages.Args{"Gate": label, "Error": rep.Err})
 		case rep.Verdict == Stop:
 			log(DidStop)
-			return &harness.GateStop{Stop: harness.StopCondition, Gate: label, Reason: said}, nil
+			return &ends.GateStop{Stop: ends.StopCondition, Gate: label, Reason: said}, nil
 		}
 		// The log says the wait the run makes: the 15-minute default, the minute at
 		// least, or up to --until.
@@ -144,7 +145,7 @@ func (g *Runner) Before(ctx context.Context, n int) (*harness.GateStop, error) {
 
 // wait pauses the run until the gate should be asked again; it returns a stop when
 // the wait ended by hand or at the --until time.
-func (g *Runner) wait(ctx context.Context, d time.Duration, reason string) *harness.GateStop {
+func (g *Runner) wait(ctx context.Context, d time.Duration, reason string) *ends.GateStop {
 	now := g.Research.Now()
 	till, atUntil := g.waitTill(d, now)
 	fmt.Fprintln(g.Out, g.Research.Messages().Say("gate.waiting", messages.Args{"Until": clockTime(till, now), "Reason": reason}))
@@ -162,16 +163,16 @@ wait:
 			break wait
 		case <-poll.C:
 			if harness.RunFinishRequested(g.Research) {
-				return &harness.GateStop{Stop: harness.StopByHand}
+				return &ends.GateStop{Stop: ends.StopByHand}
 			}
 		case <-g.Interrupts:
-			return &harness.GateStop{Stop: harness.StopByHand}
+			return &ends.GateStop{Stop: ends.StopByHand}
 		case <-ctx.Done():
-			return &harness.GateStop{Stop: harness.StopByHand}
+			return &ends.GateStop{Stop: ends.StopByHand}
 		}
 	}
 	if atUntil {
-		return &harness.GateStop{Stop: harness.StopTimeLimit, Reason: "--until " + g.Until.Local().Format("15:04")}
+		return &ends.GateStop{Stop: ends.StopTimeLimit, Reason: "--until " + g.Until.Local().Format("15:04")}
 	}
 	return nil
 }

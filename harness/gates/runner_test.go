@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/statefiles"
@@ -23,14 +24,14 @@ func TestRunnerWait(t *testing.T) {
 		ctrlC    bool
 		wantLine string
 		wantWait time.Duration
-		wantStop *harness.Stop
+		wantStop *ends.Stop
 	}{
 		{name: "no retry given: 15 minutes", retry: 0, wantLine: "⏸ waiting until 09:15 — why\n", wantWait: 15 * time.Minute},
 		{name: "never sooner than 1 minute", retry: 5 * time.Second, wantLine: "⏸ waiting until 09:01 — why\n", wantWait: time.Minute},
 		{name: "the gate's time", retry: 2*time.Hour + 30*time.Second, wantLine: "⏸ waiting until 11:00 — why\n", wantWait: 2*time.Hour + 30*time.Second},
 		{name: "--until ends it as time limit", retry: 2 * time.Hour, until: 30 * time.Minute,
-			wantLine: "⏸ waiting until 09:30 — why\n", wantWait: 30 * time.Minute, wantStop: ptr(harness.StopTimeLimit)},
-		{name: "Ctrl-C ends it by hand", retry: time.Hour, ctrlC: true, wantLine: "⏸ waiting until 10:00 — why\n", wantStop: ptr(harness.StopByHand)},
+			wantLine: "⏸ waiting until 09:30 — why\n", wantWait: 30 * time.Minute, wantStop: ptr(ends.StopTimeLimit)},
+		{name: "Ctrl-C ends it by hand", retry: time.Hour, ctrlC: true, wantLine: "⏸ waiting until 10:00 — why\n", wantStop: ptr(ends.StopByHand)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -50,7 +51,7 @@ func TestRunnerWait(t *testing.T) {
 			if tt.until > 0 {
 				g.Until = start.Add(tt.until)
 			}
-			done := make(chan *harness.GateStop)
+			done := make(chan *ends.GateStop)
 			go func() { done <- g.wait(context.Background(), tt.retry, "why") }()
 			for fake.Waiters() == 0 {
 				time.Sleep(time.Millisecond)

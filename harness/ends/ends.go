@@ -1,4 +1,7 @@
-package harness
+// Package ends names why a session ended and why a run stopped (R7.1.1): each
+// word in one table, stable in commit trailers, run.json and --json, and each stop
+// with the exit code strom gives for it.
+package ends
 
 // End is why a session ended. Its words are the stable Strom-End trailer values.
 type End int
@@ -51,9 +54,9 @@ func ParseEnd(s string) (End, bool) {
 	return 0, false
 }
 
-// countsForParking reports endings where the agent had its chance at the task: a
+// CountsForParking reports endings where the agent had its chance at the task: a
 // session that ended so and recorded nothing counts toward parking.
-func (e End) countsForParking() bool {
+func (e End) CountsForParking() bool {
 	switch e {
 	case EndClosed, EndTimeLimit, EndAgentFailed:
 		return true
