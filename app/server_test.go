@@ -16,6 +16,7 @@ import (
 	"github.com/strom-research/strom/harness/gates/claudeusage"
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/harness/research"
+	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/internal/testenv"
 	"github.com/strom-research/strom/statefiles"
@@ -67,9 +68,9 @@ func working(t *testing.T, r *research.Research, session string) {
 		t.Fatalf("take the run lock: held %v, %v", held, err)
 	}
 	t.Cleanup(unlock)
-	ri := &harness.RunInfo{PID: os.Getpid(), Host: "test", Started: testNow, Session: session, Task: "T-1", Agent: "demo",
+	ri := &runfiles.RunInfo{PID: os.Getpid(), Host: "test", Started: testNow, Session: session, Task: "T-1", Agent: "demo",
 		SessionAt: testNow, Deadline: testNow.Add(69 * time.Second), Minutes: 60}
-	if err := harness.SaveRun(r, ri); err != nil {
+	if err := runfiles.SaveRun(r, ri); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -221,7 +222,7 @@ func TestPageStates(t *testing.T) {
 		t.Parallel()
 		r := newResearch(t, "Find Anna")
 		working(t, r, "")
-		if err := harness.UpdateRun(r, func(ri *harness.RunInfo) {
+		if err := runfiles.UpdateRun(r, func(ri *runfiles.RunInfo) {
 			ri.Session, ri.Task = "", ""
 			ri.PausedTill, ri.PauseWhy = testNow.Add(90*time.Minute), "lead 3.0 < 10 needed"
 		}); err != nil {
@@ -356,7 +357,7 @@ func TestFinish(t *testing.T) {
 		if !strings.Contains(body, `data-finish="asked"`) || strings.Contains(body, `action="/finish"`) {
 			t.Errorf("the page does not show the request pending:\n%s", body)
 		}
-		if err := harness.RequestFinish(r, session, "the app"); err != nil {
+		if err := runfiles.RequestFinish(r, session, "the app"); err != nil {
 			t.Fatal(err)
 		}
 		body = do(h, "GET", "/", "secret-token", nil, nil).Body.String()
@@ -485,7 +486,7 @@ func TestPageWaitingForArchive(t *testing.T) {
 	t.Parallel()
 	r := newResearch(t, "Find Anna")
 	working(t, r, "")
-	if err := harness.UpdateRun(r, func(ri *harness.RunInfo) {
+	if err := runfiles.UpdateRun(r, func(ri *runfiles.RunInfo) {
 		ri.Session, ri.Task = "", ""
 		ri.PausedTill, ri.PauseWhy, ri.WaitArchive = testNow.Add(5*time.Minute), "the archive “matriky” does not answer", "matriky"
 	}); err != nil {

@@ -7,6 +7,7 @@ import (
 	"syscall"
 
 	"github.com/strom-research/strom/harness/research"
+	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/statefiles"
 
@@ -53,11 +54,11 @@ func Record(ctx context.Context, r *research.Research, ref SessionRef, text stri
 // namespace of its own (Codex's workspace-write sandbox does), where the run's pid
 // does not exist although the run works.
 func liveSession(r *research.Research, id string) error {
-	ri, _ := LoadRun(r)
-	if ri != nil && ri.Session == id && (processAlive(ri.PID) || RunAlive(r)) {
+	ri, _ := runfiles.LoadRun(r)
+	if ri != nil && ri.Session == id && (processAlive(ri.PID) || runfiles.RunAlive(r)) {
 		return nil
 	}
-	return messages.Errorf(ErrNotLiveSession, "agent.not_live", messages.Args{"Session": id})
+	return messages.Errorf(runfiles.ErrNotLiveSession, "agent.not_live", messages.Args{"Session": id})
 }
 
 // ownTask checks that a session acts on its own task, and that its id is one a
@@ -67,7 +68,7 @@ func ownTask(t *statefiles.Task, ref SessionRef) error {
 		return nil
 	}
 	if !research.ValidSessionID(ref.Session) {
-		return messages.Errorf(ErrNotLiveSession, "agent.not_live", messages.Args{"Session": ref.Session})
+		return messages.Errorf(runfiles.ErrNotLiveSession, "agent.not_live", messages.Args{"Session": ref.Session})
 	}
 	if t.ID != statefiles.NormalizeID(ref.Task) {
 		return messages.New("agent.not_own_task", messages.Args{"Task": t.ID, "Own": ref.Task})
@@ -97,7 +98,7 @@ func Done(ctx context.Context, r *research.Research, ref SessionRef, id string) 
 		return t, err
 	}
 	if ref.Session != "" {
-		err = RequestClose(r, ref.Session, "done")
+		err = runfiles.RequestClose(r, ref.Session, "done")
 	}
 	return t, err
 }
@@ -128,7 +129,7 @@ func Ask(ctx context.Context, r *research.Research, ref SessionRef, id, question
 		return t, err
 	}
 	if ref.Session != "" {
-		err = RequestClose(r, ref.Session, "waiting")
+		err = runfiles.RequestClose(r, ref.Session, "waiting")
 	}
 	return t, err
 }

@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"github.com/strom-research/strom/harness/research"
+	"github.com/strom-research/strom/harness/runfiles"
 	"io"
 	"os"
 	"sync/atomic"
@@ -41,7 +42,7 @@ func appFinishSeen(r *research.Research, a *appAsk, id string, onTerminal bool, 
 	if a.pending.Load() {
 		return
 	}
-	if _, ok := Requested(r, appFinishRequest, id); !ok {
+	if _, ok := runfiles.Requested(r, runfiles.AppFinishRequest, id); !ok {
 		return
 	}
 	if !onTerminal {
@@ -72,7 +73,7 @@ func appFinishKey(r *research.Research, a *appAsk, id string, k byte, out io.Wri
 // asked to finish (or stopped) another way.
 func appFinishDropped(r *research.Research, a *appAsk, id string) {
 	a.pending.Store(false)
-	os.Remove(requestFile(r, appFinishRequest, id))
+	os.Remove(runfiles.RequestFile(r, runfiles.AppFinishRequest, id))
 }
 
 func appFinishAnswered(r *research.Research, a *appAsk, id string, yes bool, out io.Writer) {
@@ -81,7 +82,7 @@ func appFinishAnswered(r *research.Research, a *appAsk, id string, yes bool, out
 		fmt.Fprint(out, "The session works on; the app's request is dropped.\r\n")
 		return
 	}
-	if err := RequestFinish(r, id, "the app"); err != nil {
+	if err := runfiles.RequestFinish(r, id, "the app"); err != nil {
 		fmt.Fprintf(out, "The app's request could not be passed on: %v\r\n", err)
 		return
 	}

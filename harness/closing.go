@@ -12,6 +12,7 @@ import (
 
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/harness/research"
+	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/internal/capped"
 	"github.com/strom-research/strom/internal/procgroup"
 	"github.com/strom-research/strom/statefiles"
@@ -96,9 +97,9 @@ func closeSession(ctx context.Context, r *research.Research, res sessionResult, 
 	if err != nil {
 		return res, fmt.Errorf("commit session %s: %w", res.ID, err)
 	}
-	ClearRequests(r, res.ID)
+	runfiles.ClearRequests(r, res.ID)
 	os.Remove(snapshotFile(r, res.ID))
-	_ = UpdateRun(r, func(ri *RunInfo) { ri.Session, ri.Task, ri.AgentPGID = "", "", 0 })
+	_ = runfiles.UpdateRun(r, func(ri *runfiles.RunInfo) { ri.Session, ri.Task, ri.AgentPGID = "", "", 0 })
 	return res, nil
 }
 

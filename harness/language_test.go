@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/harness/ends"
+	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -103,7 +104,7 @@ func TestAgentNotesInCzech(t *testing.T) {
 			t.Errorf("%v left: %q, want %q…", c.left, got, c.want)
 		}
 	}
-	if got := (FinishRequest{By: "person"}).SayNote(p); !strings.HasPrefix(got, "⏹ Člověk žádá toto sezení o dokončení") {
+	if got := (runfiles.FinishRequest{By: "person"}).SayNote(p); !strings.HasPrefix(got, "⏹ Člověk žádá toto sezení o dokončení") {
 		t.Errorf("finish note: %q", got)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/harness/research"
+	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -112,13 +113,13 @@ func Mode(ctx context.Context, r *research.Research) (ModeState, error) {
 	if err != nil {
 		return ModeState{}, err
 	}
-	ri, _ := LiveRun(r)
+	ri, _ := runfiles.LiveRun(r)
 	return modeState(r, m, ri)
 }
 
 // modeState is Mode from the saved mode and the live run (nil when none), for a
 // caller that has read both already.
-func modeState(r *research.Research, m *statefiles.Mode, ri *RunInfo) (ModeState, error) {
+func modeState(r *research.Research, m *statefiles.Mode, ri *runfiles.RunInfo) (ModeState, error) {
 	s, err := r.Settings()
 	if err != nil {
 		return ModeState{Saved: m.Mode, Shown: m.Mode}, err
@@ -127,7 +128,7 @@ func modeState(r *research.Research, m *statefiles.Mode, ri *RunInfo) (ModeState
 }
 
 // modeStateOf is modeState under settings the caller has read.
-func modeStateOf(r *research.Research, m *statefiles.Mode, ri *RunInfo, s statefiles.Settings) (ModeState, error) {
+func modeStateOf(r *research.Research, m *statefiles.Mode, ri *runfiles.RunInfo, s statefiles.Settings) (ModeState, error) {
 	ms := ModeState{Saved: m.Mode, Shown: m.Mode}
 	prof, err := agentProfile(r, s, "")
 	if err != nil {
@@ -180,8 +181,8 @@ func SwitchMode(ctx context.Context, r *research.Research, to string, confirm fu
 	if to != statefiles.ModeArchive && to != statefiles.ModeResearch {
 		return ms, messages.New("mode.unknown", messages.Args{"Mode": to})
 	}
-	unlock, err := lockRun(r)
-	if errors.Is(err, ErrRunning) {
+	unlock, err := runfiles.LockRun(r)
+	if errors.Is(err, runfiles.ErrRunning) {
 		return ms, runWorkingError(r)
 	}
 	if err != nil {
@@ -279,7 +280,7 @@ func moves(t statefiles.Task, to string) bool {
 
 // runWorkingError refuses a switch while a run holds the research.
 func runWorkingError(r *research.Research) error {
-	ri, _ := LiveRun(r)
+	ri, _ := runfiles.LiveRun(r)
 	if ri != nil && ri.Session != "" {
 		return messages.Errorf(ErrSessionWorking, "mode.busy_session", messages.Args{"Session": ri.Session, "Task": ri.Task})
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/strom-research/strom/harness/archives"
 	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/harness/research"
+	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -191,8 +192,8 @@ func waitForArchive(ctx context.Context, r *research.Research, o RunOptions, sil
 	}
 	reason := p.Say("stop.archive", messages.Args{"Archive": silent.Name})
 	fmt.Fprintln(o.Out, p.Say("gate.waiting", messages.Args{"Until": waitClock(till, now), "Reason": reason}))
-	_ = UpdateRun(r, func(ri *RunInfo) { ri.PausedTill, ri.PauseWhy, ri.WaitArchive = till, reason, silent.Name })
-	defer UpdateRun(r, func(ri *RunInfo) { ri.PausedTill, ri.PauseWhy, ri.WaitArchive = time.Time{}, "", "" })
+	_ = runfiles.UpdateRun(r, func(ri *runfiles.RunInfo) { ri.PausedTill, ri.PauseWhy, ri.WaitArchive = till, reason, silent.Name })
+	defer runfiles.UpdateRun(r, func(ri *runfiles.RunInfo) { ri.PausedTill, ri.PauseWhy, ri.WaitArchive = time.Time{}, "", "" })
 	poll := time.NewTicker(archiveFinishPoll)
 	defer poll.Stop()
 	timer := r.Clock.After(till.Sub(now))
@@ -204,7 +205,7 @@ func waitForArchive(ctx context.Context, r *research.Research, o RunOptions, sil
 			}
 			return 0, "", false
 		case <-poll.C:
-			if RunFinishRequested(r) {
+			if runfiles.RunFinishRequested(r) {
 				return ends.StopByHand, "", true
 			}
 		case <-o.Interrupts:

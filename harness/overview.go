@@ -12,6 +12,7 @@ import (
 
 	"github.com/strom-research/strom/harness/limits"
 	"github.com/strom-research/strom/harness/research"
+	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/statefiles"
 
 	"github.com/strom-research/strom/messages"
@@ -30,7 +31,7 @@ type Overview struct {
 
 // RunView is the live run as the overview shows it.
 type RunView struct {
-	RunInfo
+	runfiles.RunInfo
 	TaskTitle     string
 	Left          time.Duration // time left in the session; zero when none works
 	Records       int           // records the working session has made so far
@@ -60,7 +61,7 @@ func ReadOverview(ctx context.Context, r *research.Research) (Overview, error) {
 	if err != nil {
 		return o, err
 	}
-	ri, err := LiveRun(r)
+	ri, err := runfiles.LiveRun(r)
 	if err != nil {
 		return o, err
 	}
@@ -83,8 +84,8 @@ func ReadOverview(ctx context.Context, r *research.Research) (Overview, error) {
 			if left := ri.Deadline.Sub(r.Now()); left > 0 {
 				v.Left = left
 			}
-			_, v.FinishPending = Requested(r, "finish", ri.Session)
-			_, v.AppAsked = Requested(r, appFinishRequest, ri.Session)
+			_, v.FinishPending = runfiles.Requested(r, "finish", ri.Session)
+			_, v.AppAsked = runfiles.Requested(r, runfiles.AppFinishRequest, ri.Session)
 			// The task's records through the index: the overview is read every second
 			// while a page is open, and the records only grow.
 			if recs, err := Records(ctx, r, ri.Task); err == nil {
@@ -135,14 +136,14 @@ var ErrNoSessionWorking = errors.New("no session is working in this research")
 // or a run without a terminal, makes it a finish request. session must be the one
 // at work: a request for a session that ended meanwhile changes nothing.
 func AskFinishFromApp(r *research.Research, session string) error {
-	ri, err := LiveRun(r)
+	ri, err := runfiles.LiveRun(r)
 	if err != nil {
 		return err
 	}
 	if ri == nil || ri.Session == "" || ri.Session != session {
 		return messages.Errorf(ErrNoSessionWorking, "app.session_ended", messages.Args{"Session": session})
 	}
-	return writeRequest(r, appFinishRequest, session, "the app")
+	return runfiles.WriteRequest(r, runfiles.AppFinishRequest, session, "the app")
 }
 
 // listedFile, under .strom/run/, says in which list of researches this one was

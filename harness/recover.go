@@ -17,6 +17,7 @@ import (
 	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/harness/research"
+	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/statefiles"
 
 	"github.com/strom-research/strom/messages"
@@ -28,7 +29,7 @@ import (
 // The caller holds the run lock, so no live run is touched. check is the run's
 // check command, allowed before anything started.
 func recoverCrash(ctx context.Context, r *research.Research, out func(string), check string) error {
-	ri, err := LoadRun(r)
+	ri, err := runfiles.LoadRun(r)
 	if err != nil {
 		return err
 	}
@@ -40,7 +41,7 @@ func recoverCrash(ctx context.Context, r *research.Research, out func(string), c
 		}
 		if committed {
 			// strom died after the session's commit, before tidying up.
-			ClearRequests(r, ri.Session)
+			runfiles.ClearRequests(r, ri.Session)
 			os.Remove(snapshotFile(r, ri.Session))
 		} else {
 			out(r.Messages().Say("run.recovered", messages.Args{"Session": ri.Session, "Task": ri.Task, "PID": ri.PID}))

@@ -13,6 +13,7 @@ import (
 	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/harness/research"
+	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
@@ -192,7 +193,7 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, er
 	for {
 		// A finish asked for or a stop by hand ends the run as "by hand", also when
 		// it was the run's only session (R7.3).
-		if byHand || RunFinishRequested(r) {
+		if byHand || runfiles.RunFinishRequested(r) {
 			return stopNow(ends.StopByHand, "")
 		}
 		if !o.Loop && rr.Sessions >= max {
@@ -363,7 +364,7 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, er
 // logged in there (R7.7: a result, not an error); record the run in run.json. done
 // clears run.json and lets the lock go.
 func startAgentWork(ctx context.Context, r *research.Research, o RunOptions, check func() error) (plan sessionPlan, stopped *RunResult, done func(), err error) {
-	unlock, err := lockRun(r)
+	unlock, err := runfiles.LockRun(r)
 	if err != nil {
 		return plan, nil, nil, err
 	}
@@ -422,11 +423,11 @@ func startAgentWork(ctx context.Context, r *research.Research, o RunOptions, che
 		return plan, &RunResult{Stop: ends.StopNotLoggedIn, Detail: advice}, nil, nil
 	}
 	host, _ := os.Hostname()
-	clearRunRequests(r) // a request left by an earlier run is not for this one
-	if err := SaveRun(r, &RunInfo{PID: os.Getpid(), Host: host, Started: r.Now()}); err != nil {
+	runfiles.ClearRunRequests(r) // a request left by an earlier run is not for this one
+	if err := runfiles.SaveRun(r, &runfiles.RunInfo{PID: os.Getpid(), Host: host, Started: r.Now()}); err != nil {
 		return fail(err)
 	}
-	return plan, nil, func() { clearRunRequests(r); ClearRun(r); unlock() }, nil
+	return plan, nil, func() { runfiles.ClearRunRequests(r); runfiles.ClearRun(r); unlock() }, nil
 }
 
 // stopForAgent is the stop a session's ending asks of a run or a chat: the

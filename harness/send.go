@@ -10,6 +10,7 @@ import (
 
 	"github.com/strom-research/strom/agentpty"
 	"github.com/strom-research/strom/harness/research"
+	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -29,7 +30,7 @@ type Send struct {
 // at its next look, in the order the requests came.
 func RequestSend(r *research.Research, session string, snd Send) error {
 	if !research.ValidSessionID(session) {
-		return messages.Errorf(ErrNotLiveSession, "agent.not_live", messages.Args{"Session": session})
+		return messages.Errorf(runfiles.ErrNotLiveSession, "agent.not_live", messages.Args{"Session": session})
 	}
 	data, err := json.Marshal(snd)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/harness/limits"
 	"github.com/strom-research/strom/harness/research"
+	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/hooks"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/internal/termsafe"
@@ -71,7 +72,7 @@ type sessionResult struct {
 	// NotAllowed names the tree settings that start programs and were not
 	// allowed when the session ended: changed while it worked.
 	NotAllowed []string
-	Finish     *FinishRequest // a finish asked while the session ran, however it ended
+	Finish     *runfiles.FinishRequest // a finish asked while the session ran, however it ended
 	// ParkReason is why the session's close parked its task, "" when it did not:
 	// ParkCount sessions in a row that recorded nothing, or, with ParkUnfinished,
 	// that did not finish.
@@ -144,14 +145,14 @@ func runSession(ctx context.Context, r *research.Research, p sessionPlan, ev eve
 		if err := takeSnapshot(ctx, r, id, task); err != nil {
 			return err
 		}
-		ri, err := LoadRun(r)
+		ri, err := runfiles.LoadRun(r)
 		if err != nil || ri == nil {
 			host, _ := os.Hostname()
-			ri = &RunInfo{PID: os.Getpid(), Host: host, Started: now}
+			ri = &runfiles.RunInfo{PID: os.Getpid(), Host: host, Started: now}
 		}
 		ri.Session, ri.Task, ri.Agent, ri.SessionAt, ri.Deadline, ri.Minutes = id, task.ID, p.Profile.Name, now, deadline, p.Minutes
 		ri.PausedTill, ri.PauseWhy, ri.AgentPGID = time.Time{}, "", 0
-		return SaveRun(r, ri)
+		return runfiles.SaveRun(r, ri)
 	})
 	if err != nil {
 		return res, err
@@ -239,7 +240,7 @@ func runSession(ctx context.Context, r *research.Research, p sessionPlan, ev eve
 		return res, abandon(context.WithoutCancel(ctx), r, id, task.ID, startError(argv, err))
 	}
 	r.Marked("agent-started")
-	_ = UpdateRun(r, func(ri *RunInfo) { ri.AgentPGID = sess.Pid() })
+	_ = runfiles.UpdateRun(r, func(ri *runfiles.RunInfo) { ri.AgentPGID = sess.Pid() })
 	if p.Profile.Prompt == agents.PromptStdin {
 		_ = sess.Write([]byte(prompt + "\r"))
 		_ = sess.Write([]byte{4})
@@ -280,9 +281,9 @@ type sessionStats struct {
 	reset      string
 	detail     string
 	finishSeen bool
-	finish     *FinishRequest // the finish request seen last, whoever asked
-	screen     string         // advice of a screen that waits for a person
-	notStarted bool           // the agent's shell could not start its program
+	finish     *runfiles.FinishRequest // the finish request seen last, whoever asked
+	screen     string                  // advice of a screen that waits for a person
+	notStarted bool                    // the agent's shell could not start its program
 }
 
 func (st sessionStats) result(res sessionResult) sessionResult {
@@ -315,7 +316,7 @@ func watch(ctx context.Context, r *research.Research, sess *agentpty.Session, p 
 			stop(ends.EndStoppedByHand, "stopped by hand (Ctrl-C)")
 			return
 		}
-		_ = RequestFinish(r, id, "Ctrl-C")
+		_ = runfiles.RequestFinish(r, id, "Ctrl-C")
 		fmt.Fprintln(ev.out, "\r\n⏹ Asked the session to finish: the agent records and closes. Ctrl-C again stops it now.\r")
 	}
 	for {
@@ -338,7 +339,7 @@ func watch(ctx context.Context, r *research.Research, sess *agentpty.Session, p 
 		now := r.Now()
 
 		// The agent's own word: done, ask, or close.
-		if why, ok := Requested(r, "close", id); ok {
+		if why, ok := runfiles.Requested(r, "close", id); ok {
 			if closeAt.IsZero() {
 				closeAt = now
 			}
@@ -354,15 +355,15 @@ func watch(ctx context.Context, r *research.Research, sess *agentpty.Session, p 
 		appFinishSeen(r, ask, id, sess.OnTerminal(), ev.out)
 		// A request to finish, a person's or a watching condition's: the agent sees
 		// it at its next strom command; an agent we can type into is also told.
-		if f, ok := FinishRequested(r, id); ok {
+		if f, ok := runfiles.FinishRequested(r, id); ok {
 			st.finishSeen, st.finish = true, &f
 			if !finishTyped && p.Profile.Interactive && p.Profile.Finish != "" {
-				_ = sess.Type(f.typed(r.Messages(), p.Profile.Finish))
+				_ = sess.Type(f.Typed(r.Messages(), p.Profile.Finish))
 			}
 			finishTyped = true
 		}
 		// strom session stop: at once, the task back in the queue.
-		if _, ok := Requested(r, "stop", id); ok {
+		if _, ok := runfiles.Requested(r, "stop", id); ok {
 			stop(ends.EndStoppedByHand, "stopped by hand (strom session stop)")
 			continue
 		}
@@ -383,7 +384,7 @@ func watch(ctx context.Context, r *research.Research, sess *agentpty.Session, p 
 			if p.Profile.ExtraTime && !extraGiven && p.Profile.WrapUp != "" {
 				extraGiven = true
 				deadline = deadline.Add(ExtraTime)
-				_ = UpdateRun(r, func(ri *RunInfo) { ri.Deadline = deadline })
+				_ = runfiles.UpdateRun(r, func(ri *runfiles.RunInfo) { ri.Deadline = deadline })
 				_ = sess.Type(p.Profile.WrapUp)
 				fmt.Fprintf(ev.out, "⏱ time limit: the agent has %s more to record and close\r\n", ExtraTime)
 				continue
@@ -396,7 +397,7 @@ func watch(ctx context.Context, r *research.Research, sess *agentpty.Session, p 
 		if p.Idle > 0 {
 			last := sess.LastOutput()
 			if !nudgedAt.IsZero() || now.Sub(last) >= p.Idle {
-				if a := lastActivity(r, id); a.After(last) {
+				if a := runfiles.LastCommand(r, id); a.After(last) {
 					last = a
 				}
 			}
@@ -418,14 +419,14 @@ exited:
 	status, err := sess.Wait()
 	// A finish asked at any time ends the run after this session, however the
 	// session ends (R7.3).
-	if f, ok := FinishRequested(r, id); ok {
+	if f, ok := runfiles.FinishRequested(r, id); ok {
 		st.finish, st.finishSeen = &f, true
 	}
 	if st.ended {
 		return st
 	}
 	// The agent exited by itself: read why.
-	if why, ok := Requested(r, "close", id); ok {
+	if why, ok := runfiles.Requested(r, "close", id); ok {
 		st.end = closeEnd(why, st.finishSeen)
 		return st
 	}
@@ -498,7 +499,7 @@ func abandon(ctx context.Context, r *research.Research, id, task string, cause e
 		}
 		return nil
 	})
-	_ = UpdateRun(r, func(ri *RunInfo) { ri.Session, ri.Task, ri.AgentPGID = "", "", 0 })
+	_ = runfiles.UpdateRun(r, func(ri *runfiles.RunInfo) { ri.Session, ri.Task, ri.AgentPGID = "", "", 0 })
 	os.Remove(snapshotFile(r, id))
 	return cause
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/harness/research"
+	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -42,14 +43,14 @@ func TestSessionIDPaths(t *testing.T) {
 	}
 	r := &research.Research{Tree: tree, Clock: clock.NewFake(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))}
 	escape := "x/../../../escaped"
-	if err := RequestClose(r, escape, "done"); !errors.Is(err, ErrNotLiveSession) {
+	if err := runfiles.RequestClose(r, escape, "done"); !errors.Is(err, runfiles.ErrNotLiveSession) {
 		t.Errorf("RequestClose(%q) = %v, want ErrNotLiveSession", escape, err)
 	}
-	if err := RequestSend(r, escape, Send{Text: "hi"}); !errors.Is(err, ErrNotLiveSession) {
+	if err := RequestSend(r, escape, Send{Text: "hi"}); !errors.Is(err, runfiles.ErrNotLiveSession) {
 		t.Errorf("RequestSend(%q) = %v, want ErrNotLiveSession", escape, err)
 	}
-	NoteActivity(r, escape)
-	if _, ok := Requested(r, "close", escape); ok {
+	runfiles.NoteActivity(r, escape)
+	if _, ok := runfiles.Requested(r, "close", escape); ok {
 		t.Error("a request of an escaping id reads as pending")
 	}
 	if ents, _ := os.ReadDir(filepath.Dir(root)); len(ents) != 1 {
@@ -60,7 +61,7 @@ func TestSessionIDPaths(t *testing.T) {
 	if err := os.WriteFile(tree.Path(statefiles.RunDir, "run.json"), []byte(run), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ri, err := LoadRun(r)
+	ri, err := runfiles.LoadRun(r)
 	if err != nil || ri == nil || ri.Session != "" {
 		t.Errorf("LoadRun = %+v, %v; want a run with no session", ri, err)
 	}

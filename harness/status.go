@@ -5,6 +5,7 @@ import (
 
 	"github.com/strom-research/strom/harness/consent"
 	"github.com/strom-research/strom/harness/research"
+	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -15,7 +16,7 @@ type Status struct {
 	State    *ModeState // the mode as strom mode reads it; nil when it could not be read
 	Counts   map[statefiles.State]int
 	Last     *SessionEntry
-	Running  *RunInfo
+	Running  *runfiles.RunInfo
 	// NotAllowed are the tree settings that start programs which no person on
 	// this computer allowed: a run and a chat refuse until strom allow.
 	NotAllowed []consent.Value
@@ -36,7 +37,7 @@ func ReadStatus(ctx context.Context, r *research.Research) (Status, error) {
 	if err != nil {
 		return st, err
 	}
-	if st.Running, err = LiveRun(r); err != nil {
+	if st.Running, err = runfiles.LiveRun(r); err != nil {
 		return st, err
 	}
 	// Broken settings or agent profile still leave the saved mode to show. The

@@ -11,6 +11,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/strom-research/strom/harness/research"
+	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/messages"
 
 	"github.com/strom-research/strom/harness"
@@ -174,7 +175,7 @@ func noteActivity(s *sys, args []string) {
 		return
 	}
 	if r, err := s.research(); err == nil {
-		harness.NoteActivity(r, ref.Session)
+		runfiles.NoteActivity(r, ref.Session)
 	}
 }
 
@@ -197,7 +198,7 @@ func sessionNotes(s *sys) []string {
 		}
 	}
 	if r, err := s.research(); err == nil {
-		if f, ok := harness.FinishRequested(r, ref.Session); ok {
+		if f, ok := runfiles.FinishRequested(r, ref.Session); ok {
 			notes = append(notes, f.SayNote(s.msg()))
 		}
 	}

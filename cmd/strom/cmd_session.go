@@ -16,6 +16,7 @@ import (
 	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/research"
+	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
@@ -44,9 +45,9 @@ type liveSession struct {
 	Deadline time.Time `json:"deadline"`
 	PID      int       `json:"pid"`
 	// LeftSeconds is the time left, rounded down.
-	LeftSeconds     int64                  `json:"left_seconds"`
-	FinishRequested bool                   `json:"finish_requested"`
-	Finish          *harness.FinishRequest `json:"finish,omitempty"`
+	LeftSeconds     int64                   `json:"left_seconds"`
+	FinishRequested bool                    `json:"finish_requested"`
+	Finish          *runfiles.FinishRequest `json:"finish,omitempty"`
 	// WaitingForInput: the agent has been quiet longer than the input-wait
 	// threshold (15 s, STROM_INPUT_WAIT_IDLE_MS).
 	WaitingForInput bool `json:"waiting_for_input"`
@@ -77,7 +78,7 @@ func (s *sys) liveSessions() (*research.Research, []liveSession, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	ri, err := harness.LiveRun(r)
+	ri, err := runfiles.LiveRun(r)
 	if err != nil || ri == nil || ri.Session == "" {
 		return r, nil, err
 	}
@@ -87,12 +88,12 @@ func (s *sys) liveSessions() (*research.Research, []liveSession, error) {
 		l.Name += " " + shortTitle(t.Title)
 	}
 	l.LeftSeconds = max(0, int64(ri.Deadline.Sub(r.Now())/time.Second))
-	if f, ok := harness.FinishRequested(r, ri.Session); ok {
+	if f, ok := runfiles.FinishRequested(r, ri.Session); ok {
 		l.FinishRequested, l.Finish = true, &f
 	}
 	// The transcript's change and the agent's strom commands are stamped by the
 	// file system, on the real clock.
-	if last := harness.LastActivity(r, ri.Session); !last.IsZero() {
+	if last := runfiles.LastActivity(r, ri.Session); !last.IsZero() {
 		l.WaitingForInput = clock.Real{}.Now().Sub(last) > s.inputWaitIdle()
 	}
 	return r, []liveSession{l}, nil
@@ -227,8 +228,8 @@ func sessionFinishCommand(s *sys) *ffcli.Command {
 			// A run that waits (for its condition or an archive) has no session at
 			// work: the request ends the wait.
 			if len(live) == 0 {
-				if ri, _ := harness.LiveRun(r); ri != nil {
-					if err := harness.RequestRunFinish(r, "strom session finish"); err != nil {
+				if ri, _ := runfiles.LiveRun(r); ri != nil {
+					if err := runfiles.RequestRunFinish(r, "strom session finish"); err != nil {
 						return err
 					}
 					fmt.Fprintln(s.stdout, s.msg().Say("session.asked_run", messages.Args{"PID": ri.PID}))
@@ -246,7 +247,7 @@ func sessionFinishCommand(s *sys) *ffcli.Command {
 					continue
 				}
 				asked[l.Session] = true
-				if err := harness.RequestFinish(r, l.Session, "strom session finish"); err != nil {
+				if err := runfiles.RequestFinish(r, l.Session, "strom session finish"); err != nil {
 					return err
 				}
 				fmt.Fprintln(s.stdout, s.msg().Say("session.asked_finish", messages.Args{"Session": l.Session, "Task": l.Task}))
@@ -343,7 +344,7 @@ func sessionStopCommand(s *sys) *ffcli.Command {
 				which = args[0]
 			}
 			if len(live) == 0 {
-				if ri, _ := harness.LiveRun(r); ri != nil {
+				if ri, _ := runfiles.LiveRun(r); ri != nil {
 					return errors.New(s.msg().Say("session.stop_between", messages.Args{"PID": ri.PID}))
 				}
 			}
@@ -351,7 +352,7 @@ func sessionStopCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			if err := harness.RequestStop(r, l.Session, "strom session stop"); err != nil {
+			if err := runfiles.RequestStop(r, l.Session, "strom session stop"); err != nil {
 				return err
 			}
 			fmt.Fprintln(s.stdout, s.msg().Say("session.stopping", messages.Args{"Session": l.Session, "Task": l.Task}))
@@ -380,7 +381,7 @@ func sessionCloseCommand(s *sys) *ffcli.Command {
 			if why := harness.CheckNow(ctx, r); why != "" {
 				return errors.New(s.msg().Say("session.close_not_yet", messages.Args{"Why": why}))
 			}
-			if err := harness.RequestClose(r, ref.Session, "close"); err != nil {
+			if err := runfiles.RequestClose(r, ref.Session, "close"); err != nil {
 				return err
 			}
 			fmt.Fprintln(s.stdout, s.msg().Say("session.closing"))

@@ -9,6 +9,7 @@ import (
 	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/consent"
 	"github.com/strom-research/strom/harness/ends"
+	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
@@ -18,11 +19,11 @@ type statusJSON struct {
 	Mode    string                   `json:"mode"`
 	Tasks   map[statefiles.State]int `json:"tasks"`
 	Last    *harness.SessionEntry    `json:"last_session"`
-	Running *harness.RunInfo         `json:"running"`
+	Running *runfiles.RunInfo        `json:"running"`
 	// NotAllowed: tree settings that start programs, not allowed on this computer.
 	NotAllowed []consent.Value `json:"not_allowed"`
 	// Finish is a finish request pending in the running run (R7.3).
-	Finish *harness.FinishRequest `json:"finish_requested,omitempty"`
+	Finish *runfiles.FinishRequest `json:"finish_requested,omitempty"`
 	// Sync is the sync with a remote (sync.remote).
 	Sync harness.SyncState `json:"sync"`
 }
@@ -53,7 +54,7 @@ func statusCommand(s *sys) *ffcli.Command {
 			if out.NotAllowed == nil {
 				out.NotAllowed = []consent.Value{}
 			}
-			finish, asked := harness.PendingFinish(r, st.Running)
+			finish, asked := runfiles.PendingFinish(r, st.Running)
 			if asked {
 				out.Finish = &finish
 			}

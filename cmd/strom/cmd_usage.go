@@ -14,6 +14,7 @@ import (
 	"github.com/strom-research/strom/harness/gates/claudeusage"
 	"github.com/strom-research/strom/harness/limits"
 	"github.com/strom-research/strom/harness/research"
+	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/statefiles"
 
 	"github.com/strom-research/strom/messages"
@@ -161,9 +162,9 @@ func (s *sys) reportUsage(session string, data []byte) string {
 	now := r.Now()
 	u, ok := usageFromReport(r.Tree, data, now)
 	status := []string{"strom"}
-	var ri *harness.RunInfo
+	var ri *runfiles.RunInfo
 	if research.ValidSessionID(session) {
-		ri, _ = harness.LiveRun(r)
+		ri, _ = runfiles.LiveRun(r)
 	}
 	if ri != nil && ri.Session == session {
 		status = append(status, ri.Task)
@@ -175,8 +176,8 @@ func (s *sys) reportUsage(session string, data []byte) string {
 		_ = gates.SaveReport(r.Tree, session, u)
 		status = append(status, s.say("usage_week.status_week", messages.Args{"Used": pctText(u.WeekUsed)}), "5h "+pctText(u.FiveHourUsed))
 		if w, found := gates.LoadWatch(r.Tree); found && ri != nil && ri.Session == session && w.PID == ri.PID && u.WeekUsed >= w.WeekFinishAt {
-			if f, asked := harness.FinishRequested(r, session); !asked || f.Person() {
-				_ = harness.RequestCapFinish(r, session, w.Gate, s.say("usage_week.cap_reached", messages.Args{"Used": pctText(u.WeekUsed), "Limit": pctText(w.WeekFinishAt)}))
+			if f, asked := runfiles.FinishRequested(r, session); !asked || f.Person() {
+				_ = runfiles.RequestCapFinish(r, session, w.Gate, s.say("usage_week.cap_reached", messages.Args{"Used": pctText(u.WeekUsed), "Limit": pctText(w.WeekFinishAt)}))
 			}
 			status = append(status, s.say("usage_week.status_finishing"))
 		}

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/harness/research"
+	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
@@ -162,7 +162,7 @@ wait:
 		case <-timer:
 			break wait
 		case <-poll.C:
-			if harness.RunFinishRequested(g.Research) {
+			if runfiles.RunFinishRequested(g.Research) {
 				return &ends.GateStop{Stop: ends.StopByHand}
 			}
 		case <-g.Interrupts:
@@ -194,7 +194,7 @@ func (g *Runner) waitTill(d time.Duration, now time.Time) (till time.Time, atUnt
 
 // pause shows the waiting in .strom/run/run.json, so strom status prints it.
 func (g *Runner) pause(till time.Time, why string) error {
-	return harness.UpdateRun(g.Research, func(ri *harness.RunInfo) { ri.PausedTill, ri.PauseWhy = till, why })
+	return runfiles.UpdateRun(g.Research, func(ri *runfiles.RunInfo) { ri.PausedTill, ri.PauseWhy = till, why })
 }
 
 // clockTime is HH:MM, with the weekday when the moment is not today.

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/harness/research"
+	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -42,7 +42,7 @@ func TestRunnerWait(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := &research.Research{Tree: tree, Clock: fake, Getenv: os.Getenv}
-			if err := harness.SaveRun(r, &harness.RunInfo{PID: os.Getpid(), Started: start}); err != nil {
+			if err := runfiles.SaveRun(r, &runfiles.RunInfo{PID: os.Getpid(), Started: start}); err != nil {
 				t.Fatal(err)
 			}
 			var out bytes.Buffer
@@ -56,7 +56,7 @@ func TestRunnerWait(t *testing.T) {
 			for fake.Waiters() == 0 {
 				time.Sleep(time.Millisecond)
 			}
-			ri, _ := harness.LoadRun(r)
+			ri, _ := runfiles.LoadRun(r)
 			if ri.PauseWhy != "why" || ri.PausedTill.IsZero() {
 				t.Errorf("run.json while waiting = %+v, want paused with the reason", ri)
 			}
@@ -81,7 +81,7 @@ func TestRunnerWait(t *testing.T) {
 			case tt.wantStop != nil && (gs == nil || gs.Stop != *tt.wantStop):
 				t.Errorf("wait returned %+v, want stop %s", gs, *tt.wantStop)
 			}
-			if ri, _ := harness.LoadRun(r); !ri.PausedTill.IsZero() || ri.PauseWhy != "" {
+			if ri, _ := runfiles.LoadRun(r); !ri.PausedTill.IsZero() || ri.PauseWhy != "" {
 				t.Errorf("run.json after the wait = %+v, want no pause", ri)
 			}
 		})

@@ -1,4 +1,4 @@
-package harness
+package runfiles
 
 import (
 	"errors"
@@ -28,7 +28,7 @@ const activitySize = len(activityLayout) + 1 + 8 + 1
 
 // activityFile holds the moment of the last strom command the session's agent ran.
 func activityFile(r *research.Research, session string) string {
-	return requestFile(r, "active", session)
+	return RequestFile(r, "active", session)
 }
 
 // encodeActivity is the mark for moment t.
@@ -77,9 +77,9 @@ func writeActivity(path string, t time.Time) error {
 	return nil
 }
 
-// lastActivity is when the session's agent last ran a strom command; zero when it
+// LastCommand is when the session's agent last ran a strom command; zero when it
 // did not, or when its mark cannot be read.
-func lastActivity(r *research.Research, session string) time.Time {
+func LastCommand(r *research.Research, session string) time.Time {
 	return readActivity(activityFile(r, session))
 }
 

@@ -1,4 +1,4 @@
-package harness
+package runfiles
 
 import (
 	"encoding/json"
@@ -42,8 +42,8 @@ func (f FinishRequest) SayNote(p *messages.Printer) string {
 	return p.Say("note.finish_cap", messages.Args{"Gate": f.Gate, "Reason": f.Reason})
 }
 
-// typed is what an agent that takes typed text is told, in the person's language.
-func (f FinishRequest) typed(p *messages.Printer, profileText string) string {
+// Typed is what an agent that takes typed text is told, in the person's language.
+func (f FinishRequest) Typed(p *messages.Printer, profileText string) string {
 	if f.Person() {
 		return profileText
 	}
@@ -72,7 +72,7 @@ func writeFinish(r *research.Research, session string, f FinishRequest) error {
 	if err != nil {
 		return fmt.Errorf("request finish: %w", err)
 	}
-	return writeRequest(r, "finish", session, string(data))
+	return WriteRequest(r, "finish", session, string(data))
 }
 
 // FinishRequested returns a session's pending finish request.
@@ -95,8 +95,8 @@ func RunFinishRequested(r *research.Research) bool {
 }
 
 // clearRunRequests removes the run's own requests, at its start and its end.
-func clearRunRequests(r *research.Research) {
-	os.Remove(requestFile(r, "finish", runRequest))
+func ClearRunRequests(r *research.Research) {
+	os.Remove(RequestFile(r, "finish", runRequest))
 }
 
 // PendingFinish is the finish request pending in the live run ri: its session's,
@@ -119,5 +119,5 @@ func PendingFinish(r *research.Research, ri *RunInfo) (FinishRequest, bool) {
 // RequestStop asks the harness to stop a running session at once: the agent is
 // stopped, the session committed, its task back in the queue, and the run ends.
 func RequestStop(r *research.Research, session, why string) error {
-	return writeRequest(r, "stop", session, why)
+	return WriteRequest(r, "stop", session, why)
 }

@@ -1,4 +1,11 @@
-package harness
+// Package runfiles keeps the live run's files under .strom/run/: run.json (the
+// run, its session and its deadline), the run's lock, the requests made to a
+// session (finish, close, the app's ask to finish: R7.3) and the agent's activity
+// mark.
+//
+// Its guarantee: the lock dies with the run's process, so a crashed run never
+// blocks the next one, and a request reaches only the live session it names.
+package runfiles
 
 import (
 	"encoding/json"
@@ -99,23 +106,23 @@ func LiveRun(r *research.Research) (*RunInfo, error) {
 
 // requestFile names a request file for a session: close-<id>, finish-<id>,
 // stop-<id> or active-<id>. Writers check the id first (ValidSessionID).
-func requestFile(r *research.Research, kind, session string) string {
+func RequestFile(r *research.Research, kind, session string) string {
 	return r.Tree.Path(statefiles.RunDir, kind+"-"+session)
 }
 
 // RequestClose tells the harness that the session's agent asked to close it.
 func RequestClose(r *research.Research, session, why string) error {
-	return writeRequest(r, "close", session, why)
+	return WriteRequest(r, "close", session, why)
 }
 
 // writeRequest leaves a request for the running harness: atomic, so the harness
 // never reads half of it, but not fsynced — a request outlives no crash (recovery
 // commits the session whatever was asked).
-func writeRequest(r *research.Research, kind, session, why string) error {
+func WriteRequest(r *research.Research, kind, session, why string) error {
 	if !research.ValidSessionID(session) {
 		return messages.Errorf(ErrNotLiveSession, "agent.not_live", messages.Args{"Session": session})
 	}
-	if err := statefiles.WriteTransient(requestFile(r, kind, session), []byte(why+"\n")); err != nil {
+	if err := statefiles.WriteTransient(RequestFile(r, kind, session), []byte(why+"\n")); err != nil {
 		return fmt.Errorf("request %s: %w", kind, err)
 	}
 	return nil
@@ -126,7 +133,7 @@ func Requested(r *research.Research, kind, session string) (string, bool) {
 	if !research.ValidSessionID(session) {
 		return "", false
 	}
-	data, err := statefiles.ReadFile(requestFile(r, kind, session))
+	data, err := statefiles.ReadFile(RequestFile(r, kind, session))
 	if err != nil {
 		return "", false
 	}
@@ -138,8 +145,8 @@ func ClearRequests(r *research.Research, session string) {
 	if !research.ValidSessionID(session) {
 		return
 	}
-	for _, k := range []string{"close", "finish", "stop", "active", appFinishRequest} {
-		os.Remove(requestFile(r, k, session))
+	for _, k := range []string{"close", "finish", "stop", "active", AppFinishRequest} {
+		os.Remove(RequestFile(r, k, session))
 	}
 }
 
@@ -148,7 +155,7 @@ var ErrRunning = errors.New("another strom run is working in this research repo"
 
 // lockRun takes the run lock for the life of the run. The lock dies with the
 // process, so a crashed run never blocks the next one.
-func lockRun(r *research.Research) (func(), error) {
+func LockRun(r *research.Research) (func(), error) {
 	path := r.Tree.Path(statefiles.RunDir, "run.lock")
 	unlock, held, err := statefiles.TryLockFile(path)
 	// Another strom command may be looking at the lock this very moment (RunAlive
@@ -200,7 +207,7 @@ func UpdateRun(r *research.Research, fn func(*RunInfo)) error {
 
 // appFinishRequest names the app's request to finish a session, which the run's
 // terminal confirms before it becomes a finish request (R7.3).
-const appFinishRequest = "app-finish"
+const AppFinishRequest = "app-finish"
 
 // ErrNotLiveSession means a command named a session (STROM_SESSION) that is not the
 // session of the live run.
