@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/agentpty"
-	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/harness/gates/claudeusage"
 	"github.com/strom-research/strom/internal/capped"
@@ -260,7 +259,13 @@ func CapOf(words string) int {
 
 // Chain asks its gates in order before each session; the first that does not say go
 // decides.
-type Chain []harness.Gate
+type Chain []Gate
+
+// Gate is one condition of a Chain: a Runner, or the cap of a condition asked
+// beside another.
+type Gate interface {
+	Before(ctx context.Context, n int) (*ends.GateStop, error)
+}
 
 // Before asks each gate.
 func (c Chain) Before(ctx context.Context, n int) (*ends.GateStop, error) {

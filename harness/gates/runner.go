@@ -26,7 +26,7 @@ const (
 )
 
 // Runner is a run's condition: it asks the gate before sessions, prints and logs
-// each answer, and waits when the gate says wait. It implements harness.Gate.
+// each answer, and waits when the gate says wait. It is a Gate.
 type Runner struct {
 	Asker    *Asker
 	Research *research.Research
