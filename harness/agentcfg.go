@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/strom-research/strom/harness/agents"
+	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -25,4 +26,26 @@ func mergedAgents(s statefiles.Settings) map[string]json.RawMessage {
 		}
 	}
 	return out
+}
+
+// agentProfile resolves the agent a research works with: override, else the
+// setting agent.name, else claude; Claude Code headless when agent.claudeMode says so.
+func agentProfile(r *research.Research, s statefiles.Settings, override string) (agents.Profile, error) {
+	name := override
+	if name == "" {
+		a, err := s.Resolve("agent.name", "")
+		if err != nil {
+			return agents.Profile{}, err
+		}
+		name = a.Value
+	}
+	if name == "" {
+		name = "claude"
+	}
+	if name == "claude" {
+		if m, err := s.Resolve("agent.claudeMode", ""); err == nil && m.Value == "headless" {
+			name = "claude-headless"
+		}
+	}
+	return LookupAgent(s, name)
 }

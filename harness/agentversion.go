@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -120,3 +121,7 @@ func versionSaid(out string) string {
 	}
 	return ""
 }
+
+// ErrAgentVersion means the agent's program is of a version whose flags strom does
+// not know, or did not say its version.
+var ErrAgentVersion = errors.New("the agent's version is not one strom knows")

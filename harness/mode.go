@@ -85,28 +85,6 @@ func sayInstallAdvice(p *messages.Printer, binary, install string) string {
 	return p.Say("advice.or_another", messages.Args{"How": how})
 }
 
-// agentProfile resolves the agent a research works with: override, else the
-// setting agent.name, else claude; Claude Code headless when agent.claudeMode says so.
-func agentProfile(r *research.Research, s statefiles.Settings, override string) (agents.Profile, error) {
-	name := override
-	if name == "" {
-		a, err := s.Resolve("agent.name", "")
-		if err != nil {
-			return agents.Profile{}, err
-		}
-		name = a.Value
-	}
-	if name == "" {
-		name = "claude"
-	}
-	if name == "claude" {
-		if m, err := s.Resolve("agent.claudeMode", ""); err == nil && m.Value == "headless" {
-			name = "claude-headless"
-		}
-	}
-	return LookupAgent(s, name)
-}
-
 // Mode reads the research's mode as strom mode shows it (R7.8, R7.8.1).
 func Mode(ctx context.Context, r *research.Research) (ModeState, error) {
 	m, err := r.Tree.LoadMode()

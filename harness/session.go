@@ -38,27 +38,6 @@ const (
 	pollEvery = 50 * time.Millisecond
 )
 
-// sessionPlan is everything a session needs before it starts.
-type sessionPlan struct {
-	Task        statefiles.Task
-	Profile     agents.Profile
-	Agent       string // the run's --agent, "" when the settings chose the profile
-	Vars        agents.Vars
-	Minutes     int
-	Idle        time.Duration
-	Interactive bool
-	ClaudeDir   string // Claude Code's own config folder, "" for ~/.claude
-	Check       string // check.command as the run started with it (allowed), "" = none
-	Chat        bool   // a person attends: strom chat
-	Root        string // the work tree the agent starts in
-	// Session is the id of a session whose task was claimed on the remote already
-	// (started by it); "" = a new id, the task taken when the session starts.
-	Session string
-	// SessionsPerTask is run.sessionsPerTask: a task is parked after this many
-	// sessions in a row that ended neither done nor waiting; 0 = no limit.
-	SessionsPerTask int
-}
-
 // sessionResult is how a session ended.
 type sessionResult struct {
 	ID      string
