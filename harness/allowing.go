@@ -41,7 +41,7 @@ func consentFor(ctx context.Context, r *research.Research, s statefiles.Settings
 	if agent != "" {
 		sub.Unused = []string{"agent.name"}
 	}
-	if prof, err := agentProfile(r, s, agent); err == nil && !isHome(r.Tree.Root, r.Getenv("HOME")) {
+	if prof, err := agents.AgentProfile(r, s, agent); err == nil && !isHome(r.Tree.Root, r.Getenv("HOME")) {
 		cmdline, _ := s.Resolve("agent.command", "")
 		sub.Program = agentProgram(prof, args, cmdline.Value)
 	}
@@ -81,7 +81,7 @@ func ownSetting(s statefiles.Settings) func(string) (string, bool) {
 // it (claude, codex, opencode, grok), "" for another: its binary, else the first
 // word of its command, of the words after "--" or of agent.command.
 func agentProgram(p agents.Profile, args []string, cmdline string) string {
-	if isClaude(p) {
+	if agents.IsClaude(p) {
 		return "claude"
 	}
 	words := []string{p.Binary}
@@ -212,7 +212,7 @@ func allowedCheck(ctx context.Context, r *research.Research) string {
 // agentFilesAllowed refuses, as a run does at its start, while a project file the
 // plan's agent loads by itself is not allowed: a run keeps the settings it started
 // with, but the agent's program reads its files anew at every start.
-func agentFilesAllowed(ctx context.Context, r *research.Research, p sessionPlan, terminal bool) error {
+func agentFilesAllowed(ctx context.Context, r *research.Research, p agents.SessionPlan, terminal bool) error {
 	sub := consent.Subject{Root: r.Tree.Root}
 	if !isHome(r.Tree.Root, r.Getenv("HOME")) {
 		sub.Program = agentProgram(p.Profile, p.Vars.ExtraArgs, p.Vars.Command)
@@ -227,7 +227,7 @@ func agentFilesAllowed(ctx context.Context, r *research.Research, p sessionPlan,
 // notAllowedNow names the tree settings that start programs, and the agent's own
 // files, that are not allowed at the end of a session of plan p. The run started
 // with all of them allowed, so these changed while the session worked.
-func notAllowedNow(ctx context.Context, r *research.Research, p sessionPlan) []string {
+func notAllowedNow(ctx context.Context, r *research.Research, p agents.SessionPlan) []string {
 	s, err := r.Settings()
 	if err != nil {
 		return nil

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
@@ -29,7 +30,7 @@ const checkTimeout = 10 * time.Minute
 
 // closeSession keeps the queue's rules, runs the clean-state check, returns or parks
 // the task and makes the session's one commit.
-func closeSession(ctx context.Context, r *research.Research, res sessionResult, task statefiles.Task, p sessionPlan) (sessionResult, error) {
+func closeSession(ctx context.Context, r *research.Research, res sessionResult, task statefiles.Task, p agents.SessionPlan) (sessionResult, error) {
 	var checks []string
 	err := r.Tree.Locked(ctx, func() error {
 		// One look at the work tree for the queue's rules and the clean-state check.
@@ -112,7 +113,7 @@ func closeSession(ctx context.Context, r *research.Research, res sessionResult, 
 // the first; unparking clears both. Sessions a person ended, and endings that are
 // not the task's doing (limits, login, crashes, a screen for a person, a program
 // the agent's shell could not start), leave both as they are.
-func countForParking(r *research.Research, t *statefiles.Task, res *sessionResult, p sessionPlan) error {
+func countForParking(r *research.Research, t *statefiles.Task, res *sessionResult, p agents.SessionPlan) error {
 	park, err := r.Tree.LoadPark()
 	if err != nil {
 		return err

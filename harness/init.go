@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/messages"
@@ -60,7 +61,7 @@ func Init(ctx context.Context, dir string, opts InitOptions, env research.Env, i
 	}
 	agent := opts.Agent
 	if agent == "" {
-		agent = DetectAgent()
+		agent = agents.DetectAgent()
 	}
 	mode := opts.Mode
 	if mode == "" {

@@ -12,7 +12,7 @@ import (
 
 // AgentNames lists the agents a research may work with: the shipped profiles and
 // those the settings define, sorted.
-func AgentNames(s statefiles.Settings) []string { return agents.Names(mergedAgents(s)) }
+func AgentNames(s statefiles.Settings) []string { return agents.Names(agents.MergedAgents(s)) }
 
 // InstalledGates lists the conditions a person installed under plugins/gates/ of
 // the user config (each a folder with an executable gate), sorted.

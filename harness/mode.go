@@ -77,7 +77,7 @@ func sayInstallAdvice(p *messages.Printer, binary, install string) string {
 	if install != "" {
 		how = p.Say("advice.install_with", messages.Args{"Install": install})
 	}
-	for _, name := range installedAgents {
+	for _, name := range agents.InstalledAgents {
 		if _, err := exec.LookPath(name); err == nil && name != binary {
 			return p.Say("advice.or_installed", messages.Args{"How": how, "Agent": name})
 		}
@@ -108,7 +108,7 @@ func modeState(r *research.Research, m *statefiles.Mode, ri *runfiles.RunInfo) (
 // modeStateOf is modeState under settings the caller has read.
 func modeStateOf(r *research.Research, m *statefiles.Mode, ri *runfiles.RunInfo, s statefiles.Settings) (ModeState, error) {
 	ms := ModeState{Saved: m.Mode, Shown: m.Mode}
-	prof, err := agentProfile(r, s, "")
+	prof, err := agents.AgentProfile(r, s, "")
 	if err != nil {
 		return ms, err
 	}
@@ -180,7 +180,7 @@ func SwitchMode(ctx context.Context, r *research.Research, to string, confirm fu
 		if err != nil {
 			return ms, err
 		}
-		prof, err := agentProfile(r, s, "")
+		prof, err := agents.AgentProfile(r, s, "")
 		if err != nil {
 			return ms, err
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/clock"
@@ -64,7 +65,7 @@ func TestCountForParking(t *testing.T) {
 					task.State = statefiles.Open
 				}
 				res = sessionResult{Task: "T-1", End: st.end, Records: st.records, Screen: st.screen, NotStarted: st.notStarted}
-				if err := countForParking(r, task, &res, sessionPlan{SessionsPerTask: tc.limit}); err != nil {
+				if err := countForParking(r, task, &res, agents.SessionPlan{SessionsPerTask: tc.limit}); err != nil {
 					t.Fatal(err)
 				}
 				if task.State == statefiles.Parked {

@@ -53,7 +53,7 @@ func recoverCrash(ctx context.Context, r *research.Research, out func(string), c
 			}
 			task := statefiles.Task{ID: ri.Task, Title: title}
 			res := sessionResult{ID: ri.Session, Task: ri.Task, End: ends.EndCrashed}
-			if _, err := closeSession(ctx, r, res, task, sessionPlan{Profile: agents.Profile{Name: ri.Agent}, Check: check}); err != nil {
+			if _, err := closeSession(ctx, r, res, task, agents.SessionPlan{Profile: agents.Profile{Name: ri.Agent}, Check: check}); err != nil {
 				return err
 			}
 		}

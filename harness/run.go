@@ -80,7 +80,7 @@ func (rr RunResult) Reason(p *messages.Printer) string {
 		return p.Say("stop.by_hand")
 	case ends.StopSubscriptionLimit:
 		switch {
-		case d == "" || d == resetUnknown:
+		case d == "" || d == agents.ResetUnknown:
 			return p.Say("stop.subscription_limit_unknown")
 		case strings.HasPrefix(d, "resets "):
 			return p.Say("stop.subscription_limit_resets", messages.Args{"When": strings.TrimPrefix(d, "resets ")})
@@ -272,7 +272,7 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, er
 		// Code updates itself, and a condition may have waited for hours): a version
 		// strom does not know starts no session. `--version` is asked again only
 		// when the program's file changed since its last known answer.
-		if err := checkAgentVersion(ctx, r, plan); err != nil {
+		if err := agents.CheckAgentVersion(ctx, r, plan); err != nil {
 			if ctx.Err() != nil {
 				return stopNow(ends.StopByHand, "")
 			}
@@ -363,12 +363,12 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, er
 // session; stop before any session when Claude Code with a folder of its own is not
 // logged in there (R7.7: a result, not an error); record the run in run.json. done
 // clears run.json and lets the lock go.
-func startAgentWork(ctx context.Context, r *research.Research, o RunOptions, check func() error) (plan sessionPlan, stopped *RunResult, done func(), err error) {
+func startAgentWork(ctx context.Context, r *research.Research, o RunOptions, check func() error) (plan agents.SessionPlan, stopped *RunResult, done func(), err error) {
 	unlock, err := runfiles.LockRun(r)
 	if err != nil {
 		return plan, nil, nil, err
 	}
-	fail := func(err error) (sessionPlan, *RunResult, func(), error) {
+	fail := func(err error) (agents.SessionPlan, *RunResult, func(), error) {
 		unlock()
 		return plan, nil, nil, err
 	}
@@ -407,7 +407,7 @@ func startAgentWork(ctx context.Context, r *research.Research, o RunOptions, che
 	if err := refuseAgentWork(r, plan.Profile); err != nil {
 		return fail(err)
 	}
-	if err := checkAgentVersion(ctx, r, plan); err != nil {
+	if err := agents.CheckAgentVersion(ctx, r, plan); err != nil {
 		return fail(err)
 	}
 	if check != nil {
@@ -418,7 +418,7 @@ func startAgentWork(ctx context.Context, r *research.Research, o RunOptions, che
 	if err := recoverCrash(ctx, r, func(s string) { fmt.Fprintln(o.Out, s) }, plan.Check); err != nil {
 		return fail(err)
 	}
-	if advice, ok := notLoggedIn(ctx, r, plan); ok {
+	if advice, ok := agents.NotLoggedIn(ctx, r, plan); ok {
 		unlock()
 		return plan, &RunResult{Stop: ends.StopNotLoggedIn, Detail: advice}, nil, nil
 	}
@@ -432,12 +432,12 @@ func startAgentWork(ctx context.Context, r *research.Research, o RunOptions, che
 
 // stopForAgent is the stop a session's ending asks of a run or a chat: the
 // subscription limit or a login the agent needs, which a person must act on.
-func stopForAgent(r *research.Research, res sessionResult, p sessionPlan) (ends.Stop, string, bool) {
+func stopForAgent(r *research.Research, res sessionResult, p agents.SessionPlan) (ends.Stop, string, bool) {
 	switch res.End {
 	case ends.EndSubscriptionLimit:
-		return ends.StopSubscriptionLimit, resetDetail(r, res.Reset), true
+		return ends.StopSubscriptionLimit, agents.ResetDetail(r, res.Reset), true
 	case ends.EndNotLoggedIn:
-		return ends.StopNotLoggedIn, loginAdvice(r, p), true
+		return ends.StopNotLoggedIn, agents.LoginAdvice(r, p), true
 	}
 	return 0, "", false
 }
@@ -470,13 +470,13 @@ func printEnd(r *research.Research, out io.Writer, res sessionResult) {
 // planAgent resolves the agent profile, the session length, the idle limit and the
 // check command from the settings s. A run keeps them: a value changed while it
 // works takes effect at the next run.
-func planAgent(r *research.Research, o RunOptions, s statefiles.Settings) (sessionPlan, error) {
-	var p sessionPlan
-	prof, err := agentProfile(r, s, o.Agent)
+func planAgent(r *research.Research, o RunOptions, s statefiles.Settings) (agents.SessionPlan, error) {
+	var p agents.SessionPlan
+	prof, err := agents.AgentProfile(r, s, o.Agent)
 	if err != nil {
 		return p, err
 	}
-	p.ClaudeDir = ClaudeConfigDir(r, s)
+	p.ClaudeDir = agents.ClaudeConfigDir(r, s)
 	mins, _, err := s.Int("run.minutes", o.Minutes)
 	if err != nil {
 		return p, err

@@ -3,6 +3,7 @@ package harness
 import (
 	"strings"
 
+	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/harness/limits"
 	"github.com/strom-research/strom/messages"
@@ -21,7 +22,7 @@ import (
 //
 // Codex's TUI shows two such screens: "Trust this folder?" and its sign-in menu;
 // both Codex and codex exec wait for ever for a network they cannot reach.
-func personScreen(p sessionPlan, tail []byte) (limits.Screen, ends.End, bool) {
+func personScreen(p agents.SessionPlan, tail []byte) (limits.Screen, ends.End, bool) {
 	// A person at the keyboard (strom run --interactive, a chat) answers the
 	// screens; only Claude Code shows them.
 	if p.Interactive || p.Profile.StreamJSON {
@@ -30,9 +31,9 @@ func personScreen(p sessionPlan, tail []byte) (limits.Screen, ends.End, bool) {
 	var scr limits.Screen
 	ok := false
 	switch {
-	case isClaude(p.Profile):
+	case agents.IsClaude(p.Profile):
 		scr, ok = limits.ClaudeScreen(string(tail))
-	case isCodex(p.Profile):
+	case agents.IsCodex(p.Profile):
 		scr, ok = limits.CodexScreen(string(tail))
 		// Codex redraws the folder's name cell by cell: the session knows it.
 		if ok && scr.Kind == limits.ScreenTrust && p.Root != "" {
@@ -51,9 +52,9 @@ func personScreen(p sessionPlan, tail []byte) (limits.Screen, ends.End, bool) {
 // sayScreen is a screen's advice in the person's language: screen.claude.trust,
 // screen.codex.login, …; limits writes it in English (it knows no catalogs), and
 // the folder a trust question names is read back out of that sentence.
-func sayScreen(p *messages.Printer, prof sessionPlan, scr limits.Screen) string {
+func sayScreen(p *messages.Printer, prof agents.SessionPlan, scr limits.Screen) string {
 	agent := "claude"
-	if isCodex(prof.Profile) {
+	if agents.IsCodex(prof.Profile) {
 		agent = "codex"
 	}
 	id := "screen." + agent + "." + scr.Kind.String()

@@ -22,17 +22,17 @@ func TestPersonScreen(t *testing.T) {
 	const login = "Select login method:\n❯ 1. Claude account with subscription · Pro, Max, Team, or Enterprise\n"
 	tests := []struct {
 		name    string
-		plan    sessionPlan
+		plan    agents.SessionPlan
 		screen  string
 		want    bool
 		wantEnd ends.End
 	}{
-		{"trust, unattended", sessionPlan{Profile: claude}, trust, true, ends.EndAgentFailed},
-		{"login, unattended", sessionPlan{Profile: claude}, login, true, ends.EndNotLoggedIn},
-		{"a person at the keyboard answers", sessionPlan{Profile: claude, Interactive: true}, trust, false, 0},
-		{"a chat: a person answers", sessionPlan{Profile: claude, Chat: true, Interactive: true}, trust, false, 0},
-		{"another agent's output is no Claude screen", sessionPlan{Profile: demo}, trust, false, 0},
-		{"the prompt is no screen", sessionPlan{Profile: claude}, "❯ hello\n● hello from mock\n", false, 0},
+		{"trust, unattended", agents.SessionPlan{Profile: claude}, trust, true, ends.EndAgentFailed},
+		{"login, unattended", agents.SessionPlan{Profile: claude}, login, true, ends.EndNotLoggedIn},
+		{"a person at the keyboard answers", agents.SessionPlan{Profile: claude, Interactive: true}, trust, false, 0},
+		{"a chat: a person answers", agents.SessionPlan{Profile: claude, Chat: true, Interactive: true}, trust, false, 0},
+		{"another agent's output is no Claude screen", agents.SessionPlan{Profile: demo}, trust, false, 0},
+		{"the prompt is no screen", agents.SessionPlan{Profile: claude}, "❯ hello\n● hello from mock\n", false, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -57,7 +57,7 @@ func TestSayScreen(t *testing.T) {
 		t.Fatal(err)
 	}
 	const trust = "Accessing workspace:\n/home/anna/research\nQuick safety check: Is this a project you created or one you trust?\n❯ 1. Yes, I trust this folder\n  2. No, exit\n"
-	plan := sessionPlan{Profile: claude}
+	plan := agents.SessionPlan{Profile: claude}
 	scr, _, ok := personScreen(plan, []byte(trust))
 	if !ok {
 		t.Fatal("no trust screen")

@@ -72,13 +72,13 @@ type events struct {
 	interrupts <-chan struct{} // Ctrl-C from the person
 	out        io.Writer       // the run's own output lines
 	terminal   *os.File
-	stream     *streamSignals // stream-json signals, for an agent that writes them
+	stream     *agents.StreamSignals // stream-json signals, for an agent that writes them
 }
 
 func sessionsDir(r *research.Research) string { return r.Tree.Path(statefiles.SessionsDir) }
 
 // runSession starts the agent on one task and returns when the session is committed.
-func runSession(ctx context.Context, r *research.Research, p sessionPlan, ev events) (sessionResult, error) {
+func runSession(ctx context.Context, r *research.Research, p agents.SessionPlan, ev events) (sessionResult, error) {
 	now := r.Now()
 	id := research.NewSessionID(now)
 	if p.Session != "" {
@@ -162,7 +162,7 @@ func runSession(ctx context.Context, r *research.Research, p sessionPlan, ev eve
 		prompt = agents.PointerPrompt(task.ID, task.Title, v.PromptFile, len(prompt))
 		v.Prompt = prompt
 	}
-	if isClaude(p.Profile) {
+	if agents.IsClaude(p.Profile) {
 		overlay, err := hooks.ClaudeOverlay(v.Strom, id)
 		if err == nil {
 			v.Settings = filepath.Join(sessionsDir(r), id+".settings.json")
@@ -186,11 +186,11 @@ func runSession(ctx context.Context, r *research.Research, p sessionPlan, ev eve
 	if p.Profile.Permissions != nil && v.Permissions == agents.PermBypass && os.Geteuid() == 0 {
 		env = append(env, "IS_SANDBOX=1")
 	}
-	if p.ClaudeDir != "" && isClaude(p.Profile) {
+	if p.ClaudeDir != "" && agents.IsClaude(p.Profile) {
 		env = append(env, "CLAUDE_CONFIG_DIR="+p.ClaudeDir)
 	}
 	if p.Profile.StreamJSON || p.Profile.MessageJSON {
-		ev.stream = &streamSignals{messages: p.Profile.MessageJSON, pats: p.Profile.Patterns()}
+		ev.stream = agents.NewStreamSignals(p.Profile)
 	}
 	fmt.Fprintln(ev.out, r.Messages().Say("run.session_start", messages.Args{"Session": id, "Task": task.ID, "Title": termsafe.Line(task.Title),
 		"Minutes": p.Minutes, "Until": ClockAt(deadline.Local())}))
@@ -206,7 +206,7 @@ func runSession(ctx context.Context, r *research.Research, p sessionPlan, ev eve
 		ForwardKeys: p.Interactive,
 		OnInterrupt: func() { ints <- struct{}{} },
 		OnKeys:      ask.onKeys,
-		Output:      ev.stream.output(),
+		Output:      ev.stream.Output(),
 		Clock:       r.Clock,
 		TypingClock: clock.Real{},
 		Grace:       stopGrace,
@@ -239,8 +239,8 @@ func runSession(ctx context.Context, r *research.Research, p sessionPlan, ev eve
 // agentStopped reads the agent's stream and screen (tail) for what stops a session
 // and needs a person: a subscription limit, a login error, or a screen that waits
 // for an answer. It fills end, reset, detail and screen.
-func agentStopped(msg *messages.Printer, stream *streamSignals, pats limits.Patterns, p sessionPlan, tail []byte) (sessionStats, bool) {
-	if sig, ok := agentSignal(stream, pats, tail); ok {
+func agentStopped(msg *messages.Printer, stream *agents.StreamSignals, pats limits.Patterns, p agents.SessionPlan, tail []byte) (sessionStats, bool) {
+	if sig, ok := agents.AgentSignal(stream, pats, tail); ok {
 		if sig.Kind == limits.Limit {
 			return sessionStats{end: ends.EndSubscriptionLimit, reset: sig.Reset, detail: sig.Text}, true
 		}
@@ -272,7 +272,7 @@ func (st sessionStats) result(res sessionResult) sessionResult {
 }
 
 // watch follows a running agent until it exits, and decides why the session ends.
-func watch(ctx context.Context, r *research.Research, sess *agentpty.Session, p sessionPlan, ev events, ints chan struct{}, ask *appAsk, id string, deadline time.Time) sessionStats {
+func watch(ctx context.Context, r *research.Research, sess *agentpty.Session, p agents.SessionPlan, ev events, ints chan struct{}, ask *appAsk, id string, deadline time.Time) sessionStats {
 	var st sessionStats
 	pats := p.Profile.Patterns()
 	extraGiven, nudgedAt := false, time.Time{}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
@@ -141,7 +142,7 @@ func (m *menu) agent() step {
 	var items []choice
 	advice := map[string]string{}
 	for _, name := range harness.AgentNames(s) {
-		p, err := harness.LookupAgent(s, name)
+		p, err := agents.LookupAgent(s, name)
 		if err != nil {
 			continue
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/gates"
 	"github.com/strom-research/strom/harness/gates/claudeusage"
 	"github.com/strom-research/strom/harness/research"
@@ -163,7 +164,7 @@ func (s *sys) asker(r *research.Research, settings statefiles.Settings, spec gat
 			agent = res.Value
 		}
 	}
-	return &gates.Asker{Tree: r.Tree, Clock: r.Clock, Getenv: s.getenv, Spec: spec, Agent: agent, ClaudeConfigDir: harness.ClaudeConfigDir(r, settings)}
+	return &gates.Asker{Tree: r.Tree, Clock: r.Clock, Getenv: s.getenv, Spec: spec, Agent: agent, ClaudeConfigDir: agents.ClaudeConfigDir(r, settings)}
 }
 
 // runGate is the condition of a strom run: run.gate, or --gate / --no-gate with a

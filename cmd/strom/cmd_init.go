@@ -94,7 +94,7 @@ func checkAgentName(s *sys, name string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := harness.LookupAgent(settings, name); errors.Is(err, agents.ErrUnknownAgent) {
+	if _, err := agents.LookupAgent(settings, name); errors.Is(err, agents.ErrUnknownAgent) {
 		return badUsage(err)
 	}
 	return nil

@@ -1,4 +1,4 @@
-package harness
+package agents
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/testenv"
 )
@@ -50,12 +49,12 @@ func TestCodexNotLoggedIn(t *testing.T) {
 				env[k] = v
 			}
 			r := &research.Research{Getenv: func(k string) string { return env[k] }}
-			prof := agents.Profile{Name: "codex", Binary: "codex", Command: []string{bin}}
+			prof := Profile{Name: "codex", Binary: "codex", Command: []string{bin}}
 			// The stand-in reads the process environment, not r.Getenv.
 			if tt.env["FAKE_LOGGED_IN"] != "" {
 				prof.Command = []string{writeWrapper(t, bin)}
 			}
-			got, ok := codexNotLoggedIn(context.Background(), r, sessionPlan{Profile: prof})
+			got, ok := codexNotLoggedIn(context.Background(), r, SessionPlan{Profile: prof})
 			want := strings.Replace(tt.want, "CODEX", home, 1)
 			if ok != (want != "") || got != want {
 				t.Errorf("codexNotLoggedIn = %q, %v; want %q", got, ok, want)
@@ -87,7 +86,7 @@ func TestCodexLoginLeavesChild(t *testing.T) {
 	}
 	home := t.TempDir()
 	r := &research.Research{Getenv: func(k string) string { return map[string]string{"CODEX_HOME": home}[k] }}
-	prof := agents.Profile{Name: "codex", Binary: "codex", Command: []string{bin}}
+	prof := Profile{Name: "codex", Binary: "codex", Command: []string{bin}}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	type answer struct {
@@ -96,7 +95,7 @@ func TestCodexLoginLeavesChild(t *testing.T) {
 	}
 	done := make(chan answer, 1)
 	go func() {
-		advice, ok := codexNotLoggedIn(ctx, r, sessionPlan{Profile: prof})
+		advice, ok := codexNotLoggedIn(ctx, r, SessionPlan{Profile: prof})
 		done <- answer{advice, ok}
 	}()
 	got := testenv.WaitAnswer(t, done, cancel, child)

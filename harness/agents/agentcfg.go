@@ -1,21 +1,20 @@
-package harness
+package agents
 
 import (
 	"encoding/json"
 
-	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/statefiles"
 )
 
 // mergedAgents gathers profile overrides: the tree's replace the user's.
 // LookupAgent returns the profile called name: a shipped one, or one the settings
-// define or change (agents.NAME in the user's or the tree's config).
-func LookupAgent(s statefiles.Settings, name string) (agents.Profile, error) {
-	return agents.Lookup(name, mergedAgents(s))
+// define or change (NAME in the user's or the tree's config).
+func LookupAgent(s statefiles.Settings, name string) (Profile, error) {
+	return Lookup(name, MergedAgents(s))
 }
 
-func mergedAgents(s statefiles.Settings) map[string]json.RawMessage {
+func MergedAgents(s statefiles.Settings) map[string]json.RawMessage {
 	out := map[string]json.RawMessage{}
 	for _, c := range []*statefiles.Config{s.User, s.Tree} {
 		if c == nil {
@@ -30,12 +29,12 @@ func mergedAgents(s statefiles.Settings) map[string]json.RawMessage {
 
 // agentProfile resolves the agent a research works with: override, else the
 // setting agent.name, else claude; Claude Code headless when agent.claudeMode says so.
-func agentProfile(r *research.Research, s statefiles.Settings, override string) (agents.Profile, error) {
+func AgentProfile(r *research.Research, s statefiles.Settings, override string) (Profile, error) {
 	name := override
 	if name == "" {
 		a, err := s.Resolve("agent.name", "")
 		if err != nil {
-			return agents.Profile{}, err
+			return Profile{}, err
 		}
 		name = a.Value
 	}

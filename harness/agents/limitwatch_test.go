@@ -1,4 +1,4 @@
-package harness
+package agents
 
 import (
 	"strings"
@@ -32,9 +32,9 @@ func TestStreamSignals(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s := &streamSignals{}
+			s := &StreamSignals{}
 			for _, c := range tt.chunks {
-				s.output()([]byte(c))
+				s.Output()([]byte(c))
 			}
 			sig, ok := s.signal()
 			if ok != (tt.kind != 0) || sig.Kind != tt.kind || sig.Reset != tt.reset {
@@ -42,8 +42,8 @@ func TestStreamSignals(t *testing.T) {
 			}
 		})
 	}
-	var none *streamSignals
-	if none.output() != nil {
+	var none *StreamSignals
+	if none.Output() != nil {
 		t.Error("a nil scanner gives an Output callback")
 	}
 }
@@ -70,9 +70,9 @@ func TestMessageSignals(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s := &streamSignals{messages: true, pats: limits.Defaults("grok")}
+			s := &StreamSignals{messages: true, pats: limits.Defaults("grok")}
 			for _, l := range tt.lines {
-				s.output()([]byte(l))
+				s.Output()([]byte(l))
 			}
 			sig, ok := s.signal()
 			if ok != (tt.kind != 0) || sig.Kind != tt.kind {
@@ -84,13 +84,13 @@ func TestMessageSignals(t *testing.T) {
 
 func TestAgentSignalPrefersStream(t *testing.T) {
 	t.Parallel()
-	s := &streamSignals{}
+	s := &StreamSignals{}
 	s.write([]byte(`{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":1796032800}}` + "\n"))
-	sig, ok := agentSignal(s, limits.Defaults("claude"), []byte("You've hit your limit · resets 7am (UTC)\n"))
+	sig, ok := AgentSignal(s, limits.Defaults("claude"), []byte("You've hit your limit · resets 7am (UTC)\n"))
 	if !ok || sig.Reset != "1796032800" {
 		t.Errorf("signal = %+v, %v; want the stream's", sig, ok)
 	}
-	sig, ok = agentSignal(nil, limits.Defaults("claude"), []byte("You've hit your limit · resets 7am (UTC)\n"))
+	sig, ok = AgentSignal(nil, limits.Defaults("claude"), []byte("You've hit your limit · resets 7am (UTC)\n"))
 	if !ok || sig.Reset != "7am (UTC)" {
 		t.Errorf("screen signal = %+v, %v", sig, ok)
 	}
@@ -106,7 +106,7 @@ func TestResetDetail(t *testing.T) {
 		{"whenever it likes", "resets whenever it likes"},
 	}
 	for _, tt := range tests {
-		if got := resetDetail(r, tt.raw); got != tt.want {
+		if got := ResetDetail(r, tt.raw); got != tt.want {
 			t.Errorf("resetDetail(%q) = %q, want %q", tt.raw, got, tt.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package harness
+package agents
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ const maxStreamLine = 1 << 20
 // streamSignals reads an agent's stream-json output line by line (R7.6): Claude
 // Code's rate_limit_event and result lines say "subscription limit" and "not logged
 // in" more reliably than any screen text, so they are read first.
-type streamSignals struct {
+type StreamSignals struct {
 	// messages: the lines are JSON chat messages (Profile.MessageJSON), read with
 	// pats; otherwise Claude Code stream-json.
 	messages bool
@@ -31,8 +31,14 @@ type streamSignals struct {
 	sig      *limits.Signal
 }
 
-// output is the agentpty Output callback; nil for an agent without stream-json.
-func (s *streamSignals) output() func([]byte) {
+// NewStreamSignals reads the limits an agent whose output is a stream of JSON
+// lines (prof.StreamJSON or prof.MessageJSON) says.
+func NewStreamSignals(prof Profile) *StreamSignals {
+	return &StreamSignals{messages: prof.MessageJSON, pats: prof.Patterns()}
+}
+
+// Output is the agentpty Output callback; nil for an agent without stream-json.
+func (s *StreamSignals) Output() func([]byte) {
 	if s == nil {
 		return nil
 	}
@@ -41,7 +47,7 @@ func (s *streamSignals) output() func([]byte) {
 
 // write splits output into lines and reads each whole line; it runs on the pty's
 // reading goroutine and keeps no reference to p.
-func (s *streamSignals) write(p []byte) {
+func (s *StreamSignals) write(p []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for len(p) > 0 {
@@ -70,7 +76,7 @@ func (s *streamSignals) write(p []byte) {
 }
 
 // parse reads one whole line.
-func (s *streamSignals) parse(line []byte) (limits.Signal, bool) {
+func (s *StreamSignals) parse(line []byte) (limits.Signal, bool) {
 	if s.messages {
 		return s.pats.MatchMessageLine(line)
 	}
@@ -78,7 +84,7 @@ func (s *streamSignals) parse(line []byte) (limits.Signal, bool) {
 }
 
 // signal returns the latest structured signal read so far.
-func (s *streamSignals) signal() (limits.Signal, bool) {
+func (s *StreamSignals) signal() (limits.Signal, bool) {
 	if s == nil {
 		return limits.Signal{}, false
 	}
@@ -92,7 +98,7 @@ func (s *streamSignals) signal() (limits.Signal, bool) {
 
 // agentSignal is what the agent said about its limit or login: a structured
 // stream-json signal first, the profile's screen patterns on the screen's tail second.
-func agentSignal(stream *streamSignals, pats limits.Patterns, tail []byte) (limits.Signal, bool) {
+func AgentSignal(stream *StreamSignals, pats limits.Patterns, tail []byte) (limits.Signal, bool) {
 	if sig, ok := stream.signal(); ok {
 		return sig, true
 	}
@@ -103,12 +109,12 @@ func agentSignal(stream *streamSignals, pats limits.Patterns, tail []byte) (limi
 // named (local time when it named none) and shown in that zone; only what the agent
 // said is shown.
 // resetUnknown is the reset detail when the agent did not say one.
-const resetUnknown = "the agent did not say when it resets"
+const ResetUnknown = "the agent did not say when it resets"
 
-func resetDetail(r *research.Research, raw string) string {
+func ResetDetail(r *research.Research, raw string) string {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
-		return resetUnknown
+		return ResetUnknown
 	}
 	t, ok := limits.ParseReset(raw, r.Now(), time.Local)
 	if !ok {
@@ -119,8 +125,8 @@ func resetDetail(r *research.Research, raw string) string {
 
 // loginAdvice is what a person runs to log the agent in: its program, with Claude
 // Code's own config folder when it has one.
-func loginAdvice(r *research.Research, p sessionPlan) string {
-	if isClaude(p.Profile) {
+func LoginAdvice(r *research.Research, p SessionPlan) string {
+	if IsClaude(p.Profile) {
 		dir := ""
 		if separateClaudeDir(p.ClaudeDir, r.Getenv("HOME")) {
 			dir = p.ClaudeDir

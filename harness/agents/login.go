@@ -1,4 +1,4 @@
-package harness
+package agents
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -23,7 +22,7 @@ var claudeLoginEnv = []string{
 
 // isClaude reports whether a profile starts Claude Code: the shipped profiles, a
 // profile of the claude program, or one that reads Claude Code's screens.
-func isClaude(p agents.Profile) bool {
+func IsClaude(p Profile) bool {
 	return filepath.Base(p.Binary) == "claude" || p.PatternSet == "claude" || p.Name == "claude" || p.Name == "claude-headless"
 }
 
@@ -112,15 +111,15 @@ func readJSON(path string, v any) bool {
 // config folder of its own, where strom can tell without starting it, and Codex
 // (codexNotLoggedIn). It returns the advice for the person and true when the agent
 // has no login.
-func notLoggedIn(ctx context.Context, r *research.Research, p sessionPlan) (string, bool) {
-	if isCodex(p.Profile) {
+func NotLoggedIn(ctx context.Context, r *research.Research, p SessionPlan) (string, bool) {
+	if IsCodex(p.Profile) {
 		return codexNotLoggedIn(ctx, r, p)
 	}
-	if !isClaude(p.Profile) || !separateClaudeDir(p.ClaudeDir, r.Getenv("HOME")) {
+	if !IsClaude(p.Profile) || !separateClaudeDir(p.ClaudeDir, r.Getenv("HOME")) {
 		return "", false
 	}
 	if ClaudeLoggedIn(p.ClaudeDir, r.Getenv) {
 		return "", false
 	}
-	return loginAdvice(r, p), true
+	return LoginAdvice(r, p), true
 }

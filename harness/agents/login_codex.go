@@ -1,4 +1,4 @@
-package harness
+package agents
 
 import (
 	"bytes"
@@ -14,7 +14,6 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/capped"
 	"github.com/strom-research/strom/internal/procgroup"
@@ -38,7 +37,7 @@ type codexConfig struct {
 }
 
 // isCodex reports whether a profile starts Codex, its TUI or codex exec.
-func isCodex(p agents.Profile) bool {
+func IsCodex(p Profile) bool {
 	return filepath.Base(p.Binary) == "codex" || p.PatternSet == "codex" || p.Name == "codex"
 }
 
@@ -57,7 +56,7 @@ func codexHome(r *research.Research) string {
 // `codex login status`, which says "Not logged in" without one. It returns the
 // sentence for the person and true when Codex cannot log in. When strom cannot
 // tell (no codex to ask, an unreadable config) it lets the session find out.
-func codexNotLoggedIn(ctx context.Context, r *research.Research, p sessionPlan) (string, bool) {
+func codexNotLoggedIn(ctx context.Context, r *research.Research, p SessionPlan) (string, bool) {
 	var cfg codexConfig
 	path := filepath.Join(codexHome(r), "config.toml")
 	if _, err := toml.DecodeFile(path, &cfg); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -97,7 +96,7 @@ func codexNotLoggedIn(ctx context.Context, r *research.Research, p sessionPlan) 
 		return "", false
 	}
 	if sig, ok := p.Profile.Patterns().Match(out.String()); ok && sig.Text == "Not logged in" {
-		return loginAdvice(r, p), true
+		return LoginAdvice(r, p), true
 	}
 	return "", false
 }

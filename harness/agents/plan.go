@@ -1,18 +1,17 @@
-package harness
+package agents
 
 import (
 	"time"
 
-	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/statefiles"
 )
 
 // sessionPlan is everything a session needs before it starts.
-type sessionPlan struct {
+type SessionPlan struct {
 	Task        statefiles.Task
-	Profile     agents.Profile
+	Profile     Profile
 	Agent       string // the run's --agent, "" when the settings chose the profile
-	Vars        agents.Vars
+	Vars        Vars
 	Minutes     int
 	Idle        time.Duration
 	Interactive bool

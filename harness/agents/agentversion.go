@@ -1,4 +1,4 @@
-package harness
+package agents
 
 import (
 	"bytes"
@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/capped"
 	"github.com/strom-research/strom/internal/procgroup"
@@ -25,19 +24,19 @@ import (
 const agentVersionTimeout = 2 * time.Minute
 
 // checkAgentVersion refuses to start an agent whose program is of a version the
-// profile does not know the flags of (agents.Profile.Versions), or that does not
+// profile does not know the flags of (Profile.Versions), or that does not
 // say its version: such a client may read the permission flags otherwise, or
 // start with defaults of its own where strom passes none (issue 25). It asks the
 // program the session starts, `program --version`, once for each call, and only
 // when that program is the one the range is of (an override that starts another
 // program is the person's choice); nil means the session may start, ctx's error
 // that the run was stopped meanwhile.
-func checkAgentVersion(ctx context.Context, r *research.Research, p sessionPlan) error {
+func CheckAgentVersion(ctx context.Context, r *research.Research, p SessionPlan) error {
 	prof := p.Profile
-	if prof.Versions == (agents.VersionRange{}) {
+	if prof.Versions == (VersionRange{}) {
 		return nil
 	}
-	argv, err := prof.Argv(agents.Vars{Prompt: "x", PromptFile: "x", Settings: "x", Session: "x", Strom: p.Vars.Strom,
+	argv, err := prof.Argv(Vars{Prompt: "x", PromptFile: "x", Settings: "x", Session: "x", Strom: p.Vars.Strom,
 		Permissions: p.Vars.Permissions, ExtraArgs: p.Vars.ExtraArgs, Command: p.Vars.Command})
 	if err != nil || filepath.Base(argv[0]) != prof.Versions.Program {
 		return nil
@@ -69,10 +68,10 @@ func checkAgentVersion(ctx context.Context, r *research.Research, p sessionPlan)
 		known = prof.Versions.From
 	}
 	advice := m.Say("advice.version")
-	if install := agents.ShippedInstall(prof.Versions.Program); strings.HasPrefix(install, "npm install ") {
+	if install := ShippedInstall(prof.Versions.Program); strings.HasPrefix(install, "npm install ") {
 		advice = m.Say("advice.version_install", messages.Args{"Install": install + "@" + prof.Versions.To})
 	}
-	v, ok := agents.ParseVersion(stdout.String())
+	v, ok := ParseVersion(stdout.String())
 	if runErr != nil || !ok {
 		said := versionSaid(stdout.String() + "\n" + stderr.String())
 		switch {
