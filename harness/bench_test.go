@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strom-research/strom/harness/allow"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/statefiles"
@@ -40,11 +41,11 @@ func BenchmarkBetweenSessions(b *testing.B) {
 		b.Fatal(err)
 	}
 	// The tree's agent.command starts a program: allowed, as a person would.
-	rv, err := Consent(context.Background(), r)
+	rv, err := allow.Consent(context.Background(), r)
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := Allow(context.Background(), r, rv); err != nil {
+	if err := allow.Allow(context.Background(), r, rv); err != nil {
 		b.Fatal(err)
 	}
 	var mu sync.Mutex

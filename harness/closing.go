@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/harness/agents"
+	"github.com/strom-research/strom/harness/allow"
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
@@ -76,7 +77,7 @@ func closeSession(ctx context.Context, r *research.Research, res sessionResult, 
 			}
 		}
 		links := linksUnderStrom(r, changes)
-		res.NotAllowed = notAllowedNow(ctx, r, p)
+		res.NotAllowed = allow.NotAllowedNow(ctx, r, p)
 		msg := commitMessage(r.Messages(), res, task.Title, p.Profile.Name, texts, checks)
 		// A crashed session is committed before the run resolves its sync.
 		if r.Sync != nil {
@@ -229,7 +230,7 @@ func CheckNow(ctx context.Context, r *research.Research) string {
 	if op, err := g.InProgress(ctx); err == nil && op != "" {
 		return r.Messages().Say("run.in_progress", messages.Args{"What": op})
 	}
-	for _, n := range cleanState(ctx, r, allowedCheck(ctx, r)) {
+	for _, n := range cleanState(ctx, r, allow.AllowedCheck(ctx, r)) {
 		return strings.TrimPrefix(n, "failed: ")
 	}
 	return ""

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/harness/ends"
+	"github.com/strom-research/strom/harness/precommit"
 	"github.com/strom-research/strom/internal/testenv"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -144,7 +145,7 @@ func TestQueueLoss(t *testing.T) {
 	same := *before
 	same.Tasks = append([]statefiles.Task(nil), before.Tasks...)
 	loss := func(after *statefiles.Queue, rewordForbidden bool) string {
-		if err := QueueLoss(before, after, rewordForbidden); err != nil {
+		if err := precommit.QueueLoss(before, after, rewordForbidden); err != nil {
 			return err.Error()
 		}
 		return ""

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/strom-research/strom/harness/agents"
+	"github.com/strom-research/strom/harness/allow"
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/messages"
@@ -113,7 +114,7 @@ func Init(ctx context.Context, dir string, opts InitOptions, env research.Env, i
 	// The agent chosen here is the person's choice on this computer: allowed, so
 	// the research they just made is not refused (harness/consent). A clone of it
 	// elsewhere is another research and asks there.
-	if _, err := AllowSetting(ctx, r, "agent.name"); err != nil {
+	if _, err := allow.AllowSetting(ctx, r, "agent.name"); err != nil {
 		return nil, err
 	}
 	return r, nil

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/strom-research/strom/harness/agents"
+	"github.com/strom-research/strom/harness/allow"
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
@@ -207,7 +208,7 @@ func SwitchMode(ctx context.Context, r *research.Research, to string, confirm fu
 	if out == nil {
 		out = func(string) {}
 	}
-	if err := recoverCrash(ctx, r, out, allowedCheck(ctx, r)); err != nil {
+	if err := recoverCrash(ctx, r, out, allow.AllowedCheck(ctx, r)); err != nil {
 		return ms, err
 	}
 	err = r.Tree.Locked(ctx, func() error {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/strom-research/strom/harness/allow"
 	"github.com/strom-research/strom/harness/archives"
 	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/harness/research"
@@ -66,7 +67,7 @@ func archiveProbe(ctx context.Context, r *research.Research, name string) (line,
 		return "", p.Say("run.archive_no_probe", messages.Args{"Setting": setting}), nil
 	}
 	if v.Source == statefiles.FromTree {
-		rv, err := consentOf(ctx, r, s)
+		rv, err := allow.ConsentOf(ctx, r, s)
 		if err != nil {
 			return "", "", err
 		}

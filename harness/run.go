@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/harness/agents"
+	"github.com/strom-research/strom/harness/allow"
 	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/harness/research"
@@ -280,7 +281,7 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, er
 		}
 		// The agent's program reads its own project files at each start: one the
 		// last session (or a merge) wrote and no person allowed starts no session.
-		if err := agentFilesAllowed(ctx, r, plan, o.Terminal != nil); err != nil {
+		if err := allow.AgentFilesAllowed(ctx, r, plan, o.Terminal != nil); err != nil {
 			return stopNow(ends.StopError, r.Messages().Text(err))
 		}
 		p := plan
@@ -298,7 +299,7 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, er
 				continue
 			}
 			task, p.Session = claimed, id
-			if err := agentFilesAllowed(ctx, r, plan, o.Terminal != nil); err != nil {
+			if err := allow.AgentFilesAllowed(ctx, r, plan, o.Terminal != nil); err != nil {
 				return stopNow(ends.StopError, r.Messages().Text(err))
 			}
 		}
@@ -393,7 +394,7 @@ func startAgentWork(ctx context.Context, r *research.Research, o RunOptions, che
 	if err != nil {
 		return fail(err)
 	}
-	rv, err := consentFor(ctx, r, s, o.Agent, o.AgentArgs)
+	rv, err := allow.ConsentFor(ctx, r, s, o.Agent, o.AgentArgs)
 	if err != nil {
 		return fail(err)
 	}

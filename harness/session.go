@@ -12,6 +12,7 @@ import (
 
 	"github.com/strom-research/strom/agentpty"
 	"github.com/strom-research/strom/harness/agents"
+	"github.com/strom-research/strom/harness/allow"
 	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/harness/limits"
@@ -513,7 +514,7 @@ func commitMessage(p *messages.Printer, res sessionResult, title, agent string, 
 		tr = append(tr, gitrepo.Trailer{Key: research.TrailerCheck, Value: c})
 	}
 	if len(res.NotAllowed) > 0 {
-		tr = append(tr, gitrepo.Trailer{Key: TrailerConsent, Value: "not allowed on this computer: " + strings.Join(res.NotAllowed, ", ") + " (strom allow)"})
+		tr = append(tr, gitrepo.Trailer{Key: allow.TrailerConsent, Value: "not allowed on this computer: " + strings.Join(res.NotAllowed, ", ") + " (strom allow)"})
 	}
 	return gitrepo.Message{Subject: subject, Body: body, Trailers: tr}
 }

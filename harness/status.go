@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 
+	"github.com/strom-research/strom/harness/allow"
 	"github.com/strom-research/strom/harness/consent"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
@@ -60,7 +61,7 @@ func ReadStatus(ctx context.Context, r *research.Research) (Status, error) {
 	// Broken settings are reported by the commands that use them; status still shows
 	// the rest.
 	if serr == nil {
-		if rv, err := consentOf(ctx, r, s); err == nil {
+		if rv, err := allow.ConsentOf(ctx, r, s); err == nil {
 			st.consent, st.NotAllowed = rv, rv.NotAllowed
 		}
 		st.Sync = syncStatusOf(ctx, r, s)

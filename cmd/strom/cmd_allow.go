@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/strom-research/strom/harness"
 	"text/tabwriter"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/strom-research/strom/harness/allow"
 	"github.com/strom-research/strom/harness/consent"
 	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
@@ -57,7 +57,7 @@ func (s *sys) allow(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	rv, err := harness.Consent(ctx, r)
+	rv, err := allow.Consent(ctx, r)
 	if err != nil {
 		return err
 	}
@@ -65,7 +65,7 @@ func (s *sys) allow(ctx context.Context) error {
 		fmt.Fprintln(s.stdout, s.say("allow.nothing", messages.Args{"File": rv.File}))
 		return nil
 	}
-	origins, err := harness.ConsentOrigins(ctx, r, rv)
+	origins, err := allow.ConsentOrigins(ctx, r, rv)
 	if err != nil {
 		return err
 	}
@@ -98,7 +98,7 @@ func (s *sys) allow(ctx context.Context) error {
 	if err := s.confirm(s.say("allow.ask", messages.Args{"Count": n, "Path": rv.Research.Path})); err != nil {
 		return err
 	}
-	if err := harness.Allow(ctx, r, rv); err != nil {
+	if err := allow.Allow(ctx, r, rv); err != nil {
 		return err
 	}
 	fmt.Fprintln(s.stdout, s.say("allow.done", messages.Args{"Count": n}))
@@ -158,7 +158,7 @@ func (s *sys) allowRevoke(ctx context.Context, settings []string) error {
 	if err != nil {
 		return err
 	}
-	gone, err := harness.Revoke(ctx, r, settings)
+	gone, err := allow.Revoke(ctx, r, settings)
 	if err != nil {
 		return err
 	}

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/strom-research/strom/harness"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/strom-research/strom/harness/allow"
 	"github.com/strom-research/strom/harness/consent"
 	"github.com/strom-research/strom/harness/gates"
 	"github.com/strom-research/strom/messages"
@@ -284,7 +284,7 @@ func (s *sys) allowSet(ctx context.Context, name string) error {
 		return err
 	}
 	if s.terminal() == nil {
-		rv, err := harness.Consent(ctx, r)
+		rv, err := allow.Consent(ctx, r)
 		if err != nil {
 			return err
 		}
@@ -295,7 +295,7 @@ func (s *sys) allowSet(ctx context.Context, name string) error {
 		}
 		return nil
 	}
-	allowed, err := harness.AllowSetting(ctx, r, name)
+	allowed, err := allow.AllowSetting(ctx, r, name)
 	if err != nil || !allowed {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/agents"
+	"github.com/strom-research/strom/harness/allow"
 	"github.com/strom-research/strom/harness/gates"
 	"github.com/strom-research/strom/harness/gates/claudeusage"
 	"github.com/strom-research/strom/harness/research"
@@ -98,7 +99,7 @@ func gateTestCommand(s *sys) *ffcli.Command {
 			}
 			// Asking Claude Code in the tree's folder of its own starts what that
 			// folder's settings name: only once a person allowed it.
-			if err := harness.RequireAllowed(ctx, r, s.terminal() != nil, "agent.claudeConfigDir"); err != nil {
+			if err := allow.RequireAllowed(ctx, r, s.terminal() != nil, "agent.claudeConfigDir"); err != nil {
 				return err
 			}
 			a := s.asker(r, settings, spec, "")

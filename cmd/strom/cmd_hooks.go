@@ -7,8 +7,8 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
-	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/merge"
+	"github.com/strom-research/strom/harness/precommit"
 	"github.com/strom-research/strom/hooks"
 
 	"github.com/strom-research/strom/messages"
@@ -129,7 +129,7 @@ func hooksPreCommitCommand(s *sys) *ffcli.Command {
 				// Not a research repo: nothing of strom's to check.
 				return nil
 			}
-			return harness.CheckStaged(ctx, r, s.inSession() != "")
+			return precommit.CheckStaged(ctx, r, s.inSession() != "")
 		},
 	}
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
-	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/harness/allow"
 	"github.com/strom-research/strom/harness/gates"
 	"github.com/strom-research/strom/harness/gates/claudeusage"
 	"github.com/strom-research/strom/harness/limits"
@@ -66,7 +66,7 @@ func usageCommand(s *sys) *ffcli.Command {
 					p, _ = claudeusage.ParseArgs(sp.Args)
 				}
 			}
-			if err := harness.RequireAllowed(ctx, r, s.terminal() != nil, "agent.claudeConfigDir"); err != nil {
+			if err := allow.RequireAllowed(ctx, r, s.terminal() != nil, "agent.claudeConfigDir"); err != nil {
 				return err
 			}
 			a := s.asker(r, settings, spec, "claude")

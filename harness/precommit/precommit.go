@@ -1,4 +1,10 @@
-package harness
+// Package precommit is the check the research's pre-commit hook runs on what is
+// staged under .strom/.
+//
+// Its guarantee: no commit a person or an agent makes holds an invalid state file,
+// a queue whose order and shards disagree, a task of HEAD's queue gone, or inside a
+// session a task reworded.
+package precommit
 
 import (
 	"bytes"

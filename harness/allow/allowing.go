@@ -1,4 +1,11 @@
-package harness
+// Package allow is a research's side of consent: which tree settings that start
+// programs, and which of the agents' own project files, a person on this computer
+// allowed for this research (strom allow, strom status, the menu).
+//
+// Its guarantee: a run and a chat start no program that a tree setting names and
+// no person here allowed; a session that changed such a setting says so in its
+// commit (Strom-Consent), and the next run refuses until a person allows.
+package allow
 
 import (
 	"context"
@@ -25,18 +32,18 @@ func Consent(ctx context.Context, r *research.Research) (consent.Review, error) 
 	if err != nil {
 		return consent.Review{}, err
 	}
-	return consentOf(ctx, r, s)
+	return ConsentOf(ctx, r, s)
 }
 
-func consentOf(ctx context.Context, r *research.Research, s statefiles.Settings) (consent.Review, error) {
-	return consentFor(ctx, r, s, "", nil)
+func ConsentOf(ctx context.Context, r *research.Research, s statefiles.Settings) (consent.Review, error) {
+	return ConsentFor(ctx, r, s, "", nil)
 }
 
 // consentFor is consentOf for a command that starts the agent agent (its --agent,
 // "" for the settings' own) with the words args after "--": the tree's agent.name
 // then chooses nothing, and the agent files reviewed are those of the agent that
 // starts.
-func consentFor(ctx context.Context, r *research.Research, s statefiles.Settings, agent string, args []string) (consent.Review, error) {
+func ConsentFor(ctx context.Context, r *research.Research, s statefiles.Settings, agent string, args []string) (consent.Review, error) {
 	sub := consent.Subject{Tree: s.Tree, File: s.TreeFile.Shown, Own: ownSetting(s), Root: r.Tree.Root}
 	if agent != "" {
 		sub.Unused = []string{"agent.name"}
@@ -186,7 +193,7 @@ func RequireAllowed(ctx context.Context, r *research.Research, terminal bool, se
 // allowedCheck is the check command an agent's `strom session close` may run: the
 // resolved check.command, unless it comes from the tree and is not allowed. Then
 // no check runs now; the session's commit runs the one the run started with.
-func allowedCheck(ctx context.Context, r *research.Research) string {
+func AllowedCheck(ctx context.Context, r *research.Research) string {
 	s, err := r.Settings()
 	if err != nil {
 		return ""
@@ -196,7 +203,7 @@ func allowedCheck(ctx context.Context, r *research.Research) string {
 		return ""
 	}
 	if c.Source == statefiles.FromTree {
-		rv, err := consentOf(ctx, r, s)
+		rv, err := ConsentOf(ctx, r, s)
 		if err != nil {
 			return ""
 		}
@@ -212,7 +219,7 @@ func allowedCheck(ctx context.Context, r *research.Research) string {
 // agentFilesAllowed refuses, as a run does at its start, while a project file the
 // plan's agent loads by itself is not allowed: a run keeps the settings it started
 // with, but the agent's program reads its files anew at every start.
-func agentFilesAllowed(ctx context.Context, r *research.Research, p agents.SessionPlan, terminal bool) error {
+func AgentFilesAllowed(ctx context.Context, r *research.Research, p agents.SessionPlan, terminal bool) error {
 	sub := consent.Subject{Root: r.Tree.Root}
 	if !isHome(r.Tree.Root, r.Getenv("HOME")) {
 		sub.Program = agentProgram(p.Profile, p.Vars.ExtraArgs, p.Vars.Command)
@@ -227,12 +234,12 @@ func agentFilesAllowed(ctx context.Context, r *research.Research, p agents.Sessi
 // notAllowedNow names the tree settings that start programs, and the agent's own
 // files, that are not allowed at the end of a session of plan p. The run started
 // with all of them allowed, so these changed while the session worked.
-func notAllowedNow(ctx context.Context, r *research.Research, p agents.SessionPlan) []string {
+func NotAllowedNow(ctx context.Context, r *research.Research, p agents.SessionPlan) []string {
 	s, err := r.Settings()
 	if err != nil {
 		return nil
 	}
-	rv, err := consentFor(ctx, r, s, p.Agent, p.Vars.ExtraArgs)
+	rv, err := ConsentFor(ctx, r, s, p.Agent, p.Vars.ExtraArgs)
 	if err != nil {
 		return nil
 	}
