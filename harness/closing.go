@@ -15,6 +15,7 @@ import (
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
+	"github.com/strom-research/strom/harness/session"
 	"github.com/strom-research/strom/internal/capped"
 	"github.com/strom-research/strom/internal/procgroup"
 	"github.com/strom-research/strom/statefiles"
@@ -220,7 +221,7 @@ func CheckNow(ctx context.Context, r *research.Research) string {
 	if _, err := r.Tree.QueueSummary(ctx); err != nil {
 		return r.Messages().Text(err)
 	}
-	if err := checkRecords(ctx, r); err != nil {
+	if err := session.CheckRecords(ctx, r); err != nil {
 		return r.Messages().Text(err)
 	}
 	g, err := r.Git(ctx)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/harness/precommit"
+	"github.com/strom-research/strom/harness/session"
 	"github.com/strom-research/strom/internal/testenv"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -31,7 +32,7 @@ func TestWindows(t *testing.T) {
 		{5, 5 * time.Minute / 4, 5 * time.Minute / 8},
 	}
 	for _, c := range cases {
-		warn, wrap := Windows(time.Duration(c.minutes) * time.Minute)
+		warn, wrap := session.Windows(time.Duration(c.minutes) * time.Minute)
 		if warn != c.warn || wrap != c.wrap {
 			t.Errorf("%d min: warn %s wrap %s, want %s %s", c.minutes, warn, wrap, c.warn, c.wrap)
 		}
@@ -65,7 +66,7 @@ func TestTimeNote(t *testing.T) {
 		{300 * time.Millisecond, hour, "⏱ less than a second left"},
 	}
 	for _, c := range cases {
-		got := TimeNote(dl.Add(-c.left), dl, c.length)
+		got := session.TimeNote(dl.Add(-c.left), dl, c.length)
 		if c.want == "" && got != "" || c.want != "" && !strings.Contains(got, c.want) {
 			t.Errorf("%s left of %s: %q, want %q", c.left, c.length, got, c.want)
 		}
@@ -84,14 +85,14 @@ func TestTimeLeftAndClock(t *testing.T) {
 		0:                               "time is up",
 		-time.Second:                    "time is up",
 	} {
-		if got := TimeLeft(dl.Add(-left), dl); got != want {
+		if got := session.TimeLeft(dl.Add(-left), dl); got != want {
 			t.Errorf("%s left: %q, want %q", left, got, want)
 		}
 	}
-	if got := ClockAt(dl); got != "10:00:30" {
+	if got := session.ClockAt(dl); got != "10:00:30" {
 		t.Errorf("ClockAt(%s) = %q", dl, got)
 	}
-	if got := ClockAt(dl.Truncate(time.Minute)); got != "10:00" {
+	if got := session.ClockAt(dl.Truncate(time.Minute)); got != "10:00" {
 		t.Errorf("ClockAt on the minute = %q", got)
 	}
 }

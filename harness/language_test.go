@@ -7,6 +7,7 @@ import (
 
 	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/harness/runfiles"
+	"github.com/strom-research/strom/harness/session"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -100,7 +101,7 @@ func TestAgentNotesInCzech(t *testing.T) {
 		{2 * time.Minute, "⏱ zbývá 2 minuty (konec 10:00 UTC)"},
 		{5 * time.Minute, "⏱ v tomto sezení zbývá 5 minut (konec 10:00 UTC)."},
 	} {
-		if got := SayTimeNote(p, dl.Add(-c.left), dl, 60*time.Minute); !strings.HasPrefix(got, c.want) {
+		if got := session.SayTimeNote(p, dl.Add(-c.left), dl, 60*time.Minute); !strings.HasPrefix(got, c.want) {
 			t.Errorf("%v left: %q, want %q…", c.left, got, c.want)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
+	"github.com/strom-research/strom/harness/session"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -264,7 +265,7 @@ func runWorkingError(r *research.Research) error {
 		return messages.Errorf(ErrSessionWorking, "mode.busy_session", messages.Args{"Session": ri.Session, "Task": ri.Task})
 	}
 	if ri != nil && !ri.PausedTill.IsZero() {
-		return messages.Errorf(ErrRunWaiting, "mode.busy_waiting", messages.Args{"PID": ri.PID, "Until": ClockAt(ri.PausedTill.Local()), "Why": ri.PauseWhy})
+		return messages.Errorf(ErrRunWaiting, "mode.busy_waiting", messages.Args{"PID": ri.PID, "Until": session.ClockAt(ri.PausedTill.Local()), "Why": ri.PauseWhy})
 	}
 	return messages.Errorf(ErrSessionWorking, "mode.busy_run", nil)
 }

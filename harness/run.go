@@ -15,6 +15,7 @@ import (
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
+	"github.com/strom-research/strom/harness/session"
 	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
@@ -309,9 +310,9 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, er
 			if res.Commit != "" {
 				rr.Sessions++
 			}
-			var se *AgentStartError
+			var se *session.AgentStartError
 			if errors.As(err, &se) {
-				return stopNow(ends.StopError, r.Messages().Say("stop.agent_not_started", messages.Args{"Program": se.Program, "Cause": se.cause()}))
+				return stopNow(ends.StopError, r.Messages().Say("stop.agent_not_started", messages.Args{"Program": se.Program, "Cause": se.Cause()}))
 			}
 			return stopNow(ends.StopError, r.Messages().Text(err))
 		}

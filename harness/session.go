@@ -18,6 +18,7 @@ import (
 	"github.com/strom-research/strom/harness/limits"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
+	"github.com/strom-research/strom/harness/session"
 	"github.com/strom-research/strom/hooks"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/internal/termsafe"
@@ -90,7 +91,7 @@ func runSession(ctx context.Context, r *research.Research, p agents.SessionPlan,
 	deadline := now.Add(time.Duration(p.Minutes) * time.Minute)
 
 	// Everything the session's commit needs is checked before its task is taken.
-	if err := readyForSession(ctx, r); err != nil {
+	if err := session.ReadyForSession(ctx, r); err != nil {
 		return res, err
 	}
 	if err := statefiles.MkdirAll(sessionsDir(r), 0o755); err != nil {
@@ -98,7 +99,7 @@ func runSession(ctx context.Context, r *research.Research, p agents.SessionPlan,
 	}
 	// The folder is pruned when a run's first session starts and once a day after.
 	if r.Kept.Pruned.IsZero() || now.Sub(r.Kept.Pruned) >= 24*time.Hour {
-		if err := pruneSessions(sessionsDir(r), now, SessionsKeepDays, SessionsKeepBytes); err != nil {
+		if err := session.PruneSessions(sessionsDir(r), now, session.SessionsKeepDays, session.SessionsKeepBytes); err != nil {
 			return res, err
 		}
 		r.Kept.Pruned = now
@@ -177,7 +178,7 @@ func runSession(ctx context.Context, r *research.Research, p agents.SessionPlan,
 	if err != nil {
 		return res, abandon(ctx, r, id, task.ID, err)
 	}
-	transcript, err := openTranscript(filepath.Join(sessionsDir(r), id+".log"), TranscriptMax)
+	transcript, err := session.OpenTranscript(filepath.Join(sessionsDir(r), id+".log"), session.TranscriptMax)
 	if err != nil {
 		return res, abandon(ctx, r, id, task.ID, err)
 	}
@@ -194,10 +195,10 @@ func runSession(ctx context.Context, r *research.Research, p agents.SessionPlan,
 		ev.stream = agents.NewStreamSignals(p.Profile)
 	}
 	fmt.Fprintln(ev.out, r.Messages().Say("run.session_start", messages.Args{"Session": id, "Task": task.ID, "Title": termsafe.Line(task.Title),
-		"Minutes": p.Minutes, "Until": ClockAt(deadline.Local())}))
+		"Minutes": p.Minutes, "Until": session.ClockAt(deadline.Local())}))
 
 	ints := make(chan struct{}, 4)
-	ask := newAppAsk()
+	ask := session.NewAppAsk()
 	sess, err := agentpty.Start(ctx, agentpty.Options{
 		Argv:        argv,
 		Dir:         r.Tree.Root,
@@ -206,7 +207,7 @@ func runSession(ctx context.Context, r *research.Research, p agents.SessionPlan,
 		Transcript:  transcript,
 		ForwardKeys: p.Interactive,
 		OnInterrupt: func() { ints <- struct{}{} },
-		OnKeys:      ask.onKeys,
+		OnKeys:      ask.OnKeys,
 		Output:      ev.stream.Output(),
 		Clock:       r.Clock,
 		TypingClock: clock.Real{},
@@ -217,7 +218,7 @@ func runSession(ctx context.Context, r *research.Research, p agents.SessionPlan,
 		// count toward parking. The task goes back to the queue and the run ends
 		// with what could not be started.
 		os.Remove(transcript.Name())
-		return res, abandon(context.WithoutCancel(ctx), r, id, task.ID, startError(argv, err))
+		return res, abandon(context.WithoutCancel(ctx), r, id, task.ID, session.StartError(argv, err))
 	}
 	r.Marked("agent-started")
 	_ = runfiles.UpdateRun(r, func(ri *runfiles.RunInfo) { ri.AgentPGID = sess.Pid() })
@@ -247,8 +248,8 @@ func agentStopped(msg *messages.Printer, stream *agents.StreamSignals, pats limi
 		}
 		return sessionStats{end: ends.EndNotLoggedIn, detail: sig.Text}, true
 	}
-	if scr, end, ok := personScreen(p, tail); ok {
-		said := sayScreen(msg, p, scr)
+	if scr, end, ok := session.PersonScreen(p, tail); ok {
+		said := session.SayScreen(msg, p, scr)
 		return sessionStats{end: end, detail: said, screen: said}, true
 	}
 	return sessionStats{}, false
@@ -273,7 +274,7 @@ func (st sessionStats) result(res sessionResult) sessionResult {
 }
 
 // watch follows a running agent until it exits, and decides why the session ends.
-func watch(ctx context.Context, r *research.Research, sess *agentpty.Session, p agents.SessionPlan, ev events, ints chan struct{}, ask *appAsk, id string, deadline time.Time) sessionStats {
+func watch(ctx context.Context, r *research.Research, sess *agentpty.Session, p agents.SessionPlan, ev events, ints chan struct{}, ask *session.AppAsk, id string, deadline time.Time) sessionStats {
 	var st sessionStats
 	pats := p.Profile.Patterns()
 	extraGiven, nudgedAt := false, time.Time{}
@@ -291,7 +292,7 @@ func watch(ctx context.Context, r *research.Research, sess *agentpty.Session, p 
 	// with --interactive the first stops at once.
 	ctrlC := func() {
 		hand++
-		appFinishDropped(r, ask, id)
+		session.AppFinishDropped(r, ask, id)
 		if hand > 1 || p.Interactive {
 			stop(ends.EndStoppedByHand, "stopped by hand (Ctrl-C)")
 			return
@@ -309,8 +310,8 @@ func watch(ctx context.Context, r *research.Research, sess *agentpty.Session, p 
 			ctrlC()
 		case <-ev.interrupts: // SIGINT, when no terminal is raw
 			ctrlC()
-		case k := <-ask.keys: // the answer to the app's request to finish
-			appFinishKey(r, ask, id, k, ev.out)
+		case k := <-ask.Keys: // the answer to the app's request to finish
+			session.AppFinishKey(r, ask, id, k, ev.out)
 		case <-time.After(pollEvery):
 		}
 		if st.ended {
@@ -332,7 +333,7 @@ func watch(ctx context.Context, r *research.Research, sess *agentpty.Session, p 
 			}
 		}
 		// The app's request to finish, confirmed in this terminal first.
-		appFinishSeen(r, ask, id, sess.OnTerminal(), ev.out)
+		session.AppFinishSeen(r, ask, id, sess.OnTerminal(), ev.out)
 		// A request to finish, a person's or a watching condition's: the agent sees
 		// it at its next strom command; an agent we can type into is also told.
 		if f, ok := runfiles.FinishRequested(r, id); ok {
@@ -348,7 +349,7 @@ func watch(ctx context.Context, r *research.Research, sess *agentpty.Session, p 
 			continue
 		}
 		// Typed text from strom session send.
-		deliverSends(r, id, sess)
+		session.DeliverSends(r, id, sess)
 
 		// Subscription limit or login trouble on the screen.
 		if last := sess.LastOutput(); last.After(lastScan) {
@@ -423,7 +424,7 @@ exited:
 		if !status.Signaled() && (status.Code == 126 || status.Code == 127) {
 			// A shell's "cannot execute" and "not found" (POSIX): the program the
 			// agent's line names never started (agentstart.go).
-			st.notStarted, st.detail = true, notStartedDetail(status.String(), sess.Tail())
+			st.notStarted, st.detail = true, session.NotStartedDetail(status.String(), sess.Tail())
 		}
 		return st
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
+	"github.com/strom-research/strom/harness/session"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -46,7 +47,7 @@ func TestSessionIDPaths(t *testing.T) {
 	if err := runfiles.RequestClose(r, escape, "done"); !errors.Is(err, runfiles.ErrNotLiveSession) {
 		t.Errorf("RequestClose(%q) = %v, want ErrNotLiveSession", escape, err)
 	}
-	if err := RequestSend(r, escape, Send{Text: "hi"}); !errors.Is(err, runfiles.ErrNotLiveSession) {
+	if err := session.RequestSend(r, escape, session.Send{Text: "hi"}); !errors.Is(err, runfiles.ErrNotLiveSession) {
 		t.Errorf("RequestSend(%q) = %v, want ErrNotLiveSession", escape, err)
 	}
 	runfiles.NoteActivity(r, escape)

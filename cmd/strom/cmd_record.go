@@ -12,6 +12,7 @@ import (
 
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
+	"github.com/strom-research/strom/harness/session"
 	"github.com/strom-research/strom/messages"
 
 	"github.com/strom-research/strom/harness"
@@ -160,7 +161,7 @@ func showSessionTask(ctx context.Context, s *sys) error {
 	printOlder(s, t.ID, 1, older)
 	if dl, err := time.Parse(time.RFC3339, s.getenv("STROM_DEADLINE")); err == nil {
 		fmt.Fprintf(s.stdout, "\n%s\n", s.msg().Say("task.session_ends", messages.Args{"Session": ref.Session,
-			"Ends": harness.ClockAt(dl.UTC()), "Left": harness.SayTimeLeft(s.msg(), r.Now(), dl)}))
+			"Ends": session.ClockAt(dl.UTC()), "Left": session.SayTimeLeft(s.msg(), r.Now(), dl)}))
 	}
 	return nil
 }
@@ -193,7 +194,7 @@ func sessionNotes(s *sys) []string {
 		if mins <= 0 {
 			mins = 60
 		}
-		if n := harness.SayTimeNote(s.msg(), s.clock().Now(), dl, time.Duration(mins)*time.Minute); n != "" {
+		if n := session.SayTimeNote(s.msg(), s.clock().Now(), dl, time.Duration(mins)*time.Minute); n != "" {
 			notes = append(notes, n)
 		}
 	}

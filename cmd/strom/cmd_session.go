@@ -17,6 +17,7 @@ import (
 	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
+	"github.com/strom-research/strom/harness/session"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
@@ -125,7 +126,7 @@ func shortTitle(title string) string {
 // line is how strom session list shows a live session.
 func (l liveSession) line(p *messages.Printer, now time.Time) string {
 	out := fmt.Sprintf("%d  %s  %s  %s", l.N, l.Name, l.Session, p.Say("session.left_until",
-		messages.Args{"Left": harness.SayTimeLeft(p, now, l.Deadline), "Until": harness.ClockAt(l.Deadline.Local())}))
+		messages.Args{"Left": session.SayTimeLeft(p, now, l.Deadline), "Until": session.ClockAt(l.Deadline.Local())}))
 	if l.Finish != nil {
 		if l.Finish.Person() {
 			out += "  " + p.Say("session.finish_requested")
@@ -272,7 +273,7 @@ func sessionSendCommand(s *sys) *ffcli.Command {
 			if err := s.personOnly("strom session send"); err != nil {
 				return err
 			}
-			var snd harness.Send
+			var snd session.Send
 			switch {
 			case *keys:
 				if *noEnter || *paste {
@@ -291,7 +292,7 @@ func sessionSendCommand(s *sys) *ffcli.Command {
 				if len(args) != 2 {
 					return s.usage("usage.session.send.text")
 				}
-				snd = harness.Send{Text: args[1], NoEnter: *noEnter, Paste: *paste}
+				snd = session.Send{Text: args[1], NoEnter: *noEnter, Paste: *paste}
 			}
 			if err := s.namedSessions(args[:1]); err != nil {
 				return err
@@ -304,7 +305,7 @@ func sessionSendCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			if err := harness.RequestSend(r, l.Session, snd); err != nil {
+			if err := session.RequestSend(r, l.Session, snd); err != nil {
 				return err
 			}
 			if *keys {

@@ -1,4 +1,4 @@
-package harness
+package session
 
 import (
 	"fmt"
@@ -12,21 +12,23 @@ import (
 // appAsk is the run's side of the app's "Finish and stop" (R7.3): the request is
 // confirmed in the research's terminal before it becomes a finish request. While
 // the question is open, the person's next keys answer it and do not reach the agent.
-type appAsk struct {
+type AppAsk struct {
 	pending atomic.Bool
-	keys    chan byte
+	// Keys are the keys a person typed while the question was asked.
+	Keys chan byte
 }
 
-func newAppAsk() *appAsk { return &appAsk{keys: make(chan byte, 8)} }
+// NewAppAsk is the question of the app's request to finish, not asked yet.
+func NewAppAsk() *AppAsk { return &AppAsk{Keys: make(chan byte, 8)} }
 
-// onKeys is the session's key hook: while a question is open it takes the keys.
-func (a *appAsk) onKeys(p []byte) bool {
+// OnKeys is the session's key hook: while a question is open it takes the keys.
+func (a *AppAsk) OnKeys(p []byte) bool {
 	if !a.pending.Load() {
 		return false
 	}
 	for _, k := range p {
 		select {
-		case a.keys <- k:
+		case a.Keys <- k:
 		default: // enough keys queued to answer
 		}
 	}
@@ -38,7 +40,7 @@ const AppFinishQuestion = "The app asks this session to finish — finish it? [Y
 
 // appFinishSeen looks for the app's request. Without a terminal to ask, the request
 // is a finish request at once; with one, the question is put.
-func appFinishSeen(r *research.Research, a *appAsk, id string, onTerminal bool, out io.Writer) {
+func AppFinishSeen(r *research.Research, a *AppAsk, id string, onTerminal bool, out io.Writer) {
 	if a.pending.Load() {
 		return
 	}
@@ -55,7 +57,7 @@ func appFinishSeen(r *research.Research, a *appAsk, id string, onTerminal bool, 
 
 // appFinishKey takes one key of the answer: Enter or y is yes, n or Esc is no;
 // other keys are ignored and the question stays open.
-func appFinishKey(r *research.Research, a *appAsk, id string, k byte, out io.Writer) {
+func AppFinishKey(r *research.Research, a *AppAsk, id string, k byte, out io.Writer) {
 	if !a.pending.Load() {
 		return
 	}
@@ -71,13 +73,13 @@ func appFinishKey(r *research.Research, a *appAsk, id string, k byte, out io.Wri
 
 // appFinishDropped closes an open question without an answer: the session is being
 // asked to finish (or stopped) another way.
-func appFinishDropped(r *research.Research, a *appAsk, id string) {
+func AppFinishDropped(r *research.Research, a *AppAsk, id string) {
 	a.pending.Store(false)
 	os.Remove(runfiles.RequestFile(r, runfiles.AppFinishRequest, id))
 }
 
-func appFinishAnswered(r *research.Research, a *appAsk, id string, yes bool, out io.Writer) {
-	appFinishDropped(r, a, id)
+func appFinishAnswered(r *research.Research, a *AppAsk, id string, yes bool, out io.Writer) {
+	AppFinishDropped(r, a, id)
 	if !yes {
 		fmt.Fprint(out, "The session works on; the app's request is dropped.\r\n")
 		return

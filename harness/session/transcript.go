@@ -1,4 +1,4 @@
-package harness
+package session
 
 import (
 	"errors"
@@ -41,7 +41,7 @@ type transcript struct {
 	err     error
 }
 
-func openTranscript(path string, limit int64) (*transcript, error) {
+func OpenTranscript(path string, limit int64) (*transcript, error) {
 	f, err := statefiles.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open transcript: %w", err)
@@ -161,7 +161,7 @@ func byteSize(n int64) string {
 // pruneSessions removes the files of sessions older than keepDays days (by the time
 // in their session id) and then, while the folder holds more than keepBytes, those of
 // the oldest sessions. Files whose names are no session id are left alone.
-func pruneSessions(dir string, now time.Time, keepDays int, keepBytes int64) error {
+func PruneSessions(dir string, now time.Time, keepDays int, keepBytes int64) error {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil

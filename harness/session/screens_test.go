@@ -1,4 +1,4 @@
-package harness
+package session
 
 import (
 	"testing"
@@ -37,7 +37,7 @@ func TestPersonScreen(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			scr, end, ok := personScreen(tc.plan, []byte(tc.screen))
+			scr, end, ok := PersonScreen(tc.plan, []byte(tc.screen))
 			if ok != tc.want || end != tc.wantEnd {
 				t.Fatalf("personScreen = %+v, %v, %v; want %v, %v", scr, end, ok, tc.wantEnd, tc.want)
 			}
@@ -58,15 +58,15 @@ func TestSayScreen(t *testing.T) {
 	}
 	const trust = "Accessing workspace:\n/home/anna/research\nQuick safety check: Is this a project you created or one you trust?\n❯ 1. Yes, I trust this folder\n  2. No, exit\n"
 	plan := agents.SessionPlan{Profile: claude}
-	scr, _, ok := personScreen(plan, []byte(trust))
+	scr, _, ok := PersonScreen(plan, []byte(trust))
 	if !ok {
 		t.Fatal("no trust screen")
 	}
-	if got := sayScreen(messages.For(messages.English), plan, scr); got != scr.Advice {
+	if got := SayScreen(messages.For(messages.English), plan, scr); got != scr.Advice {
 		t.Errorf("English: %q, limits says %q", got, scr.Advice)
 	}
 	want := "Claude Code fragt, ob es /home/anna/research vertrauen soll: `claude` einmal in diesem Ordner starten, die Frage nach dem Vertrauen beantworten, dann strom erneut ausführen."
-	if got := sayScreen(messages.For(messages.German), plan, scr); got != want {
+	if got := SayScreen(messages.For(messages.German), plan, scr); got != want {
 		t.Errorf("German: %q, want %q", got, want)
 	}
 }

@@ -1,4 +1,4 @@
-package harness
+package session
 
 import (
 	"context"
@@ -22,14 +22,14 @@ import (
 // settings), and git can commit (nothing in progress, no lock held, HEAD on a
 // branch, the git dir writable). The first failure comes back as one sentence;
 // nothing has changed then, and no agent starts.
-func readyForSession(ctx context.Context, r *research.Research) error {
+func ReadyForSession(ctx context.Context, r *research.Research) error {
 	// The queue whole: queue.json and every task's file (a set of files validated
 	// before costs their hash), queue.json made to follow the files where a hand
 	// edit or a merge made them disagree.
 	if err := r.Tree.HealQueue(); err != nil {
 		return err
 	}
-	if err := checkRecords(ctx, r); err != nil {
+	if err := CheckRecords(ctx, r); err != nil {
 		return err
 	}
 	if _, err := r.Tree.LoadPark(); err != nil {
@@ -94,7 +94,7 @@ func checkFilters(ctx context.Context, r *research.Research, g *gitrepo.Repo) er
 // status of .strom's records): what was committed was checked on its way in, and
 // what a command reads it validates; a file broken by hand since would stop the
 // session's commit after the agent worked.
-func checkRecords(ctx context.Context, r *research.Research) error {
+func CheckRecords(ctx context.Context, r *research.Research) error {
 	g, err := r.Git(ctx)
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package harness
+package session
 
 import (
 	"errors"
@@ -20,13 +20,13 @@ type AgentStartError struct {
 }
 
 func (e *AgentStartError) Error() string {
-	return fmt.Sprintf("start the agent: %s: %s — no session ran; check its program (agent.name, agent.command or the words after --)", e.Program, e.cause())
+	return fmt.Sprintf("start the agent: %s: %s — no session ran; check its program (agent.name, agent.command or the words after --)", e.Program, e.Cause())
 }
 
 func (e *AgentStartError) Unwrap() error { return e.Err }
 
-// cause is the system's reason in a person's words.
-func (e *AgentStartError) cause() string {
+// Cause is the system's reason in a person's words.
+func (e *AgentStartError) Cause() string {
 	var errno syscall.Errno
 	switch {
 	case errors.Is(e.Err, exec.ErrNotFound):
@@ -40,7 +40,7 @@ func (e *AgentStartError) cause() string {
 }
 
 // startError describes a failed start of argv.
-func startError(argv []string, err error) error {
+func StartError(argv []string, err error) error {
 	prog := "(no program)"
 	if len(argv) > 0 {
 		prog = argv[0]
@@ -54,7 +54,7 @@ func startError(argv []string, err error) error {
 
 // notStartedDetail is the sentence for an agent whose shell could not start the
 // program it names: the exit and the shell's last words ("sh: 1: ./x.sh: not found").
-func notStartedDetail(status string, tail []byte) string {
+func NotStartedDetail(status string, tail []byte) string {
 	last := ""
 	for _, l := range strings.Split(limits.StripVT(string(tail)), "\n") {
 		if l = strings.TrimSpace(l); l != "" {

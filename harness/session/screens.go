@@ -1,4 +1,4 @@
-package harness
+package session
 
 import (
 	"strings"
@@ -22,7 +22,7 @@ import (
 //
 // Codex's TUI shows two such screens: "Trust this folder?" and its sign-in menu;
 // both Codex and codex exec wait for ever for a network they cannot reach.
-func personScreen(p agents.SessionPlan, tail []byte) (limits.Screen, ends.End, bool) {
+func PersonScreen(p agents.SessionPlan, tail []byte) (limits.Screen, ends.End, bool) {
 	// A person at the keyboard (strom run --interactive, a chat) answers the
 	// screens; only Claude Code shows them.
 	if p.Interactive || p.Profile.StreamJSON {
@@ -52,7 +52,7 @@ func personScreen(p agents.SessionPlan, tail []byte) (limits.Screen, ends.End, b
 // sayScreen is a screen's advice in the person's language: screen.claude.trust,
 // screen.codex.login, …; limits writes it in English (it knows no catalogs), and
 // the folder a trust question names is read back out of that sentence.
-func sayScreen(p *messages.Printer, prof agents.SessionPlan, scr limits.Screen) string {
+func SayScreen(p *messages.Printer, prof agents.SessionPlan, scr limits.Screen) string {
 	agent := "claude"
 	if agents.IsCodex(prof.Profile) {
 		agent = "codex"

@@ -1,4 +1,4 @@
-package harness
+package session
 
 import (
 	"bytes"
@@ -31,7 +31,7 @@ func TestTranscriptKeepsHeadAndTail(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), "s.log")
-			tr, err := openTranscript(path, 1000)
+			tr, err := OpenTranscript(path, 1000)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,7 +102,7 @@ func TestPruneSessions(t *testing.T) {
 	write(newer+".log", 300)
 	write(newest+".log", 300)
 	write("notes.txt", 5000)
-	if err := pruneSessions(dir, now, 90, 1000); err != nil {
+	if err := PruneSessions(dir, now, 90, 1000); err != nil {
 		t.Fatal(err)
 	}
 	var left []string

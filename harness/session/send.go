@@ -1,4 +1,4 @@
-package harness
+package session
 
 import (
 	"encoding/json"
@@ -44,7 +44,7 @@ func RequestSend(r *research.Research, session string, snd Send) error {
 }
 
 // deliverSends types what strom session send left for this session.
-func deliverSends(r *research.Research, id string, sess *agentpty.Session) {
+func DeliverSends(r *research.Research, id string, sess *agentpty.Session) {
 	matches, _ := filepath.Glob(r.Tree.Path(statefiles.RunDir, "send-"+id+"-*"))
 	sort.Strings(matches)
 	for _, m := range matches {
