@@ -27,7 +27,7 @@ func MergedAgents(s statefiles.Settings) map[string]json.RawMessage {
 	return out
 }
 
-// agentProfile resolves the agent a research works with: override, else the
+// AgentProfile resolves the agent a research works with: override, else the
 // setting agent.name, else claude; Claude Code headless when agent.claudeMode says so.
 func AgentProfile(r *research.Research, s statefiles.Settings, override string) (Profile, error) {
 	name := override

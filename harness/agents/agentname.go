@@ -2,7 +2,7 @@ package agents
 
 import "os/exec"
 
-// installedAgents is the order in which strom init picks an agent.
+// InstalledAgents is the order in which strom init picks an agent.
 var InstalledAgents = []string{"claude", "codex", "opencode", "grok"}
 
 // DetectAgent returns the first agent CLI installed on this computer, or claude when

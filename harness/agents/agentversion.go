@@ -23,7 +23,7 @@ import (
 // no reason to stop a run.
 const agentVersionTimeout = 2 * time.Minute
 
-// checkAgentVersion refuses to start an agent whose program is of a version the
+// CheckAgentVersion refuses to start an agent whose program is of a version the
 // profile does not know the flags of (Profile.Versions), or that does not
 // say its version: such a client may read the permission flags otherwise, or
 // start with defaults of its own where strom passes none (issue 25). It asks the

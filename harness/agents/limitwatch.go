@@ -16,7 +16,7 @@ import (
 // than this is skipped rather than held in memory.
 const maxStreamLine = 1 << 20
 
-// streamSignals reads an agent's stream-json output line by line (R7.6): Claude
+// StreamSignals reads an agent's stream-json output line by line (R7.6): Claude
 // Code's rate_limit_event and result lines say "subscription limit" and "not logged
 // in" more reliably than any screen text, so they are read first.
 type StreamSignals struct {
@@ -96,7 +96,7 @@ func (s *StreamSignals) signal() (limits.Signal, bool) {
 	return *s.sig, true
 }
 
-// agentSignal is what the agent said about its limit or login: a structured
+// AgentSignal is what the agent said about its limit or login: a structured
 // stream-json signal first, the profile's screen patterns on the screen's tail second.
 func AgentSignal(stream *StreamSignals, pats limits.Patterns, tail []byte) (limits.Signal, bool) {
 	if sig, ok := stream.signal(); ok {
@@ -123,7 +123,7 @@ func ResetDetail(r *research.Research, raw string) string {
 	return limits.DescribeReset(t, nil)
 }
 
-// loginAdvice is what a person runs to log the agent in: its program, with Claude
+// LoginAdvice is what a person runs to log the agent in: its program, with Claude
 // Code's own config folder when it has one.
 func LoginAdvice(r *research.Research, p SessionPlan) string {
 	if IsClaude(p.Profile) {

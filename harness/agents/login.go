@@ -20,7 +20,7 @@ var claudeLoginEnv = []string{
 	"ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN",
 }
 
-// isClaude reports whether a profile starts Claude Code: the shipped profiles, a
+// IsClaude reports whether a profile starts Claude Code: the shipped profiles, a
 // profile of the claude program, or one that reads Claude Code's screens.
 func IsClaude(p Profile) bool {
 	return filepath.Base(p.Binary) == "claude" || p.PatternSet == "claude" || p.Name == "claude" || p.Name == "claude-headless"
@@ -107,7 +107,7 @@ func readJSON(path string, v any) bool {
 	return err == nil && json.Unmarshal(data, v) == nil
 }
 
-// notLoggedIn is R7.7's check before the first session: Claude Code with a
+// NotLoggedIn is R7.7's check before the first session: Claude Code with a
 // config folder of its own, where strom can tell without starting it, and Codex
 // (codexNotLoggedIn). It returns the advice for the person and true when the agent
 // has no login.

@@ -36,7 +36,7 @@ type codexConfig struct {
 	} `toml:"model_providers"`
 }
 
-// isCodex reports whether a profile starts Codex, its TUI or codex exec.
+// IsCodex reports whether a profile starts Codex, its TUI or codex exec.
 func IsCodex(p Profile) bool {
 	return filepath.Base(p.Binary) == "codex" || p.PatternSet == "codex" || p.Name == "codex"
 }

@@ -6,7 +6,7 @@ import (
 	"github.com/strom-research/strom/statefiles"
 )
 
-// sessionPlan is everything a session needs before it starts.
+// SessionPlan is everything a session needs before it starts.
 type SessionPlan struct {
 	Task        statefiles.Task
 	Profile     Profile

@@ -39,7 +39,7 @@ func ConsentOf(ctx context.Context, r *research.Research, s statefiles.Settings)
 	return ConsentFor(ctx, r, s, "", nil)
 }
 
-// consentFor is consentOf for a command that starts the agent agent (its --agent,
+// ConsentFor is consentOf for a command that starts the agent agent (its --agent,
 // "" for the settings' own) with the words args after "--": the tree's agent.name
 // then chooses nothing, and the agent files reviewed are those of the agent that
 // starts.
@@ -190,7 +190,7 @@ func RequireAllowed(ctx context.Context, r *research.Research, terminal bool, se
 	return rv.Err(terminal)
 }
 
-// allowedCheck is the check command an agent's `strom session close` may run: the
+// AllowedCheck is the check command an agent's `strom session close` may run: the
 // resolved check.command, unless it comes from the tree and is not allowed. Then
 // no check runs now; the session's commit runs the one the run started with.
 func AllowedCheck(ctx context.Context, r *research.Research) string {
@@ -216,7 +216,7 @@ func AllowedCheck(ctx context.Context, r *research.Research) string {
 	return c.Value
 }
 
-// agentFilesAllowed refuses, as a run does at its start, while a project file the
+// AgentFilesAllowed refuses, as a run does at its start, while a project file the
 // plan's agent loads by itself is not allowed: a run keeps the settings it started
 // with, but the agent's program reads its files anew at every start.
 func AgentFilesAllowed(ctx context.Context, r *research.Research, p agents.SessionPlan, terminal bool) error {
@@ -231,7 +231,7 @@ func AgentFilesAllowed(ctx context.Context, r *research.Research, p agents.Sessi
 	return rv.Err(terminal)
 }
 
-// notAllowedNow names the tree settings that start programs, and the agent's own
+// NotAllowedNow names the tree settings that start programs, and the agent's own
 // files, that are not allowed at the end of a session of plan p. The run started
 // with all of them allowed, so these changed while the session worked.
 func NotAllowedNow(ctx context.Context, r *research.Research, p agents.SessionPlan) []string {

@@ -16,7 +16,7 @@ import (
 // the file and its versions, e.g. "queue.json 2 to 3".
 const TrailerMigrate = "Strom-Migrate"
 
-// commitMigration is the tree's OnMigrate: the commit of a migrated queue, its own,
+// CommitMigration is the tree's OnMigrate: the commit of a migrated queue, its own,
 // with only the queue's files (the shards written, the task files of version 2
 // removed; and .strom/.gitattributes, when it is strom's older one, so that the
 // shards merge with strom's driver). The caller holds the lock.
@@ -44,7 +44,7 @@ func CommitMigration(r *Research, from, to, tasks int) error {
 	return err
 }
 
-// headQueue is the tree's HeadQueue: the queue as HEAD has it, read from its files
+// HeadQueue is the tree's HeadQueue: the queue as HEAD has it, read from its files
 // of any version extracted from HEAD (nil when HEAD has no queue.json).
 func HeadQueue(r *Research) (*statefiles.Queue, error) {
 	ctx := context.Background()
@@ -78,7 +78,7 @@ func olderAttributes() string {
 	return strings.Join(out, "")
 }
 
-// queuePaths are the queue's files in a commit, in either layout: queue.json
+// QueuePaths are the queue's files in a commit, in either layout: queue.json
 // alone (version 1), or queue.json with the tasks under tasks/ (a file per task in
 // version 2, files of a hundred in version 3).
 var QueuePaths = []string{statefiles.DirName + "/" + statefiles.QueueFile, statefiles.DirName + "/tasks"}

@@ -17,7 +17,7 @@ import (
 // "progress.jsonl to progress/".
 const progressMigration = "progress to " + statefiles.RecordsDir + "/"
 
-// commitProgressMigration is the tree's OnMigrateProgress: the commit of the
+// CommitProgressMigration is the tree's OnMigrateProgress: the commit of the
 // records moved from an older strom's .strom/progress.jsonl and segments into
 // .strom/records/, its own, with only those files (and .strom/.gitattributes,
 // when it is one strom wrote before, so that the files of records merge with
@@ -75,7 +75,7 @@ var earlierAttributes = []string{
 	"",
 }
 
-// olderStromAttributes reports whether a .strom/.gitattributes is one an older
+// OlderStromAttributes reports whether a .strom/.gitattributes is one an older
 // strom wrote: not today's, and every line of it a line of today's or of an
 // earlier strom's. A file a person changed is left alone.
 func OlderStromAttributes(old string) bool {

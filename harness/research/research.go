@@ -165,7 +165,7 @@ func ValidSessionID(id string) bool {
 	return true
 }
 
-// safeMessage is msg as strom commits it: git log prints a commit's message to a
+// SafeMessage is msg as strom commits it: git log prints a commit's message to a
 // terminal raw, so the outside text it carries (a title, records, a gate's words)
 // has its control characters escaped as strom prints them (termsafe): the
 // subject and each trailer's value on one line, the body's lines each kept.

@@ -94,7 +94,7 @@ func RunFinishRequested(r *research.Research) bool {
 	return ok
 }
 
-// clearRunRequests removes the run's own requests, at its start and its end.
+// ClearRunRequests removes the run's own requests, at its start and its end.
 func ClearRunRequests(r *research.Research) {
 	os.Remove(RequestFile(r, "finish", runRequest))
 }

@@ -104,7 +104,7 @@ func LiveRun(r *research.Research) (*RunInfo, error) {
 	return ri, nil
 }
 
-// requestFile names a request file for a session: close-<id>, finish-<id>,
+// RequestFile names a request file for a session: close-<id>, finish-<id>,
 // stop-<id> or active-<id>. Writers check the id first (ValidSessionID).
 func RequestFile(r *research.Research, kind, session string) string {
 	return r.Tree.Path(statefiles.RunDir, kind+"-"+session)
@@ -115,7 +115,7 @@ func RequestClose(r *research.Research, session, why string) error {
 	return WriteRequest(r, "close", session, why)
 }
 
-// writeRequest leaves a request for the running harness: atomic, so the harness
+// WriteRequest leaves a request for the running harness: atomic, so the harness
 // never reads half of it, but not fsynced — a request outlives no crash (recovery
 // commits the session whatever was asked).
 func WriteRequest(r *research.Research, kind, session, why string) error {
@@ -153,7 +153,7 @@ func ClearRequests(r *research.Research, session string) {
 // ErrRunning means another run works in this research repo.
 var ErrRunning = errors.New("another strom run is working in this research repo")
 
-// lockRun takes the run lock for the life of the run. The lock dies with the
+// LockRun takes the run lock for the life of the run. The lock dies with the
 // process, so a crashed run never blocks the next one.
 func LockRun(r *research.Research) (func(), error) {
 	path := r.Tree.Path(statefiles.RunDir, "run.lock")
@@ -205,7 +205,7 @@ func UpdateRun(r *research.Research, fn func(*RunInfo)) error {
 	return SaveRun(r, ri)
 }
 
-// appFinishRequest names the app's request to finish a session, which the run's
+// AppFinishRequest names the app's request to finish a session, which the run's
 // terminal confirms before it becomes a finish request (R7.3).
 const AppFinishRequest = "app-finish"
 

@@ -39,7 +39,7 @@ func (e *AgentStartError) Cause() string {
 	return e.Err.Error()
 }
 
-// startError describes a failed start of argv.
+// StartError describes a failed start of argv.
 func StartError(argv []string, err error) error {
 	prog := "(no program)"
 	if len(argv) > 0 {
@@ -52,7 +52,7 @@ func StartError(argv []string, err error) error {
 	return &AgentStartError{Program: prog, Err: err}
 }
 
-// notStartedDetail is the sentence for an agent whose shell could not start the
+// NotStartedDetail is the sentence for an agent whose shell could not start the
 // program it names: the exit and the shell's last words ("sh: 1: ./x.sh: not found").
 func NotStartedDetail(status string, tail []byte) string {
 	last := ""

@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 )
 
-// appAsk is the run's side of the app's "Finish and stop" (R7.3): the request is
+// AppAsk is the run's side of the app's "Finish and stop" (R7.3): the request is
 // confirmed in the research's terminal before it becomes a finish request. While
 // the question is open, the person's next keys answer it and do not reach the agent.
 type AppAsk struct {
@@ -38,7 +38,7 @@ func (a *AppAsk) OnKeys(p []byte) bool {
 // AppFinishQuestion is what the run's terminal asks when the app asks to finish.
 const AppFinishQuestion = "The app asks this session to finish — finish it? [Y/n] "
 
-// appFinishSeen looks for the app's request. Without a terminal to ask, the request
+// AppFinishSeen looks for the app's request. Without a terminal to ask, the request
 // is a finish request at once; with one, the question is put.
 func AppFinishSeen(r *research.Research, a *AppAsk, id string, onTerminal bool, out io.Writer) {
 	if a.pending.Load() {
@@ -55,7 +55,7 @@ func AppFinishSeen(r *research.Research, a *AppAsk, id string, onTerminal bool, 
 	a.pending.Store(true)
 }
 
-// appFinishKey takes one key of the answer: Enter or y is yes, n or Esc is no;
+// AppFinishKey takes one key of the answer: Enter or y is yes, n or Esc is no;
 // other keys are ignored and the question stays open.
 func AppFinishKey(r *research.Research, a *AppAsk, id string, k byte, out io.Writer) {
 	if !a.pending.Load() {
@@ -71,7 +71,7 @@ func AppFinishKey(r *research.Research, a *AppAsk, id string, k byte, out io.Wri
 	}
 }
 
-// appFinishDropped closes an open question without an answer: the session is being
+// AppFinishDropped closes an open question without an answer: the session is being
 // asked to finish (or stopped) another way.
 func AppFinishDropped(r *research.Research, a *AppAsk, id string) {
 	a.pending.Store(false)

@@ -3,7 +3,7 @@
 // left (R7.2), the screens an agent shows a person, what a person sends it, the
 // app's request to finish (R7.3) and the transcript kept of it all.
 //
-// Its guarantee: what the agent wrote to its terminal is kept in the session's
-// transcript, at most the set size, and the sessions folder is pruned by age and
-// size, never a live session's file.
+// Its guarantee: a session's transcript keeps at most TranscriptMax bytes of the
+// agent's output, and the sessions folder at most SessionsKeepDays days and
+// SessionsKeepBytes, the oldest sessions going first.
 package session

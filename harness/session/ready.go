@@ -17,7 +17,7 @@ import (
 	"github.com/strom-research/strom/statefiles"
 )
 
-// readyForSession checks everything a session's commit needs, before a task is
+// ReadyForSession checks everything a session's commit needs, before a task is
 // taken: every state file reads and validates (queue, progress, park, mode, the
 // settings), and git can commit (nothing in progress, no lock held, HEAD on a
 // branch, the git dir writable). The first failure comes back as one sentence;
@@ -90,7 +90,7 @@ func checkFilters(ctx context.Context, r *research.Research, g *gitrepo.Repo) er
 	return nil
 }
 
-// checkRecords validates the records' files changed since the last commit (git
+// CheckRecords validates the records' files changed since the last commit (git
 // status of .strom's records): what was committed was checked on its way in, and
 // what a command reads it validates; a file broken by hand since would stop the
 // session's commit after the agent worked.

@@ -16,7 +16,7 @@ import (
 // command the person would refuse. The session ends with the screen's advice,
 // one sentence saying what to run once by hand, and the run stops for a person.
 
-// personScreen reports a screen on the agent's output that needs a person, and
+// PersonScreen reports a screen on the agent's output that needs a person, and
 // how the session ends for it: a login screen means the agent is not logged in,
 // any other screen that the agent failed to get going.
 //
@@ -49,7 +49,7 @@ func PersonScreen(p agents.SessionPlan, tail []byte) (limits.Screen, ends.End, b
 	return scr, ends.EndAgentFailed, true
 }
 
-// sayScreen is a screen's advice in the person's language: screen.claude.trust,
+// SayScreen is a screen's advice in the person's language: screen.claude.trust,
 // screen.codex.login, …; limits writes it in English (it knows no catalogs), and
 // the folder a trust question names is read back out of that sentence.
 func SayScreen(p *messages.Printer, prof agents.SessionPlan, scr limits.Screen) string {

@@ -43,7 +43,7 @@ func RequestSend(r *research.Research, session string, snd Send) error {
 	return nil
 }
 
-// deliverSends types what strom session send left for this session.
+// DeliverSends types what strom session send left for this session.
 func DeliverSends(r *research.Research, id string, sess *agentpty.Session) {
 	matches, _ := filepath.Glob(r.Tree.Path(statefiles.RunDir, "send-"+id+"-*"))
 	sort.Strings(matches)

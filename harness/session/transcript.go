@@ -158,7 +158,7 @@ func byteSize(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// pruneSessions removes the files of sessions older than keepDays days (by the time
+// PruneSessions removes the files of sessions older than keepDays days (by the time
 // in their session id) and then, while the folder holds more than keepBytes, those of
 // the oldest sessions. Files whose names are no session id are left alone.
 func PruneSessions(dir string, now time.Time, keepDays int, keepBytes int64) error {
