@@ -241,7 +241,7 @@ func TestPageStates(t *testing.T) {
 	t.Run("archive", func(t *testing.T) {
 		t.Parallel()
 		r := newResearch(t, "Find Anna")
-		if _, err := harness.SwitchMode(context.Background(), r, statefiles.ModeArchive, func(string) error { return nil }, nil, func(string) {}); err != nil {
+		if _, err := harness.SwitchMode(context.Background(), r, statefiles.ModeArchive, func(string) error { return nil }, nil, func(string) {}, harness.RecoverCrash); err != nil {
 			t.Fatal(err)
 		}
 		_, h := newServer(t, r.Tree.Root)

@@ -167,7 +167,7 @@ func TestMigrateResearchOfMain(t *testing.T) {
 		t.Errorf("after the migration and the change, git status is\n%s", status)
 	}
 	// The run's rules work on the migrated queue: the task left started returns.
-	if err := recoverCrash(ctx, r, func(string) {}, ""); err != nil {
+	if err := RecoverCrash(ctx, r, func(string) {}, ""); err != nil {
 		t.Fatal(err)
 	}
 	if task, err := r.Tree.FindTask(ctx, "T-3"); err != nil || task.State != statefiles.Open {
@@ -333,7 +333,7 @@ func TestMigrateResearchOf5ce811e(t *testing.T) {
 		t.Errorf("after the migrations and the change, git status is\n%s", st)
 	}
 	// The run's rules work on the migrated queue: the task left started returns.
-	if err := recoverCrash(ctx, r, func(string) {}, ""); err != nil {
+	if err := RecoverCrash(ctx, r, func(string) {}, ""); err != nil {
 		t.Fatal(err)
 	}
 	if task, err := r.Tree.FindTask(ctx, "T-2"); err != nil || task.State != statefiles.Open {

@@ -119,7 +119,7 @@ func TestMigrateRecordsOfMain(t *testing.T) {
 	if got := recordsText(t, r.Tree); !strings.HasPrefix(got, string(records)) || !strings.HasSuffix(got, "\"text\":\"the farms of 1850\"}\n") {
 		t.Errorf("the new record is not after the old ones:\n%s", got)
 	}
-	if err := recoverCrash(ctx, r, func(string) {}, ""); err != nil {
+	if err := RecoverCrash(ctx, r, func(string) {}, ""); err != nil {
 		t.Fatal(err)
 	}
 	if n := strings.Count(gitOut(t, root, "log", "--format=%b"), "Strom-Migrate: progress to records/"); n != 1 {

@@ -147,6 +147,13 @@ type ModeSwitch struct {
 	Commit   string            // "" when nothing changed
 }
 
+// ArchiveReason is why tasks wait while the research is a Strom archive.
+const ArchiveReason = "kept for later: the research is a Strom archive"
+
+// Recover commits what a crashed run left, so that its task parks from the queue
+// too; check is the run's check command.
+type Recover func(ctx context.Context, r *research.Research, out func(string), check string) error
+
 // SwitchMode switches the research to archive or research (R7.8). Only a person
 // does: confirm asks them, after every check has passed and while no run can
 // start. Switching to archive parks the open, started and waiting tasks with
@@ -156,7 +163,7 @@ type ModeSwitch struct {
 // install, when not nil, is offered the shipped install line of an agent that is not
 // installed when research is switched on (R7.8): it asks the person and runs the line
 // on a yes, or returns ErrDeclined.
-func SwitchMode(ctx context.Context, r *research.Research, to string, confirm func(question string) error, install func(binary, line string) error, out func(string)) (ModeSwitch, error) {
+func SwitchMode(ctx context.Context, r *research.Research, to string, confirm func(question string) error, install func(binary, line string) error, out func(string), recoverCrash Recover) (ModeSwitch, error) {
 	ms := ModeSwitch{To: to}
 	if to != statefiles.ModeArchive && to != statefiles.ModeResearch {
 		return ms, messages.New("mode.unknown", messages.Args{"Mode": to})

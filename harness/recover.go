@@ -23,12 +23,12 @@ import (
 	"github.com/strom-research/strom/messages"
 )
 
-// recoverCrash commits what a crashed run left: the agent's processes are stopped,
+// RecoverCrash commits what a crashed run left: the agent's processes are stopped,
 // everything in the work tree is committed with Strom-End: crashed, and the task
 // returns to the queue. Tasks left started by sessions that are gone return too.
 // The caller holds the run lock, so no live run is touched. check is the run's
 // check command, allowed before anything started.
-func recoverCrash(ctx context.Context, r *research.Research, out func(string), check string) error {
+func RecoverCrash(ctx context.Context, r *research.Research, out func(string), check string) error {
 	ri, err := runfiles.LoadRun(r)
 	if err != nil {
 		return err

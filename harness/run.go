@@ -417,7 +417,7 @@ func startAgentWork(ctx context.Context, r *research.Research, o RunOptions, che
 			return fail(err)
 		}
 	}
-	if err := recoverCrash(ctx, r, func(s string) { fmt.Fprintln(o.Out, s) }, plan.Check); err != nil {
+	if err := RecoverCrash(ctx, r, func(s string) { fmt.Fprintln(o.Out, s) }, plan.Check); err != nil {
 		return fail(err)
 	}
 	if advice, ok := agents.NotLoggedIn(ctx, r, plan); ok {

@@ -12,8 +12,7 @@ import (
 	"github.com/strom-research/strom/messages"
 )
 
-// ArchiveReason is why tasks wait while the research is a Strom archive.
-const ArchiveReason = "kept for later: the research is a Strom archive"
+
 
 // AddTask appends a task to the queue. session is the session that adds it ("" for a
 // person). In an archive a new task waits parked.

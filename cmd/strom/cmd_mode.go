@@ -57,7 +57,7 @@ func modeCommand(s *sys) *ffcli.Command {
 			if err := s.personOnly("strom mode " + to); err != nil {
 				return err
 			}
-			sw, err := harness.SwitchMode(ctx, r, to, s.confirm, s.offerInstall(ctx, r), func(line string) { fmt.Fprintln(s.stdout, line) })
+			sw, err := harness.SwitchMode(ctx, r, to, s.confirm, s.offerInstall(ctx, r), func(line string) { fmt.Fprintln(s.stdout, line) }, harness.RecoverCrash)
 			if err != nil {
 				return err
 			}
