@@ -15,6 +15,7 @@ import (
 	"github.com/strom-research/strom/harness/gates"
 	"github.com/strom-research/strom/harness/gates/claudeusage"
 	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/harness/mode"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/internal/clock"
@@ -46,7 +47,7 @@ func newResearch(t *testing.T, titles ...string) *research.Research {
 	if err := os.Mkdir(root, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	r, err := harness.Init(context.Background(), root, harness.InitOptions{Agent: "demo"}, env,
+	r, err := mode.Init(context.Background(), root, mode.InitOptions{Agent: "demo"}, env,
 		func(context.Context, *gitrepo.Repo) error { return nil })
 	if err != nil {
 		t.Fatal(err)
@@ -241,7 +242,7 @@ func TestPageStates(t *testing.T) {
 	t.Run("archive", func(t *testing.T) {
 		t.Parallel()
 		r := newResearch(t, "Find Anna")
-		if _, err := harness.SwitchMode(context.Background(), r, statefiles.ModeArchive, func(string) error { return nil }, nil, func(string) {}, harness.RecoverCrash); err != nil {
+		if _, err := mode.Switch(context.Background(), r, statefiles.ModeArchive, func(string) error { return nil }, nil, func(string) {}, harness.RecoverCrash); err != nil {
 			t.Fatal(err)
 		}
 		_, h := newServer(t, r.Tree.Root)

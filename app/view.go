@@ -18,6 +18,7 @@ import (
 	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/gates"
 	"github.com/strom-research/strom/harness/gates/claudeusage"
+	"github.com/strom-research/strom/harness/mode"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -99,7 +100,7 @@ func (s *Server) research(ctx context.Context, root string) researchView {
 		v.Sessions, err = s.sessions(ctx, r)
 	}
 	v.Mode = o.Mode.Shown
-	if o.Mode.Shown == harness.ModeWaiting {
+	if o.Mode.Shown == mode.ModeWaiting {
 		v.ModeNote = o.Mode.Text()
 	}
 	v.Run, v.Tasks = o.Run, o.Tasks

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/harness/allow"
+	"github.com/strom-research/strom/harness/mode"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/statefiles"
@@ -30,7 +31,7 @@ func BenchmarkBetweenSessions(b *testing.B) {
 	}
 	b.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
 	b.Setenv("XDG_CONFIG_HOME", filepath.Join(root, ".config-home"))
-	r, err := Init(context.Background(), root, InitOptions{Agent: "command"}, research.Env{Clock: clock.Real{}}, nil)
+	r, err := mode.Init(context.Background(), root, mode.InitOptions{Agent: "command"}, research.Env{Clock: clock.Real{}}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/harness/mode"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/statefiles"
@@ -37,7 +38,7 @@ func historyRepo(t *testing.T) (string, research.Env, func(...string) string, fu
 	git("config", "user.name", "T")
 	git("config", "user.email", "t@example.com")
 	env := research.Env{Clock: clock.Real{}}
-	if _, err := Init(context.Background(), root, InitOptions{Agent: "command"}, env, nil); err != nil {
+	if _, err := mode.Init(context.Background(), root, mode.InitOptions{Agent: "command"}, env, nil); err != nil {
 		t.Fatal(err)
 	}
 	session := func(id string) {

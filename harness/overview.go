@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/harness/limits"
+	"github.com/strom-research/strom/harness/mode"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/statefiles"
@@ -24,7 +25,7 @@ import (
 // nothing.
 type Overview struct {
 	Root  string
-	Mode  ModeState
+	Mode  mode.State
 	Run   *RunView // nil when no run is alive
 	Tasks []statefiles.Task
 }
@@ -65,8 +66,8 @@ func ReadOverview(ctx context.Context, r *research.Research) (Overview, error) {
 	if err != nil {
 		return o, err
 	}
-	o.Mode = ModeState{Saved: m.Mode, Shown: m.Mode}
-	if ms, err := modeState(r, m, ri); err == nil {
+	o.Mode = mode.State{Saved: m.Mode, Shown: m.Mode}
+	if ms, err := mode.Of(r, m, ri); err == nil {
 		o.Mode = ms
 	}
 	// The tasks not done and the newest done ones, up to overviewTasks: the

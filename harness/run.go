@@ -13,6 +13,7 @@ import (
 	"github.com/strom-research/strom/harness/allow"
 	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/harness/mode"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/harness/session"
@@ -406,7 +407,7 @@ func startAgentWork(ctx context.Context, r *research.Research, o RunOptions, che
 		return fail(err)
 	}
 
-	if err := refuseAgentWork(r, plan.Profile); err != nil {
+	if err := mode.RefuseAgentWork(r, plan.Profile); err != nil {
 		return fail(err)
 	}
 	if err := agents.CheckAgentVersion(ctx, r, plan); err != nil {

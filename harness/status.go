@@ -5,6 +5,7 @@ import (
 
 	"github.com/strom-research/strom/harness/allow"
 	"github.com/strom-research/strom/harness/consent"
+	"github.com/strom-research/strom/harness/mode"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/statefiles"
@@ -14,7 +15,7 @@ import (
 type Status struct {
 	Mode     string
 	ModeText string
-	State    *ModeState // the mode as strom mode reads it; nil when it could not be read
+	State    *mode.State // the mode as strom mode reads it; nil when it could not be read
 	Counts   map[statefiles.State]int
 	Last     *SessionEntry
 	Running  *runfiles.RunInfo
@@ -46,7 +47,7 @@ func ReadStatus(ctx context.Context, r *research.Research) (Status, error) {
 	st.Mode, st.ModeText = m.Mode, m.Mode
 	s, serr := r.Settings()
 	if serr == nil {
-		if ms, err := modeStateOf(r, m, st.Running, s); err == nil {
+		if ms, err := mode.OfSettings(r, m, st.Running, s); err == nil {
 			st.ModeText, st.State = ms.Text(), &ms
 		}
 	}

@@ -5,14 +5,13 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/strom-research/strom/harness/mode"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/statefiles"
 
 	"github.com/strom-research/strom/messages"
 )
-
-
 
 // AddTask appends a task to the queue. session is the session that adds it ("" for a
 // person). In an archive a new task waits parked.
@@ -32,7 +31,7 @@ func AddTaskNeeding(ctx context.Context, r *research.Research, title, body, sess
 		return out, err
 	}
 	err := r.Tree.Locked(ctx, func() error {
-		mode, err := r.Tree.LoadMode()
+		saved, err := r.Tree.LoadMode()
 		if err != nil {
 			return err
 		}
@@ -47,8 +46,8 @@ func AddTaskNeeding(ctx context.Context, r *research.Research, title, body, sess
 			if len(needs) > 0 {
 				task.Needs = needs
 			}
-			if mode.Mode == statefiles.ModeArchive {
-				if err := task.Park(ArchiveReason, r.Now()); err != nil {
+			if saved.Mode == statefiles.ModeArchive {
+				if err := task.Park(mode.ArchiveReason, r.Now()); err != nil {
 					return task, err
 				}
 			}
@@ -153,15 +152,15 @@ func ParkTask(ctx context.Context, r *research.Research, id, why string) (statef
 func UnparkTask(ctx context.Context, r *research.Research, id string) (statefiles.Task, error) {
 	var out statefiles.Task
 	err := r.Tree.Locked(ctx, func() error {
-		mode, err := r.Tree.LoadMode()
+		saved, err := r.Tree.LoadMode()
 		if err != nil {
 			return err
 		}
-		if mode.Mode == statefiles.ModeArchive {
+		if saved.Mode == statefiles.ModeArchive {
 			if _, err := r.Tree.FindTaskLocked(id); err != nil {
 				return err
 			}
-			return messages.Errorf(ErrArchive, "task.unpark_archive", nil)
+			return messages.Errorf(mode.ErrArchive, "task.unpark_archive", nil)
 		}
 		park, err := r.Tree.LoadPark()
 		if err != nil {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/harness/mode"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
@@ -21,12 +21,12 @@ func (m *menu) main() step {
 		title += " · " + m.say("menu.open_tasks", messages.Args{"Count": len(inState(q, statefiles.Open))})
 	}
 	var items []item
-	if ms, err := harness.Mode(m.ctx, r); err == nil {
+	if ms, err := mode.Mode(m.ctx, r); err == nil {
 		label := m.say("menu.mode_research")
 		switch ms.Shown {
 		case statefiles.ModeArchive:
 			label = m.say("menu.mode_archive")
-		case harness.ModeWaiting:
+		case mode.ModeWaiting:
 			label = m.say("menu.mode_waiting", messages.Args{"Agent": ms.Agent})
 		}
 		items = append(items, item{label, m.mode})
@@ -59,7 +59,7 @@ func (m *menu) initHere() step {
 
 // mode switches between research and a Strom archive; strom mode asks to confirm.
 func (m *menu) mode() step {
-	ms, err := harness.Mode(m.ctx, m.Research)
+	ms, err := mode.Mode(m.ctx, m.Research)
 	if err != nil {
 		m.note(m.Msg.Text(err))
 		return stepOK
@@ -67,7 +67,7 @@ func (m *menu) mode() step {
 	switch ms.Shown {
 	case statefiles.ModeArchive:
 		m.do("mode", statefiles.ModeResearch)
-	case harness.ModeWaiting:
+	case mode.ModeWaiting:
 		return m.once(m.say("menu.mode_waiting", messages.Args{"Agent": ms.Agent}),
 			item{m.say("menu.keep_archive"), func() step {
 				m.do("mode", statefiles.ModeArchive)
@@ -85,7 +85,7 @@ func (m *menu) mode() step {
 
 // installLine is what Install the agent runs, or how to install it when strom
 // does not know the line.
-func installLine(ms harness.ModeState, p *messages.Printer) string {
+func installLine(ms mode.State, p *messages.Printer) string {
 	if ms.Install != "" {
 		return ms.Install
 	}
@@ -95,17 +95,17 @@ func installLine(ms harness.ModeState, p *messages.Printer) string {
 // installAgent runs the research's agent's install line (the item named it, and
 // choosing it is the person's yes, as strom mode research asks for one); the
 // research then goes on by itself with the tasks it had (R7.8.1).
-func (m *menu) installAgent(ms harness.ModeState) {
+func (m *menu) installAgent(ms mode.State) {
 	if ms.Install == "" {
 		m.note(m.say("menu.agent_how", messages.Args{"Agent": ms.Binary, "Advice": ms.SayAdvice(m.Msg)}))
 		return
 	}
 	fmt.Fprintf(m.Out, "$ %s\n", ms.Install)
-	if err := harness.RunInstall(m.ctx, m.Research, ms.Install, m.Terminal, m.Out, m.Out); err != nil {
+	if err := mode.RunInstall(m.ctx, m.Research, ms.Install, m.Terminal, m.Out, m.Out); err != nil {
 		m.note(m.say("menu.install_failed", messages.Args{"Error": m.Msg.Text(err), "Advice": ms.SayAdvice(m.Msg)}))
 		return
 	}
-	if now, err := harness.Mode(m.ctx, m.Research); err == nil && now.Shown != harness.ModeWaiting {
+	if now, err := mode.Mode(m.ctx, m.Research); err == nil && now.Shown != mode.ModeWaiting {
 		m.note(m.say("menu.installed", messages.Args{"Agent": ms.Binary}))
 		return
 	}

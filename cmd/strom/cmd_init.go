@@ -12,6 +12,7 @@ import (
 	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/harness/merge"
+	"github.com/strom-research/strom/harness/mode"
 	"github.com/strom-research/strom/hooks"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
@@ -43,13 +44,13 @@ func initCommand(s *sys) *ffcli.Command {
 				}
 			}
 			// strom setup chose what a new research is (R7.8).
-			mode := ""
+			newMode := ""
 			if us, err := statefiles.LoadSettings(s.getenv, nil); err == nil {
 				if v, err := us.Resolve("init.mode", ""); err == nil {
-					mode = v.Value
+					newMode = v.Value
 				}
 			}
-			r, err := harness.Init(ctx, dir, harness.InitOptions{Agent: *agent, Mode: mode}, s.env(), func(ctx context.Context, g *gitrepo.Repo) error {
+			r, err := mode.Init(ctx, dir, mode.InitOptions{Agent: *agent, Mode: newMode}, s.env(), func(ctx context.Context, g *gitrepo.Repo) error {
 				dir, err := g.HooksDir(ctx)
 				if err != nil {
 					return err
@@ -64,7 +65,7 @@ func initCommand(s *sys) *ffcli.Command {
 				_, err = merge.Install(ctx, g, statefiles.At(g.Root), self)
 				return err
 			})
-			if errors.Is(err, harness.ErrAlreadyInitialised) {
+			if errors.Is(err, mode.ErrAlreadyInitialised) {
 				fmt.Fprintln(s.stdout, "strom: "+s.msg().Text(err))
 				return nil
 			}
@@ -77,7 +78,7 @@ func initCommand(s *sys) *ffcli.Command {
 				return err
 			}
 			a, _ := settings.Resolve("agent.name", "")
-			if mode == statefiles.ModeArchive {
+			if newMode == statefiles.ModeArchive {
 				fmt.Fprintln(s.stdout, s.msg().Say("init.done_archive", messages.Args{"Root": r.Tree.Root, "Agent": a.Value}))
 				return nil
 			}

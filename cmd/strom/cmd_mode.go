@@ -7,6 +7,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/harness/mode"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
@@ -40,7 +41,7 @@ func modeCommand(s *sys) *ffcli.Command {
 				return err
 			}
 			if len(args) == 0 {
-				ms, err := harness.Mode(ctx, r)
+				ms, err := mode.Mode(ctx, r)
 				if err != nil {
 					return err
 				}
@@ -57,14 +58,14 @@ func modeCommand(s *sys) *ffcli.Command {
 			if err := s.personOnly("strom mode " + to); err != nil {
 				return err
 			}
-			sw, err := harness.SwitchMode(ctx, r, to, s.confirm, s.offerInstall(ctx, r), func(line string) { fmt.Fprintln(s.stdout, line) }, harness.RecoverCrash)
+			sw, err := mode.Switch(ctx, r, to, s.confirm, s.offerInstall(ctx, r), func(line string) { fmt.Fprintln(s.stdout, line) }, harness.RecoverCrash)
 			if err != nil {
 				return err
 			}
 			p := s.msg()
 			if sw.Commit == "" {
 				text := p.Say("mode.shown_" + to)
-				if ms, err := harness.Mode(ctx, r); err == nil {
+				if ms, err := mode.Mode(ctx, r); err == nil {
 					text = modeText(p, ms)
 				}
 				fmt.Fprintln(s.stdout, p.Say("mode.nothing", messages.Args{"Mode": text}))
@@ -88,24 +89,24 @@ func (s *sys) offerInstall(ctx context.Context, r *research.Research) func(binar
 	return func(binary, line string) error {
 		tty := s.terminal()
 		if tty == nil {
-			return harness.ErrDeclined
+			return mode.ErrDeclined
 		}
 		if !s.yes(tty, s.msg().Say("mode.install_offer", messages.Args{"Binary": binary, "Install": line})) {
-			return harness.ErrDeclined
+			return mode.ErrDeclined
 		}
 		fmt.Fprintf(s.stderr, "$ %s\n", line)
 		out, errOut := s.rawStdout, s.rawStderr
 		if out == nil {
 			out, errOut = s.stdout, s.stderr
 		}
-		return harness.RunInstall(ctx, r, line, tty, out, errOut)
+		return mode.RunInstall(ctx, r, line, tty, out, errOut)
 	}
 }
 
 // modeText is the mode in the person's words: research, archive, or research
 // waiting for an agent (with how to install it).
-func modeText(p *messages.Printer, ms harness.ModeState) string {
-	if ms.Shown == harness.ModeWaiting {
+func modeText(p *messages.Printer, ms mode.State) string {
+	if ms.Shown == mode.ModeWaiting {
 		return p.Say("mode.shown_waiting", messages.Args{"Binary": ms.Binary, "Advice": ms.SayAdvice(p)})
 	}
 	if ms.Shown == statefiles.ModeArchive {

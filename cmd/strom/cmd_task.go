@@ -14,6 +14,7 @@ import (
 
 	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/agents"
+	"github.com/strom-research/strom/harness/mode"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
@@ -611,7 +612,7 @@ func taskAnswerCommand(s *sys) *ffcli.Command {
 // parkReason is a parking reason as a person reads it: the archive's reason, kept
 // in English in queue.json, in the person's language.
 func (s *sys) parkReason(reason string) string {
-	if reason == harness.ArchiveReason {
+	if reason == mode.ArchiveReason {
 		return s.msg().Say("task.archive_reason")
 	}
 	return termsafe.Line(reason)

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/harness/mode"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -106,11 +106,11 @@ func TestModeSwitchesBothWays(t *testing.T) {
 		reason     string
 		parkedFrom statefiles.State
 	}{
-		"T-1": {statefiles.Parked, harness.ArchiveReason, statefiles.Open},
-		"T-2": {statefiles.Parked, harness.ArchiveReason, statefiles.Waiting},
+		"T-1": {statefiles.Parked, mode.ArchiveReason, statefiles.Open},
+		"T-2": {statefiles.Parked, mode.ArchiveReason, statefiles.Waiting},
 		"T-3": {statefiles.Done, "", ""},
 		"T-4": {statefiles.Parked, "needs the archive in Tábor", statefiles.Open},
-		"T-5": {statefiles.Parked, harness.ArchiveReason, statefiles.Open},
+		"T-5": {statefiles.Parked, mode.ArchiveReason, statefiles.Open},
 	}
 	tasks := tasksOf(t, h)
 	for id, w := range want {
@@ -133,7 +133,7 @@ func TestModeSwitchesBothWays(t *testing.T) {
 	if got := strings.TrimSpace(h.must(t, "mode")); got != "archive" {
 		t.Errorf("strom mode = %q", got)
 	}
-	if out := h.must(t, "task", "add", "Added in the archive"); !strings.Contains(out, "T-6 (parked: "+harness.ArchiveReason+")") {
+	if out := h.must(t, "task", "add", "Added in the archive"); !strings.Contains(out, "T-6 (parked: "+mode.ArchiveReason+")") {
 		t.Errorf("task add in the archive: %q", out)
 	}
 

@@ -1,4 +1,12 @@
-package harness
+// Package mode is what a research is: a research an agent works on, a Strom
+// archive (R7.8), or a research waiting for its agent (R7.8.1); and how a research
+// begins (strom init) in the mode chosen for new researches.
+//
+// Its guarantee: only a person switches the mode, never while a session works;
+// switching to an archive parks exactly the open, started and waiting tasks with
+// ArchiveReason and switching back returns exactly those, nothing deleted; a
+// research waiting for its agent keeps its saved mode and its tasks as they are.
+package mode
 
 import (
 	"context"
@@ -41,8 +49,8 @@ var (
 	ErrDeclined = errors.New("the agent was not installed")
 )
 
-// ModeState is what strom mode shows.
-type ModeState struct {
+// State is what strom mode shows.
+type State struct {
 	Saved   string // research or archive, as .strom/mode.json says
 	Shown   string // research, archive, or waiting (research without its agent)
 	Agent   string // the agent this research works with
@@ -52,7 +60,7 @@ type ModeState struct {
 }
 
 // Text is the state in words: research, archive, or research waiting for an agent.
-func (m ModeState) Text() string {
+func (m State) Text() string {
 	switch m.Shown {
 	case statefiles.ModeArchive:
 		return "archive"
@@ -63,10 +71,10 @@ func (m ModeState) Text() string {
 }
 
 // Advice says how to install the research's agent, or which installed one to choose.
-func (m ModeState) Advice() string { return installAdvice(m.Binary, m.Install) }
+func (m State) Advice() string { return installAdvice(m.Binary, m.Install) }
 
 // SayAdvice is Advice in p's language.
-func (m ModeState) SayAdvice(p *messages.Printer) string {
+func (m State) SayAdvice(p *messages.Printer) string {
 	return sayInstallAdvice(p, m.Binary, m.Install)
 }
 
@@ -88,28 +96,28 @@ func sayInstallAdvice(p *messages.Printer, binary, install string) string {
 }
 
 // Mode reads the research's mode as strom mode shows it (R7.8, R7.8.1).
-func Mode(ctx context.Context, r *research.Research) (ModeState, error) {
+func Mode(ctx context.Context, r *research.Research) (State, error) {
 	m, err := r.Tree.LoadMode()
 	if err != nil {
-		return ModeState{}, err
+		return State{}, err
 	}
 	ri, _ := runfiles.LiveRun(r)
-	return modeState(r, m, ri)
+	return Of(r, m, ri)
 }
 
-// modeState is Mode from the saved mode and the live run (nil when none), for a
+// Of is Mode from the saved mode and the live run (nil when none), for a
 // caller that has read both already.
-func modeState(r *research.Research, m *statefiles.Mode, ri *runfiles.RunInfo) (ModeState, error) {
+func Of(r *research.Research, m *statefiles.Mode, ri *runfiles.RunInfo) (State, error) {
 	s, err := r.Settings()
 	if err != nil {
-		return ModeState{Saved: m.Mode, Shown: m.Mode}, err
+		return State{Saved: m.Mode, Shown: m.Mode}, err
 	}
-	return modeStateOf(r, m, ri, s)
+	return OfSettings(r, m, ri, s)
 }
 
-// modeStateOf is modeState under settings the caller has read.
-func modeStateOf(r *research.Research, m *statefiles.Mode, ri *runfiles.RunInfo, s statefiles.Settings) (ModeState, error) {
-	ms := ModeState{Saved: m.Mode, Shown: m.Mode}
+// OfSettings is Of under settings the caller has read.
+func OfSettings(r *research.Research, m *statefiles.Mode, ri *runfiles.RunInfo, s statefiles.Settings) (State, error) {
+	ms := State{Saved: m.Mode, Shown: m.Mode}
 	prof, err := agents.AgentProfile(r, s, "")
 	if err != nil {
 		return ms, err
@@ -125,7 +133,7 @@ func modeStateOf(r *research.Research, m *statefiles.Mode, ri *runfiles.RunInfo,
 
 // refuseAgentWork refuses agent work in an archive, and in a research whose agent
 // (prof, the one this work would start) is not on this computer.
-func refuseAgentWork(r *research.Research, prof agents.Profile) error {
+func RefuseAgentWork(r *research.Research, prof agents.Profile) error {
 	m, err := r.Tree.LoadMode()
 	if err != nil {
 		return err
@@ -154,7 +162,7 @@ const ArchiveReason = "kept for later: the research is a Strom archive"
 // too; check is the run's check command.
 type Recover func(ctx context.Context, r *research.Research, out func(string), check string) error
 
-// SwitchMode switches the research to archive or research (R7.8). Only a person
+// Switch switches the research to archive or research (R7.8). Only a person
 // does: confirm asks them, after every check has passed and while no run can
 // start. Switching to archive parks the open, started and waiting tasks with
 // ArchiveReason; switching back returns exactly those to where they were. Nothing
@@ -163,7 +171,7 @@ type Recover func(ctx context.Context, r *research.Research, out func(string), c
 // install, when not nil, is offered the shipped install line of an agent that is not
 // installed when research is switched on (R7.8): it asks the person and runs the line
 // on a yes, or returns ErrDeclined.
-func SwitchMode(ctx context.Context, r *research.Research, to string, confirm func(question string) error, install func(binary, line string) error, out func(string), recoverCrash Recover) (ModeSwitch, error) {
+func Switch(ctx context.Context, r *research.Research, to string, confirm func(question string) error, install func(binary, line string) error, out func(string), recoverCrash Recover) (ModeSwitch, error) {
 	ms := ModeSwitch{To: to}
 	if to != statefiles.ModeArchive && to != statefiles.ModeResearch {
 		return ms, messages.New("mode.unknown", messages.Args{"Mode": to})
