@@ -140,5 +140,5 @@ func processAlive(pid int) bool {
 		return false
 	}
 	err := syscall.Kill(pid, 0)
-	return (err == nil || errors.Is(err, syscall.EPERM)) && !zombie(pid)
+	return (err == nil || errors.Is(err, syscall.EPERM)) && !runfiles.Zombie(pid)
 }

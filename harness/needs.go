@@ -225,26 +225,3 @@ func waitClock(t, now time.Time) string {
 	}
 	return t.Format("15:04")
 }
-
-// CheckNeeds refuses archive names a task cannot need: a name that is not one, or
-// an archive the settings give no probe.
-func CheckNeeds(r *research.Research, needs []string) error {
-	for i, name := range needs {
-		if err := statefiles.CheckArchiveName(name); err != nil {
-			return err
-		}
-		if slices.Contains(needs[:i], name) {
-			return messages.New("needs.twice", messages.Args{"Archive": name})
-		}
-		s, err := r.Settings()
-		if err != nil {
-			return err
-		}
-		if v, err := s.Resolve(statefiles.ArchiveSetting(name), ""); err != nil {
-			return err
-		} else if v.Value == "" {
-			return messages.Errorf(ErrNoArchive, "needs.no_probe", messages.Args{"Archive": name, "Setting": statefiles.ArchiveSetting(name)})
-		}
-	}
-	return nil
-}

@@ -124,7 +124,7 @@ func stopSessionProcesses(pgid int, session string) {
 	for time.Now().Before(deadline) {
 		alive := pgid > 0 && groupAlive(pgid)
 		for _, p := range pids {
-			if syscall.Kill(p, 0) == nil && !zombie(p) {
+			if syscall.Kill(p, 0) == nil && !runfiles.Zombie(p) {
 				alive = true
 			}
 		}
@@ -190,18 +190,6 @@ func groupAlive(pgid int) bool {
 		if len(f) > 2 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" {
 			return true
 		}
-	}
-	return false
-}
-
-// zombie reports a process that has exited but not been reaped.
-func zombie(pid int) bool {
-	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return false
-	}
-	if i := bytes.LastIndexByte(data, ')'); i > 0 && i+2 < len(data) {
-		return data[i+2] == 'Z'
 	}
 	return false
 }

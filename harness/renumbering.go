@@ -159,11 +159,3 @@ func renumbering(base, ours, theirs *statefiles.Queue) (moves map[string]string,
 	}
 	return moves, next
 }
-
-// idNumber is the number of a task id like T-12; 0 for another.
-func idNumber(id string) int {
-	n, _ := strconv.Atoi(strings.TrimPrefix(id, "T-"))
-	return n
-}
-
-func byIDNumber(a, b string) int { return idNumber(a) - idNumber(b) }

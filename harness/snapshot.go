@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/strom-research/strom/harness/gitrepo"
@@ -120,7 +121,7 @@ func keepQueueRules(ctx context.Context, r *research.Research, session string, c
 				rule = se.Rule
 			}
 			if cur != nil {
-				_ = statefiles.WriteFile(filepath.Join(sessionsDir(r), session+".queue.json"), cur, 0o644)
+				_ = statefiles.WriteFile(filepath.Join(r.Tree.Path(statefiles.SessionsDir), session+".queue.json"), cur, 0o644)
 			}
 			if err := statefiles.WriteAtomic(qpath, []byte(snap.Order), 0o644); err != nil {
 				return nil, err
@@ -196,7 +197,7 @@ func keepShard(ctx context.Context, r *research.Research, session, rel string, s
 	var se *statefiles.SchemaError
 	if errors.As(err, &se) {
 		kept := session + "." + path.Base(rel)
-		_ = statefiles.WriteFile(filepath.Join(sessionsDir(r), kept), data, 0o644)
+		_ = statefiles.WriteFile(filepath.Join(r.Tree.Path(statefiles.SessionsDir), kept), data, 0o644)
 		if len(ids) == 0 {
 			if err := os.Remove(r.Tree.Path(rel)); err != nil {
 				return nil, fmt.Errorf("set aside %s: %w", rel, err)
@@ -290,3 +291,11 @@ func sortedKeys(m map[string]statefiles.Task) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// idNumber is the number of a task id like T-12; 0 for another.
+func idNumber(id string) int {
+	n, _ := strconv.Atoi(strings.TrimPrefix(id, "T-"))
+	return n
+}
+
+func byIDNumber(a, b string) int { return idNumber(a) - idNumber(b) }

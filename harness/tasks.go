@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/strom-research/strom/harness/mode"
@@ -209,3 +210,29 @@ func MoveTask(ctx context.Context, r *research.Research, id, before string) erro
 func Records(ctx context.Context, r *research.Research, task string) ([]statefiles.Record, error) {
 	return r.Tree.TaskRecords(ctx, statefiles.NormalizeID(task))
 }
+
+// CheckNeeds refuses archive names a task cannot need: a name that is not one, or
+// an archive the settings give no probe.
+func CheckNeeds(r *research.Research, needs []string) error {
+	for i, name := range needs {
+		if err := statefiles.CheckArchiveName(name); err != nil {
+			return err
+		}
+		if slices.Contains(needs[:i], name) {
+			return messages.New("needs.twice", messages.Args{"Archive": name})
+		}
+		s, err := r.Settings()
+		if err != nil {
+			return err
+		}
+		if v, err := s.Resolve(statefiles.ArchiveSetting(name), ""); err != nil {
+			return err
+		} else if v.Value == "" {
+			return messages.Errorf(ErrNoArchive, "needs.no_probe", messages.Args{"Archive": name, "Setting": statefiles.ArchiveSetting(name)})
+		}
+	}
+	return nil
+}
+
+// ErrNoArchive means a task names an archive the settings give no probe.
+var ErrNoArchive = errors.New("no archive is set up with the name")

@@ -8,11 +8,13 @@
 package runfiles
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -212,3 +214,15 @@ const AppFinishRequest = "app-finish"
 // ErrNotLiveSession means a command named a session (STROM_SESSION) that is not the
 // session of the live run.
 var ErrNotLiveSession = errors.New("no such session is running")
+
+// Zombie reports a process that has exited but not been reaped.
+func Zombie(pid int) bool {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	if i := bytes.LastIndexByte(data, ')'); i > 0 && i+2 < len(data) {
+		return data[i+2] == 'Z'
+	}
+	return false
+}
