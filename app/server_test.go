@@ -16,6 +16,7 @@ import (
 	"github.com/strom-research/strom/harness/gates/claudeusage"
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/harness/mode"
+	"github.com/strom-research/strom/harness/queue"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/internal/clock"
@@ -53,7 +54,7 @@ func newResearch(t *testing.T, titles ...string) *research.Research {
 		t.Fatal(err)
 	}
 	for _, title := range titles {
-		if _, err := harness.AddTask(context.Background(), r, title, "", ""); err != nil {
+		if _, err := queue.AddTask(context.Background(), r, title, "", ""); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -410,7 +411,7 @@ func TestEvents(t *testing.T) {
 	if first := read(); !strings.HasPrefix(first, "event: update\n") {
 		t.Fatalf("first event %q", first)
 	}
-	if _, err := harness.AddTask(context.Background(), r, "Find Jan", "", ""); err != nil {
+	if _, err := queue.AddTask(context.Background(), r, "Find Jan", "", ""); err != nil {
 		t.Fatal(err)
 	}
 	if next := read(); !strings.HasPrefix(next, "event: update\n") {
@@ -453,7 +454,7 @@ func TestPageLanguages(t *testing.T) {
 			t.Parallel()
 			r := newResearch(t, "Find Anna")
 			working(t, r, "20261130T090000Z-abcd")
-			if _, err := harness.ChangeTask(context.Background(), r, "T-1", func(t *statefiles.Task) error {
+			if _, err := queue.ChangeTask(context.Background(), r, "T-1", func(t *statefiles.Task) error {
 				t.State, t.Session = statefiles.Started, "20261130T090000Z-abcd"
 				return nil
 			}); err != nil {

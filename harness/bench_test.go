@@ -11,6 +11,7 @@ import (
 
 	"github.com/strom-research/strom/harness/allow"
 	"github.com/strom-research/strom/harness/mode"
+	"github.com/strom-research/strom/harness/queue"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/statefiles"
@@ -69,7 +70,7 @@ func BenchmarkBetweenSessions(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for j := 0; j < 2; j++ {
-			if _, err := AddTask(context.Background(), r, "task", "", ""); err != nil {
+			if _, err := queue.AddTask(context.Background(), r, "task", "", ""); err != nil {
 				b.Fatal(err)
 			}
 		}

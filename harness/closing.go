@@ -13,6 +13,7 @@ import (
 	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/allow"
 	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/harness/queue"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/harness/session"
@@ -41,7 +42,7 @@ func closeSession(ctx context.Context, r *research.Research, res sessionResult, 
 		if gerr == nil {
 			changes, gerr = g.Status(ctx)
 		}
-		fixes, err := keepQueueRules(ctx, r, res.ID, changes)
+		fixes, err := queue.KeepQueueRules(ctx, r, res.ID, changes)
 		if err != nil {
 			return err
 		}
@@ -101,7 +102,7 @@ func closeSession(ctx context.Context, r *research.Research, res sessionResult, 
 		return res, fmt.Errorf("commit session %s: %w", res.ID, err)
 	}
 	runfiles.ClearRequests(r, res.ID)
-	os.Remove(snapshotFile(r, res.ID))
+	os.Remove(queue.SnapshotFile(r, res.ID))
 	_ = runfiles.UpdateRun(r, func(ri *runfiles.RunInfo) { ri.Session, ri.Task, ri.AgentPGID = "", "", 0 })
 	return res, nil
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strom-research/strom/harness/queue"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/statefiles"
@@ -128,7 +129,7 @@ func TestMigrateResearchOfMain(t *testing.T) {
 	}
 
 	// The first change migrates, with a commit of its own before the change.
-	added, err := AddTask(ctx, r, "Ask the archive in Písek", "", "")
+	added, err := queue.AddTask(ctx, r, "Ask the archive in Písek", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +272,7 @@ func TestMigrateResearchOf5ce811e(t *testing.T) {
 	}
 
 	// The first change migrates, with a commit of its own before the change.
-	added, err := AddTask(ctx, r, "Ask the archive in Písek", "", "")
+	added, err := queue.AddTask(ctx, r, "Ask the archive in Písek", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -356,7 +357,7 @@ func doneLast(tasks []statefiles.Task) []statefiles.Task {
 			live = append(live, t)
 		}
 	}
-	slices.SortFunc(done, func(x, y statefiles.Task) int { return byIDNumber(x.ID, y.ID) })
+	slices.SortFunc(done, func(x, y statefiles.Task) int { return queue.ByIDNumber(x.ID, y.ID) })
 	return append(live, done...)
 }
 
@@ -393,7 +394,7 @@ func TestMigrateResearchOf2ee4e57(t *testing.T) {
 		t.Errorf("a reading command changed the research:\n%s", now)
 	}
 
-	added, err := AddTask(ctx, r, "Ask the archive in Písek", "", "")
+	added, err := queue.AddTask(ctx, r, "Ask the archive in Písek", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}

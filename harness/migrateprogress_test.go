@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/strom-research/strom/harness/queue"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -51,7 +52,7 @@ func TestMigrateRecordsOfMain(t *testing.T) {
 	if err != nil || len(all) != 5 {
 		t.Fatalf("records of the old layout = %d, %v", len(all), err)
 	}
-	t2, err := Records(ctx, r, "T-2")
+	t2, err := queue.Records(ctx, r, "T-2")
 	if err != nil || len(t2) != 2 || t2[1].Text != "Letters 1 to 3 read: none names Anna" {
 		t.Fatalf("T-2's records in the old layout = %+v, %v", t2, err)
 	}
@@ -78,7 +79,7 @@ func TestMigrateRecordsOfMain(t *testing.T) {
 	}
 
 	// The first write migrates, with a commit of its own before the change.
-	_, err = AddTask(ctx, r, "Ask the archive in Písek", "", "")
+	_, err = queue.AddTask(ctx, r, "Ask the archive in Písek", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +109,7 @@ func TestMigrateRecordsOfMain(t *testing.T) {
 	if got := recordsText(t, r.Tree); got != string(records) {
 		t.Errorf("the files of records are not progress.jsonl:\n%s", got)
 	}
-	if again, err := Records(ctx, r, "T-2"); err != nil || len(again) != 2 || again[1] != t2[1] {
+	if again, err := queue.Records(ctx, r, "T-2"); err != nil || len(again) != 2 || again[1] != t2[1] {
 		t.Errorf("T-2's records after the migration = %+v, %v", again, err)
 	}
 
@@ -147,13 +148,13 @@ func TestProgressAgainBesideRecords(t *testing.T) {
 	gitOut(t, root, "add", ".strom/progress.jsonl")
 	gitOut(t, root, "-c", "user.name=Eva", "-c", "user.email=eva@example.com", "commit", "-q", "--no-verify", "-m", "merge from an older strom")
 	head := strings.TrimSpace(gitOut(t, root, "rev-parse", "HEAD"))
-	if recs, err := Records(ctx, r, "T-1"); err != nil || len(recs) != 3 || recs[2].Text != "the older strom's note" {
+	if recs, err := queue.Records(ctx, r, "T-1"); err != nil || len(recs) != 3 || recs[2].Text != "the older strom's note" {
 		t.Fatalf("T-1 beside the files of records = %+v, %v", recs, err)
 	}
 	if _, err := r.Tree.LoadProgress(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := AddTask(ctx, r, "Ask the archive in Písek", "", ""); err != nil {
+	if _, err := queue.AddTask(ctx, r, "Ask the archive in Písek", "", ""); err != nil {
 		t.Fatal(err)
 	}
 	if parent := strings.TrimSpace(gitOut(t, root, "rev-parse", "HEAD~1")); parent != head {
@@ -165,7 +166,7 @@ func TestProgressAgainBesideRecords(t *testing.T) {
 	if got := recordsText(t, r.Tree); got != older {
 		t.Errorf("the files of records after the move:\n%s", got)
 	}
-	if recs, err := Records(ctx, r, "T-1"); err != nil || len(recs) != 3 {
+	if recs, err := queue.Records(ctx, r, "T-1"); err != nil || len(recs) != 3 {
 		t.Errorf("T-1 after the move = %+v, %v", recs, err)
 	}
 }

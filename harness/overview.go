@@ -12,6 +12,7 @@ import (
 
 	"github.com/strom-research/strom/harness/limits"
 	"github.com/strom-research/strom/harness/mode"
+	"github.com/strom-research/strom/harness/queue"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/statefiles"
@@ -89,7 +90,7 @@ func ReadOverview(ctx context.Context, r *research.Research) (Overview, error) {
 			_, v.AppAsked = runfiles.Requested(r, runfiles.AppFinishRequest, ri.Session)
 			// The task's records through the index: the overview is read every second
 			// while a page is open, and the records only grow.
-			if recs, err := Records(ctx, r, ri.Task); err == nil {
+			if recs, err := queue.Records(ctx, r, ri.Task); err == nil {
 				for _, rec := range recs {
 					if rec.Session == ri.Session {
 						v.Records++

@@ -16,6 +16,7 @@ import (
 	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/harness/queue"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/statefiles"
@@ -42,7 +43,7 @@ func RecoverCrash(ctx context.Context, r *research.Research, out func(string), c
 		if committed {
 			// strom died after the session's commit, before tidying up.
 			runfiles.ClearRequests(r, ri.Session)
-			os.Remove(snapshotFile(r, ri.Session))
+			os.Remove(queue.SnapshotFile(r, ri.Session))
 		} else {
 			out(r.Messages().Say("run.recovered", messages.Args{"Session": ri.Session, "Task": ri.Task, "PID": ri.PID}))
 			title := ri.Task

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/harness/queue"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
@@ -65,7 +66,7 @@ func renumberNew(ctx context.Context, r *research.Research, out io.Writer) error
 	}
 	p := r.Messages()
 	var said []string
-	for _, old := range slices.SortedFunc(maps.Keys(moves), byIDNumber) {
+	for _, old := range slices.SortedFunc(maps.Keys(moves), queue.ByIDNumber) {
 		said = append(said, p.Say("sync.renumber_move", messages.Args{"From": old, "To": moves[old]}))
 	}
 	err = r.Tree.Locked(ctx, func() error {
@@ -143,7 +144,7 @@ func renumbering(base, ours, theirs *statefiles.Queue) (moves map[string]string,
 	next = max(base.NextID, ours.NextID, theirs.NextID)
 	for _, q := range []*statefiles.Queue{base, ours, theirs} {
 		for _, t := range q.Tasks {
-			next = max(next, idNumber(t.ID)+1)
+			next = max(next, queue.IDNumber(t.ID)+1)
 		}
 	}
 	for _, t := range ours.Tasks {

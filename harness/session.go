@@ -16,6 +16,7 @@ import (
 	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/harness/limits"
+	"github.com/strom-research/strom/harness/queue"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/harness/session"
@@ -123,7 +124,7 @@ func runSession(ctx context.Context, r *research.Research, p agents.SessionPlan,
 		if recs, err = r.Tree.TaskRecordsLocked(t.ID); err != nil {
 			return err
 		}
-		if err := takeSnapshot(ctx, r, id, task); err != nil {
+		if err := queue.TakeSnapshot(ctx, r, id, task); err != nil {
 			return err
 		}
 		ri, err := runfiles.LoadRun(r)
@@ -481,7 +482,7 @@ func abandon(ctx context.Context, r *research.Research, id, task string, cause e
 		return nil
 	})
 	_ = runfiles.UpdateRun(r, func(ri *runfiles.RunInfo) { ri.Session, ri.Task, ri.AgentPGID = "", "", 0 })
-	os.Remove(snapshotFile(r, id))
+	os.Remove(queue.SnapshotFile(r, id))
 	return cause
 }
 

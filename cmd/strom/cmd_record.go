@@ -10,18 +10,18 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/strom-research/strom/harness/queue"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/harness/session"
 	"github.com/strom-research/strom/messages"
 
-	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/statefiles"
 )
 
 // sessionRef is the session and task of a command run by the agent ("" outside).
-func (s *sys) sessionRef() harness.SessionRef {
-	return harness.SessionRef{Session: s.getenv("STROM_SESSION"), Task: s.getenv("STROM_TASK")}
+func (s *sys) sessionRef() queue.SessionRef {
+	return queue.SessionRef{Session: s.getenv("STROM_SESSION"), Task: s.getenv("STROM_TASK")}
 }
 
 func recordCommand(s *sys) *ffcli.Command {
@@ -50,7 +50,7 @@ func recordCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			if _, err := harness.Record(ctx, r, ref, strings.Join(args, " ")); err != nil {
+			if _, err := queue.Record(ctx, r, ref, strings.Join(args, " ")); err != nil {
 				return err
 			}
 			fmt.Fprintln(s.stdout, s.msg().Say("record.done", messages.Args{"Task": statefiles.NormalizeID(ref.Task)}))
@@ -79,7 +79,7 @@ func doneCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			t, err := harness.Done(ctx, r, ref, id)
+			t, err := queue.Done(ctx, r, ref, id)
 			if err != nil {
 				return err
 			}
@@ -115,7 +115,7 @@ func askCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			t, err := harness.Ask(ctx, r, ref, id, strings.Join(args, " "))
+			t, err := queue.Ask(ctx, r, ref, id, strings.Join(args, " "))
 			if err != nil {
 				return err
 			}
@@ -141,7 +141,7 @@ func showSessionTask(ctx context.Context, s *sys) error {
 	if err != nil {
 		return err
 	}
-	recs, err := harness.Records(ctx, r, t.ID)
+	recs, err := queue.Records(ctx, r, t.ID)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/mode"
+	"github.com/strom-research/strom/harness/queue"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
@@ -100,7 +101,7 @@ func taskAddCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			t, err := harness.AddTaskNeeding(ctx, r, args[0], text, s.inSession(), needs)
+			t, err := queue.AddTaskNeeding(ctx, r, args[0], text, s.inSession(), needs)
 			if err != nil {
 				return err
 			}
@@ -322,7 +323,7 @@ func taskShowCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			recs, err := harness.Records(ctx, r, t.ID)
+			recs, err := queue.Records(ctx, r, t.ID)
 			if err != nil {
 				return err
 			}
@@ -471,12 +472,12 @@ func taskEditCommand(s *sys) *ffcli.Command {
 			}
 			var t statefiles.Task
 			if set["needs"] {
-				if t, err = harness.SetNeeds(ctx, r, args[0], needs); err != nil {
+				if t, err = queue.SetNeeds(ctx, r, args[0], needs); err != nil {
 					return err
 				}
 			}
 			if tp != nil || bp != nil {
-				if t, err = harness.EditTask(ctx, r, args[0], tp, bp); err != nil {
+				if t, err = queue.EditTask(ctx, r, args[0], tp, bp); err != nil {
 					return err
 				}
 			}
@@ -506,7 +507,7 @@ func taskMoveCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			if err := harness.MoveTask(ctx, r, args[0], *before); err != nil {
+			if err := queue.MoveTask(ctx, r, args[0], *before); err != nil {
 				return err
 			}
 			fmt.Fprintln(s.stdout, s.msg().Say("task.moved", messages.Args{"Task": statefiles.NormalizeID(args[0]), "Before": statefiles.NormalizeID(*before)}))
@@ -541,7 +542,7 @@ func taskParkCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			t, err := harness.ParkTask(ctx, r, args[0], *why)
+			t, err := queue.ParkTask(ctx, r, args[0], *why)
 			if err != nil {
 				return err
 			}
@@ -570,7 +571,7 @@ func taskUnparkCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			t, err := harness.UnparkTask(ctx, r, args[0])
+			t, err := queue.UnparkTask(ctx, r, args[0])
 			if err != nil {
 				return err
 			}
@@ -599,7 +600,7 @@ func taskAnswerCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			t, err := harness.AnswerTask(ctx, r, args[0], args[1])
+			t, err := queue.AnswerTask(ctx, r, args[0], args[1])
 			if err != nil {
 				return err
 			}

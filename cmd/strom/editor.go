@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/strom-research/strom/harness"
+	"github.com/strom-research/strom/harness/queue"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
@@ -120,8 +120,8 @@ func editTask(ctx context.Context, s *sys, r *research.Research, id string) erro
 	if err := statefiles.CheckInput(statefiles.BodyText, body, shown); err != nil {
 		return err
 	}
-	saved, err := harness.RewordTask(ctx, r, was.ID, was, title, body)
-	if errors.Is(err, harness.ErrEditedMeanwhile) {
+	saved, err := queue.RewordTask(ctx, r, was.ID, was, title, body)
+	if errors.Is(err, queue.ErrEditedMeanwhile) {
 		return messages.Wrap(err, p.Say("task.edit_meanwhile", messages.Args{"Problem": p.Text(err), "Task": was.ID, "Kept": kept}))
 	}
 	if err != nil {

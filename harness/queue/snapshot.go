@@ -1,4 +1,4 @@
-package harness
+package queue
 
 import (
 	"bytes"
@@ -32,7 +32,7 @@ type snapshot struct {
 	Tasks map[string]statefiles.Task `json:"tasks"`
 }
 
-func snapshotFile(r *research.Research, id string) string {
+func SnapshotFile(r *research.Research, id string) string {
 	return r.Tree.Path(statefiles.RunDir, id+".snapshot.json")
 }
 
@@ -60,9 +60,9 @@ func saveSnapshot(path string, s *snapshot) error {
 	return statefiles.WriteAtomic(path, data, 0o644)
 }
 
-// takeSnapshot writes the session's snapshot; own is its task as taken. The caller
+// TakeSnapshot writes the session's snapshot; own is its task as taken. The caller
 // holds the lock.
-func takeSnapshot(ctx context.Context, r *research.Research, session string, own statefiles.Task) error {
+func TakeSnapshot(ctx context.Context, r *research.Research, session string, own statefiles.Task) error {
 	order, err := statefiles.ReadFile(r.Tree.Path(statefiles.QueueFile))
 	if err != nil {
 		return fmt.Errorf("write the session's queue snapshot: %w", err)
@@ -76,7 +76,7 @@ func takeSnapshot(ctx context.Context, r *research.Research, session string, own
 			s.Tasks[id] = t
 		}
 	}
-	return saveSnapshot(snapshotFile(r, session), s)
+	return saveSnapshot(SnapshotFile(r, session), s)
 }
 
 // changedShards lists the shard files among git's changes (changed, deleted, new),
@@ -95,12 +95,12 @@ func changedShards(changes []gitrepo.Change) []string {
 	return rels
 }
 
-// keepQueueRules makes sure the session left a valid queue with every task it had
+// KeepQueueRules makes sure the session left a valid queue with every task it had
 // at the start, worded as it was; changes are the work tree's changes as git
 // reports them. It returns a Strom-Check note for each repair. The caller holds
 // the lock.
-func keepQueueRules(ctx context.Context, r *research.Research, session string, changes []gitrepo.Change) ([]string, error) {
-	snap := loadSnapshot(snapshotFile(r, session))
+func KeepQueueRules(ctx context.Context, r *research.Research, session string, changes []gitrepo.Change) ([]string, error) {
+	snap := loadSnapshot(SnapshotFile(r, session))
 	if snap == nil {
 		return nil, nil
 	}
@@ -178,7 +178,7 @@ func keepShard(ctx context.Context, r *research.Research, session, rel string, s
 		}
 	}
 	ids := sortedKeys(was)
-	slices.SortFunc(ids, byIDNumber)
+	slices.SortFunc(ids, ByIDNumber)
 	data, err := statefiles.ReadFile(r.Tree.Path(rel))
 	if errors.Is(err, os.ErrNotExist) {
 		var notes []string
@@ -292,10 +292,10 @@ func sortedKeys(m map[string]statefiles.Task) []string {
 	return keys
 }
 
-// idNumber is the number of a task id like T-12; 0 for another.
-func idNumber(id string) int {
+// IDNumber is the number of a task id like T-12; 0 for another.
+func IDNumber(id string) int {
 	n, _ := strconv.Atoi(strings.TrimPrefix(id, "T-"))
 	return n
 }
 
-func byIDNumber(a, b string) int { return idNumber(a) - idNumber(b) }
+func ByIDNumber(a, b string) int { return IDNumber(a) - IDNumber(b) }

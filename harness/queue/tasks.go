@@ -1,4 +1,13 @@
-package harness
+// Package queue is the tasks of a research and what is done to them: a person
+// adds, edits, rewords, parks, answers and moves tasks (R2); the agent records
+// what it found, asks, and says a task is done (strom record, ask, done); and the
+// snapshot a session takes of the queue keeps its rules through the session.
+//
+// Its guarantee: the agent cannot reword a task, drop one or break the queue's
+// order in a session (what it changed against the snapshot is put back at the
+// session's close); an archive's new tasks wait parked; a task's needs name only
+// archives the settings can probe.
+package queue
 
 import (
 	"context"
