@@ -60,6 +60,7 @@ func Chat(ctx context.Context, r *research.Research, o ChatOptions) (RunResult, 
 	// The person is there: no nudges typed into their conversation.
 	plan.Task, plan.Idle, plan.Chat = task, 0, true
 	res, err := runSession(ctx, r, plan, events{interrupts: o.Interrupts, out: o.Out, terminal: o.Terminal})
+	rememberSession(ctx, r, res.Commit)
 	if err != nil {
 		return rr, err
 	}
@@ -93,15 +94,4 @@ func chatTask(r *research.Research, id string) (statefiles.Task, error) {
 		return statefiles.Task{}, messages.New("chat.not_open", messages.Args{"Task": t.ID, "State": messages.New("state."+string(t.State), nil)})
 	}
 	return *t, nil
-}
-
-// forChat is how a chat's session ends: a person ended it, unless the agent hit
-// its limit or is not logged in, which the person must act on.
-func (st sessionStats) forChat() sessionStats {
-	switch st.end {
-	case ends.EndSubscriptionLimit, ends.EndNotLoggedIn:
-		return st
-	}
-	st.end, st.detail = ends.EndClosedByPerson, ""
-	return st
 }

@@ -83,18 +83,12 @@ func closeSession(ctx context.Context, r *research.Research, res sessionResult, 
 		msg := commitMessage(r.Messages(), res, task.Title, p.Profile.Name, texts, checks)
 		// A crashed session is committed before the run resolves its sync.
 		if r.Sync != nil {
-			msg.Trailers = append(msg.Trailers, gitrepo.Trailer{Key: TrailerHost, Value: r.Sync.Host})
-		} else if synced(r) {
-			msg.Trailers = append(msg.Trailers, gitrepo.Trailer{Key: TrailerHost, Value: hostName(r)})
+			msg.Trailers = append(msg.Trailers, gitrepo.Trailer{Key: research.TrailerHost, Value: r.Sync.Host})
+		} else if r.Synced() {
+			msg.Trailers = append(msg.Trailers, gitrepo.Trailer{Key: research.TrailerHost, Value: r.Host()})
 		}
 		r.Marked("commit-start")
 		res.Commit, err = r.CommitLocked(ctx, msg, links...)
-		if err == nil {
-			// Read the new session back once now, so that the next strom status
-			// (often the agent's, in the next session) finds it kept for this HEAD:
-			// one commit read, put before the sessions kept for the one before.
-			_, _ = LastSession(ctx, r)
-		}
 		r.Marked("commit-end")
 		return err
 	})

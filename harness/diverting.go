@@ -93,7 +93,7 @@ func divert(ctx context.Context, r *research.Research, ce *gitrepo.ConflictError
 			Subject: p.Say("sync.diverted_subject", messages.Args{"Tasks": strings.Join(parked, ", "), "Ref": branch}),
 			Trailers: []gitrepo.Trailer{
 				{Key: TrailerBranch, Value: branch},
-				{Key: TrailerHost, Value: sy.Host},
+				{Key: research.TrailerHost, Value: sy.Host},
 			},
 		}
 		_, err = r.CommitPaths(ctx, msg, []string{statefiles.DirName})

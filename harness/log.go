@@ -114,7 +114,7 @@ func sessionEntry(c gitrepo.Commit) SessionEntry {
 			e.Agent = t.Value
 		case research.TrailerCheck:
 			e.Check = t.Value
-		case TrailerHost:
+		case research.TrailerHost:
 			e.Host = t.Value
 		case research.TrailerRecords:
 			if n, err := strconv.Atoi(t.Value); err == nil && n >= 0 && e.Records < 0 {
@@ -153,3 +153,12 @@ var nothingRecordedLines = sync.OnceValue(func() map[string]bool {
 	}
 	return m
 })
+
+// rememberSession reads a session just committed back once, so that the next
+// strom status (often the agent's, in the next session) finds it kept for this
+// HEAD: one commit read, put before the sessions kept for the one before.
+func rememberSession(ctx context.Context, r *research.Research, commit string) {
+	if commit != "" {
+		_, _ = LastSession(ctx, r)
+	}
+}

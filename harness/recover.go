@@ -63,7 +63,7 @@ func RecoverCrash(ctx context.Context, r *research.Research, out func(string), c
 	// research synced with a remote, a started task may be another machine's
 	// claim: only one made before sync (no host) returns here; a claim of a
 	// session that never began returns when it grows stale (StaleGrace).
-	synced := synced(r)
+	synced := r.Synced()
 	var started []string
 	if err := r.Tree.EachTask(ctx, statefiles.Started, func(t statefiles.Task) bool {
 		if !synced || t.Host == "" {

@@ -112,7 +112,7 @@ func renumberNew(ctx context.Context, r *research.Research, out io.Writer) error
 		msg := gitrepo.Message{
 			Subject:  p.Say("sync.renumber_subject", messages.Args{"Remote": sy.Remote, "Branch": sy.Branch}),
 			Body:     strings.Join(said, "\n"),
-			Trailers: []gitrepo.Trailer{{Key: TrailerHost, Value: sy.Host}},
+			Trailers: []gitrepo.Trailer{{Key: research.TrailerHost, Value: sy.Host}},
 		}
 		_, err = r.CommitPaths(ctx, msg, []string{statefiles.DirName})
 		return err

@@ -307,6 +307,7 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, er
 		}
 		p.Task = *task
 		res, err := runSession(ctx, r, p, events{interrupts: o.Interrupts, out: o.Out, terminal: o.Terminal})
+		rememberSession(ctx, r, res.Commit)
 		if err != nil {
 			if res.Commit != "" {
 				rr.Sessions++

@@ -530,3 +530,14 @@ func subjectTitle(title string) string {
 	}
 	return s
 }
+
+// forChat is how a chat's session ends: a person ended it, unless the agent hit
+// its limit or is not logged in, which the person must act on.
+func (st sessionStats) forChat() sessionStats {
+	switch st.end {
+	case ends.EndSubscriptionLimit, ends.EndNotLoggedIn:
+		return st
+	}
+	st.end, st.detail = ends.EndClosedByPerson, ""
+	return st
+}

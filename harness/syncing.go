@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -21,7 +20,6 @@ import (
 
 // Trailers of a research synced with a remote (sync.remote).
 const (
-	TrailerHost  = "Strom-Host"  // the machine that made a session or claim commit
 	TrailerClaim = "Strom-Claim" // the task a claim commit takes
 	// TrailerTakeover is on a claim of a task another claim held too long:
 	// "<old session>@<old host>".
@@ -67,7 +65,7 @@ func syncOf(ctx context.Context, r *research.Research, s statefiles.Settings, st
 	if err != nil {
 		return nil, err
 	}
-	sy, err := remote.Resolve(ctx, g, v.Value, hostName(r))
+	sy, err := remote.Resolve(ctx, g, v.Value, r.Host())
 	if err != nil || sy == nil {
 		return nil, err
 	}
@@ -80,27 +78,6 @@ func syncOf(ctx context.Context, r *research.Research, s statefiles.Settings, st
 	sy.AfterMerge = func(ctx context.Context) error { return r.Tree.HealQueue() }
 	sy.Clock = r.Clock
 	return sy, nil
-}
-
-// synced reports whether the tree's settings share the research through a
-// remote (sync.remote set), usable or not.
-func synced(r *research.Research) bool {
-	s, err := r.Settings()
-	if err != nil {
-		return false
-	}
-	v, err := s.Resolve("sync.remote", "")
-	return err == nil && v.Value != ""
-}
-
-// hostName is this machine's name in claims and Strom-Host trailers: STROM_HOST,
-// else the host name.
-func hostName(r *research.Research) string {
-	if h := strings.TrimSpace(r.Getenv("STROM_HOST")); h != "" {
-		return h
-	}
-	h, _ := os.Hostname()
-	return h
 }
 
 // SyncState is what strom status says of the sync with a remote.
@@ -127,14 +104,14 @@ type ClaimInfo struct {
 const maxClaimsShown = 50
 
 // HostName is this machine's name in claims and Strom-Host trailers.
-func HostName(r *research.Research) string { return hostName(r) }
+func HostName(r *research.Research) string { return r.Host() }
 
 // ClaimTime is when the claim of a started task was made.
 func ClaimTime(t statefiles.Task) time.Time { return claimTime(t) }
 
 // ClaimedElsewhere reports whether t is started under another machine's claim.
 func ClaimedElsewhere(r *research.Research, t statefiles.Task) bool {
-	return t.State == statefiles.Started && t.Host != "" && t.Host != hostName(r)
+	return t.State == statefiles.Started && t.Host != "" && t.Host != r.Host()
 }
 
 // SyncStatus reads the sync's state without asking the remote: the commits not
@@ -236,7 +213,7 @@ func claim(ctx context.Context, r *research.Research, pk *picker, out io.Writer)
 				Body:    "session " + id,
 				Trailers: []gitrepo.Trailer{
 					{Key: TrailerClaim, Value: t.ID},
-					{Key: TrailerHost, Value: sy.Host},
+					{Key: research.TrailerHost, Value: sy.Host},
 				},
 			}
 			if takeover != "" {

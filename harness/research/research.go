@@ -224,3 +224,24 @@ func (r *Research) wireTree(tree *statefiles.Tree) {
 	tree.HeadQueue = func() (*statefiles.Queue, error) { return HeadQueue(r) }
 	tree.OnMigrateProgress = func(records int) error { return CommitProgressMigration(r, records) }
 }
+
+// Synced reports whether the tree's settings share the research through a
+// remote (sync.remote set), usable or not.
+func (r *Research) Synced() bool {
+	s, err := r.Settings()
+	if err != nil {
+		return false
+	}
+	v, err := s.Resolve("sync.remote", "")
+	return err == nil && v.Value != ""
+}
+
+// Host is this machine's name in claims and Strom-Host trailers: STROM_HOST,
+// else the host name.
+func (r *Research) Host() string {
+	if h := strings.TrimSpace(r.Getenv("STROM_HOST")); h != "" {
+		return h
+	}
+	h, _ := os.Hostname()
+	return h
+}

@@ -10,3 +10,6 @@ const (
 	TrailerMode    = "Strom-Mode"
 	TrailerRecords = "Strom-Records" // how many records the session made
 )
+
+// TrailerHost names the machine that made a session or claim commit.
+const TrailerHost = "Strom-Host"
