@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/gates"
 	"github.com/strom-research/strom/harness/gates/claudeusage"
 	"github.com/strom-research/strom/harness/gitrepo"
@@ -19,6 +18,7 @@ import (
 	"github.com/strom-research/strom/harness/queue"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
+	"github.com/strom-research/strom/harness/session"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/internal/testenv"
 	"github.com/strom-research/strom/statefiles"
@@ -243,7 +243,7 @@ func TestPageStates(t *testing.T) {
 	t.Run("archive", func(t *testing.T) {
 		t.Parallel()
 		r := newResearch(t, "Find Anna")
-		if _, err := mode.Switch(context.Background(), r, statefiles.ModeArchive, func(string) error { return nil }, nil, func(string) {}, harness.RecoverCrash); err != nil {
+		if _, err := mode.Switch(context.Background(), r, statefiles.ModeArchive, func(string) error { return nil }, nil, func(string) {}, session.RecoverCrash); err != nil {
 			t.Fatal(err)
 		}
 		_, h := newServer(t, r.Tree.Root)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/harness/research"
+	"github.com/strom-research/strom/harness/session"
 	"github.com/strom-research/strom/statefiles"
 
 	"github.com/strom-research/strom/messages"
@@ -59,7 +60,7 @@ func Chat(ctx context.Context, r *research.Research, o ChatOptions) (RunResult, 
 
 	// The person is there: no nudges typed into their conversation.
 	plan.Task, plan.Idle, plan.Chat = task, 0, true
-	res, err := runSession(ctx, r, plan, events{interrupts: o.Interrupts, out: o.Out, terminal: o.Terminal})
+	res, err := session.RunSession(ctx, r, plan, session.Events{Interrupts: o.Interrupts, Out: o.Out, Terminal: o.Terminal})
 	rememberSession(ctx, r, res.Commit)
 	if err != nil {
 		return rr, err

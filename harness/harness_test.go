@@ -8,6 +8,7 @@ import (
 
 	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/harness/precommit"
+	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/harness/session"
 	"github.com/strom-research/strom/internal/testenv"
 	"github.com/strom-research/strom/statefiles"
@@ -89,10 +90,10 @@ func TestTimeLeftAndClock(t *testing.T) {
 			t.Errorf("%s left: %q, want %q", left, got, want)
 		}
 	}
-	if got := session.ClockAt(dl); got != "10:00:30" {
+	if got := runfiles.ClockAt(dl); got != "10:00:30" {
 		t.Errorf("ClockAt(%s) = %q", dl, got)
 	}
-	if got := session.ClockAt(dl.Truncate(time.Minute)); got != "10:00" {
+	if got := runfiles.ClockAt(dl.Truncate(time.Minute)); got != "10:00" {
 		t.Errorf("ClockAt on the minute = %q", got)
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/strom-research/strom/harness/queue"
 	"github.com/strom-research/strom/harness/research"
+	"github.com/strom-research/strom/harness/session"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -168,7 +169,7 @@ func TestMigrateResearchOfMain(t *testing.T) {
 		t.Errorf("after the migration and the change, git status is\n%s", status)
 	}
 	// The run's rules work on the migrated queue: the task left started returns.
-	if err := RecoverCrash(ctx, r, func(string) {}, ""); err != nil {
+	if err := session.RecoverCrash(ctx, r, func(string) {}, ""); err != nil {
 		t.Fatal(err)
 	}
 	if task, err := r.Tree.FindTask(ctx, "T-3"); err != nil || task.State != statefiles.Open {
@@ -334,7 +335,7 @@ func TestMigrateResearchOf5ce811e(t *testing.T) {
 		t.Errorf("after the migrations and the change, git status is\n%s", st)
 	}
 	// The run's rules work on the migrated queue: the task left started returns.
-	if err := RecoverCrash(ctx, r, func(string) {}, ""); err != nil {
+	if err := session.RecoverCrash(ctx, r, func(string) {}, ""); err != nil {
 		t.Fatal(err)
 	}
 	if task, err := r.Tree.FindTask(ctx, "T-2"); err != nil || task.State != statefiles.Open {

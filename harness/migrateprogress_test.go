@@ -9,6 +9,7 @@ import (
 
 	"github.com/strom-research/strom/harness/queue"
 	"github.com/strom-research/strom/harness/research"
+	"github.com/strom-research/strom/harness/session"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -120,7 +121,7 @@ func TestMigrateRecordsOfMain(t *testing.T) {
 	if got := recordsText(t, r.Tree); !strings.HasPrefix(got, string(records)) || !strings.HasSuffix(got, "\"text\":\"the farms of 1850\"}\n") {
 		t.Errorf("the new record is not after the old ones:\n%s", got)
 	}
-	if err := RecoverCrash(ctx, r, func(string) {}, ""); err != nil {
+	if err := session.RecoverCrash(ctx, r, func(string) {}, ""); err != nil {
 		t.Fatal(err)
 	}
 	if n := strings.Count(gitOut(t, root, "log", "--format=%b"), "Strom-Migrate: progress to records/"); n != 1 {

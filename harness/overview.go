@@ -15,6 +15,7 @@ import (
 	"github.com/strom-research/strom/harness/queue"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
+	"github.com/strom-research/strom/harness/session"
 	"github.com/strom-research/strom/statefiles"
 
 	"github.com/strom-research/strom/messages"
@@ -97,7 +98,7 @@ func ReadOverview(ctx context.Context, r *research.Research) (Overview, error) {
 					}
 				}
 			}
-			v.Transcript = lastLines(filepath.Join(sessionsDir(r), ri.Session+".log"), transcriptLines)
+			v.Transcript = lastLines(filepath.Join(session.SessionsDir(r), ri.Session+".log"), transcriptLines)
 		}
 		o.Run = v
 	}

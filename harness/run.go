@@ -306,7 +306,7 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, er
 			}
 		}
 		p.Task = *task
-		res, err := runSession(ctx, r, p, events{interrupts: o.Interrupts, out: o.Out, terminal: o.Terminal})
+		res, err := session.RunSession(ctx, r, p, session.Events{Interrupts: o.Interrupts, Out: o.Out, Terminal: o.Terminal})
 		rememberSession(ctx, r, res.Commit)
 		if err != nil {
 			if res.Commit != "" {
@@ -380,7 +380,7 @@ func startAgentWork(ctx context.Context, r *research.Research, o RunOptions, che
 		// What git processes of a strom that was killed left half done is
 		// finished or undone first (gitrepo.MendAfterKill); a person's own merge or
 		// lock then stops the run below.
-		if err := mendAfterKill(ctx, r, g, o.Out); err != nil {
+		if err := session.MendAfterKill(ctx, r, g, o.Out); err != nil {
 			return fail(err)
 		}
 		if op, err := g.InProgress(ctx); err == nil && op != "" {
@@ -419,7 +419,7 @@ func startAgentWork(ctx context.Context, r *research.Research, o RunOptions, che
 			return fail(err)
 		}
 	}
-	if err := RecoverCrash(ctx, r, func(s string) { fmt.Fprintln(o.Out, s) }, plan.Check); err != nil {
+	if err := session.RecoverCrash(ctx, r, func(s string) { fmt.Fprintln(o.Out, s) }, plan.Check); err != nil {
 		return fail(err)
 	}
 	if advice, ok := agents.NotLoggedIn(ctx, r, plan); ok {
@@ -436,7 +436,7 @@ func startAgentWork(ctx context.Context, r *research.Research, o RunOptions, che
 
 // stopForAgent is the stop a session's ending asks of a run or a chat: the
 // subscription limit or a login the agent needs, which a person must act on.
-func stopForAgent(r *research.Research, res sessionResult, p agents.SessionPlan) (ends.Stop, string, bool) {
+func stopForAgent(r *research.Research, res session.SessionResult, p agents.SessionPlan) (ends.Stop, string, bool) {
 	switch res.End {
 	case ends.EndSubscriptionLimit:
 		return ends.StopSubscriptionLimit, agents.ResetDetail(r, res.Reset), true
@@ -446,7 +446,7 @@ func stopForAgent(r *research.Research, res sessionResult, p agents.SessionPlan)
 	return 0, "", false
 }
 
-func printEnd(r *research.Research, out io.Writer, res sessionResult) {
+func printEnd(r *research.Research, out io.Writer, res session.SessionResult) {
 	p := r.Messages()
 	line := p.Say("run.session_end", messages.Args{"Session": res.ID, "Task": res.Task, "End": p.Say("end." + res.End.String())})
 	if res.Detail != "" && res.End != ends.EndDone && res.End != ends.EndWaiting && res.End != ends.EndClosed {

@@ -6,9 +6,9 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
-	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/mode"
 	"github.com/strom-research/strom/harness/research"
+	"github.com/strom-research/strom/harness/session"
 	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
@@ -58,7 +58,7 @@ func modeCommand(s *sys) *ffcli.Command {
 			if err := s.personOnly("strom mode " + to); err != nil {
 				return err
 			}
-			sw, err := mode.Switch(ctx, r, to, s.confirm, s.offerInstall(ctx, r), func(line string) { fmt.Fprintln(s.stdout, line) }, harness.RecoverCrash)
+			sw, err := mode.Switch(ctx, r, to, s.confirm, s.offerInstall(ctx, r), func(line string) { fmt.Fprintln(s.stdout, line) }, session.RecoverCrash)
 			if err != nil {
 				return err
 			}

@@ -161,7 +161,7 @@ func showSessionTask(ctx context.Context, s *sys) error {
 	printOlder(s, t.ID, 1, older)
 	if dl, err := time.Parse(time.RFC3339, s.getenv("STROM_DEADLINE")); err == nil {
 		fmt.Fprintf(s.stdout, "\n%s\n", s.msg().Say("task.session_ends", messages.Args{"Session": ref.Session,
-			"Ends": session.ClockAt(dl.UTC()), "Left": session.SayTimeLeft(s.msg(), r.Now(), dl)}))
+			"Ends": runfiles.ClockAt(dl.UTC()), "Left": session.SayTimeLeft(s.msg(), r.Now(), dl)}))
 	}
 	return nil
 }

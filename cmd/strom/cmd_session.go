@@ -13,7 +13,6 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/strom-research/strom/agentpty"
-	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
@@ -126,7 +125,7 @@ func shortTitle(title string) string {
 // line is how strom session list shows a live session.
 func (l liveSession) line(p *messages.Printer, now time.Time) string {
 	out := fmt.Sprintf("%d  %s  %s  %s", l.N, l.Name, l.Session, p.Say("session.left_until",
-		messages.Args{"Left": session.SayTimeLeft(p, now, l.Deadline), "Until": session.ClockAt(l.Deadline.Local())}))
+		messages.Args{"Left": session.SayTimeLeft(p, now, l.Deadline), "Until": runfiles.ClockAt(l.Deadline.Local())}))
 	if l.Finish != nil {
 		if l.Finish.Person() {
 			out += "  " + p.Say("session.finish_requested")
@@ -379,7 +378,7 @@ func sessionCloseCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			if why := harness.CheckNow(ctx, r); why != "" {
+			if why := session.CheckNow(ctx, r); why != "" {
 				return errors.New(s.msg().Say("session.close_not_yet", messages.Args{"Why": why}))
 			}
 			if err := runfiles.RequestClose(r, ref.Session, "close"); err != nil {

@@ -84,7 +84,7 @@ func statusCommand(s *sys) *ffcli.Command {
 					fmt.Fprintln(s.stdout, p.Say("status.paused", messages.Args{"Until": ri.PausedTill.Local().Format("15:04"), "Why": termsafe.Line(ri.PauseWhy), "Pending": pending, "PID": ri.PID}))
 				case ri.Session != "":
 					fmt.Fprintln(s.stdout, p.Say("status.session", messages.Args{"Session": ri.Session, "Task": ri.Task,
-						"Left": session.SayTimeLeft(p, r.Now(), ri.Deadline), "Until": session.ClockAt(ri.Deadline.Local()), "Pending": pending, "PID": ri.PID}))
+						"Left": session.SayTimeLeft(p, r.Now(), ri.Deadline), "Until": runfiles.ClockAt(ri.Deadline.Local()), "Pending": pending, "PID": ri.PID}))
 				default:
 					fmt.Fprintln(s.stdout, p.Say("status.between", messages.Args{"Pending": pending, "PID": ri.PID}))
 				}

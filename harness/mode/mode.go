@@ -23,7 +23,6 @@ import (
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
-	"github.com/strom-research/strom/harness/session"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -131,7 +130,7 @@ func OfSettings(r *research.Research, m *statefiles.Mode, ri *runfiles.RunInfo, 
 	return ms, nil
 }
 
-// refuseAgentWork refuses agent work in an archive, and in a research whose agent
+// RefuseAgentWork refuses agent work in an archive, and in a research whose agent
 // (prof, the one this work would start) is not on this computer.
 func RefuseAgentWork(r *research.Research, prof agents.Profile) error {
 	m, err := r.Tree.LoadMode()
@@ -280,7 +279,7 @@ func runWorkingError(r *research.Research) error {
 		return messages.Errorf(ErrSessionWorking, "mode.busy_session", messages.Args{"Session": ri.Session, "Task": ri.Task})
 	}
 	if ri != nil && !ri.PausedTill.IsZero() {
-		return messages.Errorf(ErrRunWaiting, "mode.busy_waiting", messages.Args{"PID": ri.PID, "Until": session.ClockAt(ri.PausedTill.Local()), "Why": ri.PauseWhy})
+		return messages.Errorf(ErrRunWaiting, "mode.busy_waiting", messages.Args{"PID": ri.PID, "Until": runfiles.ClockAt(ri.PausedTill.Local()), "Why": ri.PauseWhy})
 	}
 	return messages.Errorf(ErrSessionWorking, "mode.busy_run", nil)
 }

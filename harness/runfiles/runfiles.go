@@ -226,3 +226,13 @@ func Zombie(pid int) bool {
 	}
 	return false
 }
+
+// ClockAt is a moment as HH:MM, or HH:MM:SS when it does not fall on a whole
+// minute: a deadline is shown to the second (cut, never later than it is). The
+// caller picks the zone.
+func ClockAt(t time.Time) string {
+	if t.Second() == 0 {
+		return t.Format("15:04")
+	}
+	return t.Format("15:04:05")
+}

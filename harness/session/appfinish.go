@@ -2,11 +2,12 @@ package session
 
 import (
 	"fmt"
-	"github.com/strom-research/strom/harness/research"
-	"github.com/strom-research/strom/harness/runfiles"
 	"io"
 	"os"
 	"sync/atomic"
+
+	"github.com/strom-research/strom/harness/research"
+	"github.com/strom-research/strom/harness/runfiles"
 )
 
 // AppAsk is the run's side of the app's "Finish and stop" (R7.3): the request is

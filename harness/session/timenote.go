@@ -3,6 +3,7 @@ package session
 import (
 	"time"
 
+	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/messages"
 )
 
@@ -34,7 +35,7 @@ func SayTimeNote(p *messages.Printer, now, deadline time.Time, length time.Durat
 	}
 	left := deadline.Sub(now)
 	warn, wrap := Windows(length)
-	args := messages.Args{"Left": sayDuration(p, left), "Ends": ClockAt(deadline.UTC()) + " UTC"}
+	args := messages.Args{"Left": sayDuration(p, left), "Ends": runfiles.ClockAt(deadline.UTC()) + " UTC"}
 	switch {
 	case left <= 0:
 		return p.Say("note.time_up")
@@ -72,14 +73,4 @@ func SayTimeLeft(p *messages.Printer, now, deadline time.Time) string {
 		return p.Say("note.is_up")
 	}
 	return p.Say("note.left", messages.Args{"Left": sayDuration(p, left)})
-}
-
-// ClockAt is a moment as HH:MM, or HH:MM:SS when it does not fall on a whole
-// minute: a deadline is shown to the second (cut, never later than it is). The
-// caller picks the zone.
-func ClockAt(t time.Time) string {
-	if t.Second() == 0 {
-		return t.Format("15:04")
-	}
-	return t.Format("15:04:05")
 }

@@ -3,12 +3,13 @@ package session
 import (
 	"bytes"
 	"fmt"
-	"github.com/strom-research/strom/harness/research"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/strom-research/strom/harness/research"
 )
 
 // TestTranscriptKeepsHeadAndTail: output past the limit keeps its first half and

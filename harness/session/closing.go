@@ -1,4 +1,4 @@
-package harness
+package session
 
 import (
 	"context"
@@ -16,7 +16,6 @@ import (
 	"github.com/strom-research/strom/harness/queue"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
-	"github.com/strom-research/strom/harness/session"
 	"github.com/strom-research/strom/internal/capped"
 	"github.com/strom-research/strom/internal/procgroup"
 	"github.com/strom-research/strom/statefiles"
@@ -33,7 +32,7 @@ const checkTimeout = 10 * time.Minute
 
 // closeSession keeps the queue's rules, runs the clean-state check, returns or parks
 // the task and makes the session's one commit.
-func closeSession(ctx context.Context, r *research.Research, res sessionResult, task statefiles.Task, p agents.SessionPlan) (sessionResult, error) {
+func closeSession(ctx context.Context, r *research.Research, res SessionResult, task statefiles.Task, p agents.SessionPlan) (SessionResult, error) {
 	var checks []string
 	err := r.Tree.Locked(ctx, func() error {
 		// One look at the work tree for the queue's rules and the clean-state check.
@@ -110,7 +109,7 @@ func closeSession(ctx context.Context, r *research.Research, res sessionResult, 
 // the first; unparking clears both. Sessions a person ended, and endings that are
 // not the task's doing (limits, login, crashes, a screen for a person, a program
 // the agent's shell could not start), leave both as they are.
-func countForParking(r *research.Research, t *statefiles.Task, res *sessionResult, p agents.SessionPlan) error {
+func countForParking(r *research.Research, t *statefiles.Task, res *SessionResult, p agents.SessionPlan) error {
 	park, err := r.Tree.LoadPark()
 	if err != nil {
 		return err
@@ -216,7 +215,7 @@ func CheckNow(ctx context.Context, r *research.Research) string {
 	if _, err := r.Tree.QueueSummary(ctx); err != nil {
 		return r.Messages().Text(err)
 	}
-	if err := session.CheckRecords(ctx, r); err != nil {
+	if err := CheckRecords(ctx, r); err != nil {
 		return r.Messages().Text(err)
 	}
 	g, err := r.Git(ctx)

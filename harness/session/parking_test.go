@@ -1,4 +1,4 @@
-package harness
+package session
 
 import (
 	"os"
@@ -58,13 +58,13 @@ func TestCountForParking(t *testing.T) {
 			}
 			r := &research.Research{Tree: tree, Clock: clock.NewFake(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))}
 			task := &statefiles.Task{ID: "T-1", Title: "x", State: statefiles.Open}
-			var res sessionResult
+			var res SessionResult
 			for _, st := range tc.steps {
 				task.State = st.state
 				if task.State == "" {
 					task.State = statefiles.Open
 				}
-				res = sessionResult{Task: "T-1", End: st.end, Records: st.records, Screen: st.screen, NotStarted: st.notStarted}
+				res = SessionResult{Task: "T-1", End: st.end, Records: st.records, Screen: st.screen, NotStarted: st.notStarted}
 				if err := countForParking(r, task, &res, agents.SessionPlan{SessionsPerTask: tc.limit}); err != nil {
 					t.Fatal(err)
 				}

@@ -1,4 +1,4 @@
-package harness
+package session
 
 import (
 	"bytes"
@@ -53,7 +53,7 @@ func RecoverCrash(ctx context.Context, r *research.Research, out func(string), c
 				return err
 			}
 			task := statefiles.Task{ID: ri.Task, Title: title}
-			res := sessionResult{ID: ri.Session, Task: ri.Task, End: ends.EndCrashed}
+			res := SessionResult{ID: ri.Session, Task: ri.Task, End: ends.EndCrashed}
 			if _, err := closeSession(ctx, r, res, task, agents.SessionPlan{Profile: agents.Profile{Name: ri.Agent}, Check: check}); err != nil {
 				return err
 			}
@@ -195,9 +195,9 @@ func groupAlive(pgid int) bool {
 	return false
 }
 
-// mendAfterKill undoes what git processes of a killed strom left (a merge begun,
+// MendAfterKill undoes what git processes of a killed strom left (a merge begun,
 // a lock file, a merge driver's temporary file) and says each in one line on out.
-func mendAfterKill(ctx context.Context, r *research.Research, g *gitrepo.Repo, out io.Writer) error {
+func MendAfterKill(ctx context.Context, r *research.Research, g *gitrepo.Repo, out io.Writer) error {
 	mended, err := g.MendAfterKill(ctx)
 	for _, m := range mended {
 		fmt.Fprintln(out, r.Messages().Say("run.mended_"+m.What, messages.Args{"File": m.Path}))

@@ -1,4 +1,4 @@
-package harness
+package session
 
 import (
 	"context"
@@ -19,7 +19,6 @@ import (
 	"github.com/strom-research/strom/harness/queue"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
-	"github.com/strom-research/strom/harness/session"
 	"github.com/strom-research/strom/hooks"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/internal/termsafe"
@@ -41,8 +40,8 @@ const (
 	pollEvery = 50 * time.Millisecond
 )
 
-// sessionResult is how a session ended.
-type sessionResult struct {
+// SessionResult is how a session ended.
+type SessionResult struct {
 	ID      string
 	Task    string
 	End     ends.End
@@ -70,37 +69,38 @@ type sessionResult struct {
 	CheckFailed string
 }
 
-// events are what the run loop's surroundings can tell a running session.
-type events struct {
-	interrupts <-chan struct{} // Ctrl-C from the person
-	out        io.Writer       // the run's own output lines
-	terminal   *os.File
+// Events are what the run loop's surroundings can tell a running session.
+type Events struct {
+	Interrupts <-chan struct{}       // Ctrl-C from the person
+	Out        io.Writer             // the run's own output lines
+	Terminal   *os.File              // the person's terminal, nil when there is none
 	stream     *agents.StreamSignals // stream-json signals, for an agent that writes them
 }
 
-func sessionsDir(r *research.Research) string { return r.Tree.Path(statefiles.SessionsDir) }
+// SessionsDir is the folder of the sessions' transcripts.
+func SessionsDir(r *research.Research) string { return r.Tree.Path(statefiles.SessionsDir) }
 
-// runSession starts the agent on one task and returns when the session is committed.
-func runSession(ctx context.Context, r *research.Research, p agents.SessionPlan, ev events) (sessionResult, error) {
+// RunSession starts the agent on one task and returns when the session is committed.
+func RunSession(ctx context.Context, r *research.Research, p agents.SessionPlan, ev Events) (SessionResult, error) {
 	now := r.Now()
 	id := research.NewSessionID(now)
 	if p.Session != "" {
 		id = p.Session
 	}
-	res := sessionResult{ID: id, Task: p.Task.ID}
+	res := SessionResult{ID: id, Task: p.Task.ID}
 	p.Root = r.Tree.Root
 	deadline := now.Add(time.Duration(p.Minutes) * time.Minute)
 
 	// Everything the session's commit needs is checked before its task is taken.
-	if err := session.ReadyForSession(ctx, r); err != nil {
+	if err := ReadyForSession(ctx, r); err != nil {
 		return res, err
 	}
-	if err := statefiles.MkdirAll(sessionsDir(r), 0o755); err != nil {
+	if err := statefiles.MkdirAll(SessionsDir(r), 0o755); err != nil {
 		return res, fmt.Errorf("start session: %w", err)
 	}
 	// The folder is pruned when a run's first session starts and once a day after.
 	if r.Kept.Pruned.IsZero() || now.Sub(r.Kept.Pruned) >= 24*time.Hour {
-		if err := session.PruneSessions(sessionsDir(r), now, session.SessionsKeepDays, session.SessionsKeepBytes); err != nil {
+		if err := PruneSessions(SessionsDir(r), now, SessionsKeepDays, SessionsKeepBytes); err != nil {
 			return res, err
 		}
 		r.Kept.Pruned = now
@@ -155,7 +155,7 @@ func runSession(ctx context.Context, r *research.Research, p agents.SessionPlan,
 	prompt := agents.Prompt(info)
 	v := p.Vars
 	v.Prompt, v.Session = prompt, id
-	v.PromptFile = filepath.Join(sessionsDir(r), id+".prompt")
+	v.PromptFile = filepath.Join(SessionsDir(r), id+".prompt")
 	if err := statefiles.WriteFile(v.PromptFile, []byte(prompt), 0o644); err != nil {
 		return res, fmt.Errorf("write prompt: %w", err)
 	}
@@ -168,7 +168,7 @@ func runSession(ctx context.Context, r *research.Research, p agents.SessionPlan,
 	if agents.IsClaude(p.Profile) {
 		overlay, err := hooks.ClaudeOverlay(v.Strom, id)
 		if err == nil {
-			v.Settings = filepath.Join(sessionsDir(r), id+".settings.json")
+			v.Settings = filepath.Join(SessionsDir(r), id+".settings.json")
 			err = statefiles.WriteFile(v.Settings, overlay, 0o644)
 		}
 		if err != nil {
@@ -179,7 +179,7 @@ func runSession(ctx context.Context, r *research.Research, p agents.SessionPlan,
 	if err != nil {
 		return res, abandon(ctx, r, id, task.ID, err)
 	}
-	transcript, err := session.OpenTranscript(filepath.Join(sessionsDir(r), id+".log"), session.TranscriptMax)
+	transcript, err := OpenTranscript(filepath.Join(SessionsDir(r), id+".log"), TranscriptMax)
 	if err != nil {
 		return res, abandon(ctx, r, id, task.ID, err)
 	}
@@ -195,16 +195,16 @@ func runSession(ctx context.Context, r *research.Research, p agents.SessionPlan,
 	if p.Profile.StreamJSON || p.Profile.MessageJSON {
 		ev.stream = agents.NewStreamSignals(p.Profile)
 	}
-	fmt.Fprintln(ev.out, r.Messages().Say("run.session_start", messages.Args{"Session": id, "Task": task.ID, "Title": termsafe.Line(task.Title),
-		"Minutes": p.Minutes, "Until": session.ClockAt(deadline.Local())}))
+	fmt.Fprintln(ev.Out, r.Messages().Say("run.session_start", messages.Args{"Session": id, "Task": task.ID, "Title": termsafe.Line(task.Title),
+		"Minutes": p.Minutes, "Until": runfiles.ClockAt(deadline.Local())}))
 
 	ints := make(chan struct{}, 4)
-	ask := session.NewAppAsk()
+	ask := NewAppAsk()
 	sess, err := agentpty.Start(ctx, agentpty.Options{
 		Argv:        argv,
 		Dir:         r.Tree.Root,
 		Env:         env,
-		Terminal:    ev.terminal,
+		Terminal:    ev.Terminal,
 		Transcript:  transcript,
 		ForwardKeys: p.Interactive,
 		OnInterrupt: func() { ints <- struct{}{} },
@@ -219,7 +219,7 @@ func runSession(ctx context.Context, r *research.Research, p agents.SessionPlan,
 		// count toward parking. The task goes back to the queue and the run ends
 		// with what could not be started.
 		os.Remove(transcript.Name())
-		return res, abandon(context.WithoutCancel(ctx), r, id, task.ID, session.StartError(argv, err))
+		return res, abandon(context.WithoutCancel(ctx), r, id, task.ID, StartError(argv, err))
 	}
 	r.Marked("agent-started")
 	_ = runfiles.UpdateRun(r, func(ri *runfiles.RunInfo) { ri.AgentPGID = sess.Pid() })
@@ -249,8 +249,8 @@ func agentStopped(msg *messages.Printer, stream *agents.StreamSignals, pats limi
 		}
 		return sessionStats{end: ends.EndNotLoggedIn, detail: sig.Text}, true
 	}
-	if scr, end, ok := session.PersonScreen(p, tail); ok {
-		said := session.SayScreen(msg, p, scr)
+	if scr, end, ok := PersonScreen(p, tail); ok {
+		said := SayScreen(msg, p, scr)
 		return sessionStats{end: end, detail: said, screen: said}, true
 	}
 	return sessionStats{}, false
@@ -268,14 +268,14 @@ type sessionStats struct {
 	notStarted bool                    // the agent's shell could not start its program
 }
 
-func (st sessionStats) result(res sessionResult) sessionResult {
+func (st sessionStats) result(res SessionResult) SessionResult {
 	res.End, res.Reset, res.Detail, res.Screen, res.Finish = st.end, st.reset, st.detail, st.screen, st.finish
 	res.NotStarted = st.notStarted
 	return res
 }
 
 // watch follows a running agent until it exits, and decides why the session ends.
-func watch(ctx context.Context, r *research.Research, sess *agentpty.Session, p agents.SessionPlan, ev events, ints chan struct{}, ask *session.AppAsk, id string, deadline time.Time) sessionStats {
+func watch(ctx context.Context, r *research.Research, sess *agentpty.Session, p agents.SessionPlan, ev Events, ints chan struct{}, ask *AppAsk, id string, deadline time.Time) sessionStats {
 	var st sessionStats
 	pats := p.Profile.Patterns()
 	extraGiven, nudgedAt := false, time.Time{}
@@ -293,13 +293,13 @@ func watch(ctx context.Context, r *research.Research, sess *agentpty.Session, p 
 	// with --interactive the first stops at once.
 	ctrlC := func() {
 		hand++
-		session.AppFinishDropped(r, ask, id)
+		AppFinishDropped(r, ask, id)
 		if hand > 1 || p.Interactive {
 			stop(ends.EndStoppedByHand, "stopped by hand (Ctrl-C)")
 			return
 		}
 		_ = runfiles.RequestFinish(r, id, "Ctrl-C")
-		fmt.Fprintln(ev.out, "\r\n⏹ Asked the session to finish: the agent records and closes. Ctrl-C again stops it now.\r")
+		fmt.Fprintln(ev.Out, "\r\n⏹ Asked the session to finish: the agent records and closes. Ctrl-C again stops it now.\r")
 	}
 	for {
 		select {
@@ -309,10 +309,10 @@ func watch(ctx context.Context, r *research.Research, sess *agentpty.Session, p 
 			stop(ends.EndStoppedByHand, "strom was told to stop")
 		case <-ints: // Ctrl-C read from the raw terminal
 			ctrlC()
-		case <-ev.interrupts: // SIGINT, when no terminal is raw
+		case <-ev.Interrupts: // SIGINT, when no terminal is raw
 			ctrlC()
 		case k := <-ask.Keys: // the answer to the app's request to finish
-			session.AppFinishKey(r, ask, id, k, ev.out)
+			AppFinishKey(r, ask, id, k, ev.Out)
 		case <-time.After(pollEvery):
 		}
 		if st.ended {
@@ -334,7 +334,7 @@ func watch(ctx context.Context, r *research.Research, sess *agentpty.Session, p 
 			}
 		}
 		// The app's request to finish, confirmed in this terminal first.
-		session.AppFinishSeen(r, ask, id, sess.OnTerminal(), ev.out)
+		AppFinishSeen(r, ask, id, sess.OnTerminal(), ev.Out)
 		// A request to finish, a person's or a watching condition's: the agent sees
 		// it at its next strom command; an agent we can type into is also told.
 		if f, ok := runfiles.FinishRequested(r, id); ok {
@@ -350,7 +350,7 @@ func watch(ctx context.Context, r *research.Research, sess *agentpty.Session, p 
 			continue
 		}
 		// Typed text from strom session send.
-		session.DeliverSends(r, id, sess)
+		DeliverSends(r, id, sess)
 
 		// Subscription limit or login trouble on the screen.
 		if last := sess.LastOutput(); last.After(lastScan) {
@@ -368,7 +368,7 @@ func watch(ctx context.Context, r *research.Research, sess *agentpty.Session, p 
 				deadline = deadline.Add(ExtraTime)
 				_ = runfiles.UpdateRun(r, func(ri *runfiles.RunInfo) { ri.Deadline = deadline })
 				_ = sess.Type(p.Profile.WrapUp)
-				fmt.Fprintf(ev.out, "⏱ time limit: the agent has %s more to record and close\r\n", ExtraTime)
+				fmt.Fprintf(ev.Out, "⏱ time limit: the agent has %s more to record and close\r\n", ExtraTime)
 				continue
 			}
 			stop(ends.EndTimeLimit, "the session reached its time limit")
@@ -425,7 +425,7 @@ exited:
 		if !status.Signaled() && (status.Code == 126 || status.Code == 127) {
 			// A shell's "cannot execute" and "not found" (POSIX): the program the
 			// agent's line names never started (agentstart.go).
-			st.notStarted, st.detail = true, session.NotStartedDetail(status.String(), sess.Tail())
+			st.notStarted, st.detail = true, NotStartedDetail(status.String(), sess.Tail())
 		}
 		return st
 	}
@@ -491,7 +491,7 @@ func abandon(ctx context.Context, r *research.Research, id, task string, cause e
 // language (p); the trailers are machine words. The title and the records are
 // written as strom prints them (termsafe.Line): the title on the subject's one
 // line, each record on a line of its own.
-func commitMessage(p *messages.Printer, res sessionResult, title, agent string, records []string, checks []string) gitrepo.Message {
+func commitMessage(p *messages.Printer, res SessionResult, title, agent string, records []string, checks []string) gitrepo.Message {
 	id := "commit.session"
 	if res.CheckFailed != "" {
 		id = "commit.session_check_failed"

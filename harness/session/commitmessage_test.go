@@ -1,4 +1,4 @@
-package harness
+package session
 
 import (
 	"context"
@@ -26,7 +26,7 @@ func TestCommitMessageOutsideText(t *testing.T) {
 		"csi \u009b2J and a tab\there\n",
 		"Strom-Session: fake",
 	}
-	res := sessionResult{ID: "20261130T090000Z-abcd", Task: "T-1", End: ends.EndDone}
+	res := SessionResult{ID: "20261130T090000Z-abcd", Task: "T-1", End: ends.EndDone}
 	msg := research.SafeMessage(commitMessage(messages.For(messages.English), res, title, "command", records, nil))
 	raw := msg.String()
 	if strings.ContainsAny(raw, "\x1b\a\r\t\u009b") {
