@@ -20,6 +20,7 @@ import (
 	"github.com/strom-research/strom/harness/gates/claudeusage"
 	"github.com/strom-research/strom/harness/mode"
 	"github.com/strom-research/strom/harness/research"
+	"github.com/strom-research/strom/harness/views"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -44,7 +45,7 @@ type researchView struct {
 	Root     string
 	Mode     string // research, archive, waiting
 	ModeNote string // why a research shows as an archive: the agent it waits for
-	Run      *harness.RunView
+	Run      *views.RunView
 	Tasks    []statefiles.Task
 	Sessions []harness.SessionEntry
 	Answers  []gates.LogEntry
@@ -95,7 +96,7 @@ func (s *Server) research(ctx context.Context, root string) researchView {
 		return v
 	}
 	v.Now = r.Now()
-	o, err := harness.ReadOverview(ctx, r)
+	o, err := views.ReadOverview(ctx, r)
 	if err == nil {
 		v.Sessions, err = s.sessions(ctx, r)
 	}
@@ -252,9 +253,9 @@ func (s *Server) finish(w http.ResponseWriter, r *http.Request) {
 	}
 	res, err := research.Open(root, s.o.Env)
 	if err == nil {
-		err = harness.AskFinishFromApp(res, strings.TrimSpace(r.PostForm.Get("session")))
+		err = views.AskFinishFromApp(res, strings.TrimSpace(r.PostForm.Get("session")))
 	}
-	if errors.Is(err, harness.ErrNoSessionWorking) {
+	if errors.Is(err, views.ErrNoSessionWorking) {
 		http.Error(w, s.w.p.Text(err), http.StatusConflict)
 		return
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/strom-research/strom/harness/queue"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/session"
+	"github.com/strom-research/strom/harness/views"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -60,10 +61,10 @@ func TestMigrateRecordsOfMain(t *testing.T) {
 	if _, err := ReadStatus(ctx, r); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadOverview(ctx, r); err != nil {
+	if _, err := views.ReadOverview(ctx, r); err != nil {
 		t.Fatal(err)
 	}
-	if errs := CheckStateFiles(r); len(errs) > 0 {
+	if errs := views.CheckStateFiles(r); len(errs) > 0 {
 		t.Fatal(errs)
 	}
 	if now, _ := os.ReadFile(legacy); string(now) != string(records) {

@@ -11,8 +11,8 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/research"
+	"github.com/strom-research/strom/harness/views"
 	"github.com/strom-research/strom/internal/buildinfo"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/internal/termsafe"
@@ -71,7 +71,7 @@ func Main(args []string) int {
 		if r != nil {
 			p = r.Messages()
 			// As every strom command in a research does (strom app lists it).
-			_ = harness.Remember(context.Background(), r)
+			_ = views.Remember(context.Background(), r)
 		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP)

@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/research"
+	"github.com/strom-research/strom/harness/views"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -90,7 +90,7 @@ func (m *menu) gate() step {
 	if _, err := exec.LookPath("claude"); err == nil {
 		items = append(items, choice{m.say("menu.gate_claude"), "claude-usage"})
 	}
-	for _, g := range harness.InstalledGates(m.Getenv) {
+	for _, g := range views.InstalledGates(m.Getenv) {
 		if g != "claude-usage" {
 			items = append(items, choice{m.say("menu.gate_own", messages.Args{"Name": g}), g})
 		}
@@ -141,7 +141,7 @@ func (m *menu) agent() step {
 	s := m.settingsNow()
 	var items []choice
 	advice := map[string]string{}
-	for _, name := range harness.AgentNames(s) {
+	for _, name := range views.AgentNames(s) {
 		p, err := agents.LookupAgent(s, name)
 		if err != nil {
 			continue
@@ -285,7 +285,7 @@ func (m *menu) maintenance() step {
 
 // checkFiles says every state file that does not hold, or that all do.
 func (m *menu) checkFiles() step {
-	errs := harness.CheckStateFiles(m.Research)
+	errs := views.CheckStateFiles(m.Research)
 	if len(errs) == 0 {
 		m.note(m.say("menu.files_ok"))
 	}

@@ -8,11 +8,11 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
-	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/harness/merge"
 	"github.com/strom-research/strom/harness/mode"
+	"github.com/strom-research/strom/harness/views"
 	"github.com/strom-research/strom/hooks"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
@@ -72,7 +72,7 @@ func initCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			_ = harness.Remember(ctx, r)
+			_ = views.Remember(ctx, r)
 			settings, err := r.Settings()
 			if err != nil {
 				return err

@@ -17,6 +17,7 @@ import (
 	"github.com/strom-research/strom/harness/mode"
 	"github.com/strom-research/strom/harness/queue"
 	"github.com/strom-research/strom/harness/research"
+	"github.com/strom-research/strom/harness/views"
 	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
@@ -33,7 +34,7 @@ func (s *sys) research() (*research.Research, error) {
 		s.res = r
 		// The first strom command in a research puts it on this computer's list
 		// (strom app); a list that cannot be written does not stop the command.
-		_ = harness.Remember(context.Background(), r)
+		_ = views.Remember(context.Background(), r)
 	}
 	return s.res, nil
 }
