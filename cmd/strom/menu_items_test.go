@@ -348,8 +348,7 @@ func TestMenuWorkPickedKeys(t *testing.T) {
 	}
 	h := menuResearch(t)
 	d := startMenu(t, h, "LANG=en_US.UTF-8")
-	d.answer(en.Say("menu.work_alone"), "\x1b[B")
-	d.answer("> "+en.Say("menu.work_alone"), "\r")
+	d.answer("> "+en.Say("menu.work_alone"), "\r") // the cursor starts there
 	d.answer(en.Say("menu.work_picked"), "\x1b[B") // the second item
 	d.answer("> "+en.Say("menu.work_picked"), "\r")
 	d.expect(en.Say("menu.pick_task"))
@@ -366,7 +365,10 @@ func TestMenuWorkPickedKeys(t *testing.T) {
 }
 
 // TestMenuTimeForOneTask: 4 and 601 are refused with --minutes' sentence; 0 goes
-// back unchanged (TestMenuMinutes); 45 is set as strom config set sets it.
+// back unchanged (TestMenuMinutes); 45 is set where the person says, this
+// research or this computer, and the question says which wins. A value that does
+// not apply once set (the research's own wins over the computer's, the
+// environment's over both) is said so.
 func TestMenuTimeForOneTask(t *testing.T) {
 	t.Parallel()
 	h, d := accessibleMenu(t)
@@ -374,21 +376,44 @@ func TestMenuTimeForOneTask(t *testing.T) {
 	d.typeKeys("4\r")
 	d.answer("--minutes takes a whole number 5–600, not 4, or 0 to go back without a change", "601\r")
 	d.answer("--minutes takes a whole number 5–600, not 601, or 0 to go back", "45\r")
+	d.expect("Where should 45 min apply? The research's own setting wins over this computer's.")
+	d.choose("For this computer (")
 	d.expect("run.minutes = 45")
 	d.leaveMenu()
 	if r := setting(t, h, "run.minutes"); r.Value != float64(45) || r.Source != "user" {
 		t.Errorf("run.minutes after 4, 601 and 45: %+v", r)
 	}
 
-	// The research's own setting wins over the computer's: the menu changes it.
+	// The research has its own: the cursor starts on it; the computer's changed
+	// is said not to apply.
 	h.must(t, "config", "set", "run.minutes", "30", "--for-tree")
 	d = startMenu(t, h, "ACCESSIBLE=1")
 	d.minutesAsked("30")
+	d.typeKeys("40\r")
+	d.choose("For this computer (")
+	d.expect("run.minutes stays 30 in this research: its own setting in .strom/config.json wins over this computer's")
+	d.minutesAsked("30")
 	d.typeKeys("20\r")
+	d.expect("Where should 20 min apply?")
+	d.typeKeys("\r") // where the cursor is: this research
 	d.expect("run.minutes = 20 (.strom/config.json)")
 	d.leaveMenu()
 	if r := setting(t, h, "run.minutes"); r.Value != float64(20) || r.Source != "tree" {
 		t.Errorf("run.minutes set in the menu while the research has its own: %+v", r)
+	}
+
+	// STROM_RUN_MINUTES wins over both: the question says so, and so does the line
+	// after the answer.
+	d = startMenu(t, h, "ACCESSIBLE=1", "STROM_RUN_MINUTES=25")
+	d.minutesAsked("25")
+	d.typeKeys("50\r")
+	d.expect("Where should 50 min apply? The research's own setting wins over this computer's. STROM_RUN_MINUTES=25 in the environment wins over both while it is set.")
+	d.choose("For this research (.strom/config.json")
+	d.expect("run.minutes = 50 (.strom/config.json)")
+	d.expect("run.minutes stays 25 here: STROM_RUN_MINUTES=25 in the environment wins over both settings files while it is set")
+	d.leaveMenu()
+	if r := setting(t, h, "run.minutes"); r.Value != float64(50) || r.Source != "tree" {
+		t.Errorf("run.minutes set in the menu under STROM_RUN_MINUTES: %+v", r)
 	}
 }
 
@@ -638,12 +663,12 @@ func TestMenuEscAndCtrlC(t *testing.T) {
 		d := startMenu(t, h, "LANG=en_US.UTF-8")
 		settings, alone := en.Say("menu.settings"), en.Say("menu.alone")
 		minutes := en.Say("menu.minutes", messages.Args{"Minutes": "60"})
-		d.answer(en.Say("menu.leave"), "\x1b[B\x1b[B\x1b[B") // down to Settings
+		d.answer("> "+en.Say("menu.work_alone"), "\x1b[B\x1b[B") // down to Settings
 		d.answer("> "+settings, "\r")
 		d.answer("> "+alone, "\r")
 		d.answer("> "+minutes, "\x1b") // Esc: back to Settings
 		d.answer("> "+alone, "\x1b")   // Esc: back to the first level
-		d.answer("> "+en.Say("menu.mode_research"), "\x1b[B\x1b[B\x1b[B")
+		d.answer("> "+en.Say("menu.work_alone"), "\x1b[B\x1b[B")
 		d.answer("> "+settings, "\r")
 		d.answer("> "+alone, "\r")
 		d.answer("> "+minutes, "\r")
