@@ -31,13 +31,19 @@ func startMenu(t *testing.T, h *cliHarness, env ...string) *menuDriver {
 // startOnTerminal runs strom with args under an outer pty of 120×40.
 func startOnTerminal(t *testing.T, h *cliHarness, args []string, env ...string) *menuDriver {
 	t.Helper()
+	return startSized(t, h, 120, args, env...)
+}
+
+// startSized runs strom with args under an outer pty of cols×40.
+func startSized(t *testing.T, h *cliHarness, cols uint16, args []string, env ...string) *menuDriver {
+	t.Helper()
 	master, slave, err := pty.Open()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { master.Close() })
 	// A terminal of a person's size: a form draws nothing in a 0×0 one.
-	if err := pty.Setsize(master, &pty.Winsize{Rows: 40, Cols: 120}); err != nil {
+	if err := pty.Setsize(master, &pty.Winsize{Rows: 40, Cols: cols}); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(h.strom, args...)
