@@ -786,9 +786,9 @@ func TestMenuAccessibleSetting(t *testing.T) {
 	}
 	h := menuResearch(t)
 	d := startMenu(t, h, "LANG=en_US.UTF-8")
-	d.answer("> "+en.Say("menu.work_alone"), "\x1b[B\x1b[B\r") // Settings
+	d.answer("> "+en.Say("menu.work_alone"), "\x1b[B\x1b[B\r")  // Settings
 	d.answer("> "+en.Say("menu.alone"), "\x1b[B\x1b[B\x1b[B\r") // Accessible menu: off
-	d.answer(en.Say("menu.accessible_choose"), "\x1b[A\r")       // up to on
+	d.answer(en.Say("menu.accessible_choose"), "\x1b[A\r")      // up to on
 	d.expect("menu.accessible = on")
 	d.expectNumberPrompt() // the next form already asks by numbers
 	d.typeKeys("5\r")
