@@ -259,10 +259,12 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 // for an answer. It fills end, reset, detail and screen.
 func agentStopped(msg *messages.Printer, stream *streamSignals, pats limits.Patterns, p sessionPlan, tail []byte) (sessionStats, bool) {
 	if sig, ok := agentSignal(stream, pats, tail); ok {
+		// The agent's own words, quoted: they are in the agent's language.
+		said := msg.Say("watch.agent_said", messages.Args{"Text": termsafe.Line(sig.Text)})
 		if sig.Kind == limits.Limit {
-			return sessionStats{end: EndSubscriptionLimit, reset: sig.Reset, detail: sig.Text}, true
+			return sessionStats{end: EndSubscriptionLimit, reset: sig.Reset, detail: said}, true
 		}
-		return sessionStats{end: EndNotLoggedIn, detail: sig.Text}, true
+		return sessionStats{end: EndNotLoggedIn, detail: said}, true
 	}
 	if scr, end, ok := personScreen(p, tail); ok {
 		said := sayScreen(msg, p, scr)
