@@ -84,5 +84,5 @@ func (r *Research) appFinishAnswered(a *appAsk, id string, yes bool, out io.Writ
 		fmt.Fprintf(out, "The app's request could not be passed on: %v\r\n", err)
 		return
 	}
-	fmt.Fprint(out, "⏹ Asked the session to finish: the agent records and closes.\r\n")
+	fmt.Fprint(out, r.Messages().Say("watch.asked_finish")+"\r\n")
 }

@@ -129,7 +129,11 @@ func (r *Research) loginAdvice(p sessionPlan) string {
 	bin := p.Profile.Binary
 	if bin == "" {
 		// A command or the demo: strom does not know the program's login.
-		bin = "the agent"
+		return loginUnknown
 	}
 	return "run " + bin + " once and log in"
 }
+
+// loginUnknown is the login advice for an agent whose program strom does not
+// know (a command, the demo).
+const loginUnknown = "run the agent once and log in"

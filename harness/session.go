@@ -259,10 +259,12 @@ func (r *Research) runSession(ctx context.Context, p sessionPlan, ev events) (se
 // for an answer. It fills end, reset, detail and screen.
 func agentStopped(msg *messages.Printer, stream *streamSignals, pats limits.Patterns, p sessionPlan, tail []byte) (sessionStats, bool) {
 	if sig, ok := agentSignal(stream, pats, tail); ok {
+		// The agent's own words, quoted: they are in the agent's language.
+		said := msg.Say("watch.agent_said", messages.Args{"Text": termsafe.Line(sig.Text)})
 		if sig.Kind == limits.Limit {
-			return sessionStats{end: EndSubscriptionLimit, reset: sig.Reset, detail: sig.Text}, true
+			return sessionStats{end: EndSubscriptionLimit, reset: sig.Reset, detail: said}, true
 		}
-		return sessionStats{end: EndNotLoggedIn, detail: sig.Text}, true
+		return sessionStats{end: EndNotLoggedIn, detail: said}, true
 	}
 	if scr, end, ok := personScreen(p, tail); ok {
 		said := sayScreen(msg, p, scr)
@@ -310,18 +312,18 @@ func (r *Research) watch(ctx context.Context, sess *agentpty.Session, p sessionP
 		hand++
 		r.appFinishDropped(ask, id)
 		if hand > 1 || p.Interactive {
-			stop(EndStoppedByHand, "stopped by hand (Ctrl-C)")
+			stop(EndStoppedByHand, r.Messages().Say("watch.by_ctrl_c"))
 			return
 		}
 		_ = r.RequestFinish(id, "Ctrl-C")
-		fmt.Fprintln(ev.out, "\r\n⏹ Asked the session to finish: the agent records and closes. Ctrl-C again stops it now.\r")
+		fmt.Fprint(ev.out, "\r\n"+r.Messages().Say("watch.asked_finish_again")+"\r\n")
 	}
 	for {
 		select {
 		case <-sess.Done():
 			goto exited
 		case <-ctx.Done():
-			stop(EndStoppedByHand, "strom was told to stop")
+			stop(EndStoppedByHand, r.Messages().Say("watch.told_to_stop"))
 		case <-ints: // Ctrl-C read from the raw terminal
 			ctrlC()
 		case <-ev.interrupts: // SIGINT, when no terminal is raw
@@ -361,7 +363,7 @@ func (r *Research) watch(ctx context.Context, sess *agentpty.Session, p sessionP
 		}
 		// strom session stop: at once, the task back in the queue.
 		if _, ok := r.Requested("stop", id); ok {
-			stop(EndStoppedByHand, "stopped by hand (strom session stop)")
+			stop(EndStoppedByHand, r.Messages().Say("watch.by_session_stop"))
 			continue
 		}
 		// Typed text from strom session send.
@@ -383,10 +385,10 @@ func (r *Research) watch(ctx context.Context, sess *agentpty.Session, p sessionP
 				deadline = deadline.Add(ExtraTime)
 				_ = r.UpdateRun(func(ri *RunInfo) { ri.Deadline = deadline })
 				_ = sess.Type(p.Profile.WrapUp)
-				fmt.Fprintf(ev.out, "⏱ time limit: the agent has %s more to record and close\r\n", ExtraTime)
+				fmt.Fprint(ev.out, r.Messages().Say("watch.extra_time", messages.Args{"Time": SayDuration(r.Messages(), ExtraTime)})+"\r\n")
 				continue
 			}
-			stop(EndTimeLimit, "the session reached its time limit")
+			stop(EndTimeLimit, r.Messages().Say("watch.time_limit"))
 			continue
 		}
 		// An agent that sits idle is nudged once, then given up on.
@@ -408,7 +410,7 @@ func (r *Research) watch(ctx context.Context, sess *agentpty.Session, p sessionP
 					_ = sess.Type(p.Profile.Nudge)
 				}
 			case !nudgedAt.IsZero() && now.Sub(nudgedAt) >= p.Idle:
-				stop(EndAgentFailed, fmt.Sprintf("the agent sat idle for %s after a nudge", p.Idle))
+				stop(EndAgentFailed, r.Messages().Say("watch.idle", messages.Args{"Time": SayDuration(r.Messages(), p.Idle)}))
 			}
 		}
 	}
@@ -436,11 +438,11 @@ exited:
 		return st
 	}
 	if err != nil || status.Code != 0 || status.Signaled() {
-		st.end, st.detail = EndAgentFailed, fmt.Sprintf("the agent ended with %s without closing the session", status)
+		st.end, st.detail = EndAgentFailed, r.Messages().Say("watch.ended_without_close", messages.Args{"Status": sayStatus(r.Messages(), status)})
 		if !status.Signaled() && (status.Code == 126 || status.Code == 127) {
 			// A shell's "cannot execute" and "not found" (POSIX): the program the
 			// agent's line names never started (agentstart.go).
-			st.notStarted, st.detail = true, notStartedDetail(status.String(), sess.Tail())
+			st.notStarted, st.detail = true, notStartedDetail(r.Messages(), sayStatus(r.Messages(), status), sess.Tail())
 		}
 		return st
 	}

@@ -3,6 +3,8 @@ package harness
 import (
 	"context"
 	"errors"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/strom-research/strom/internal/termsafe"
@@ -209,4 +211,27 @@ func (r *Research) MoveTask(ctx context.Context, id, before string) error {
 // hundred: the cost is the task's, not the research's.
 func (r *Research) Records(ctx context.Context, task string) ([]statefiles.Record, error) {
 	return r.Tree.TaskRecords(ctx, statefiles.NormalizeID(task))
+}
+
+// The reasons a run parks a task with, kept in English in the task's file (the
+// state's stable words) and said in the person's language by SayParkReason.
+var (
+	parkedEmptyRE      = regexp.MustCompile(`^(\d+) sessions in a row recorded nothing$`)
+	parkedUnfinishedRE = regexp.MustCompile(`^(\d+) sessions without finishing$`)
+)
+
+// SayParkReason is a parking reason as a person reads it: the reasons strom
+// itself parks with in p's language, a person's own reason as it was given (on
+// one line).
+func SayParkReason(p *messages.Printer, reason string) string {
+	if reason == ArchiveReason {
+		return p.Say("task.archive_reason")
+	}
+	for re, id := range map[*regexp.Regexp]string{parkedEmptyRE: "task.parked_empty", parkedUnfinishedRE: "task.parked_unfinished"} {
+		if m := re.FindStringSubmatch(reason); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			return p.Say(id, messages.Args{"Count": n})
+		}
+	}
+	return termsafe.Line(reason)
 }

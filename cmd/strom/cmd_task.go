@@ -607,11 +607,8 @@ func taskAnswerCommand(s *sys) *ffcli.Command {
 	}
 }
 
-// parkReason is a parking reason as a person reads it: the archive's reason, kept
-// in English in queue.json, in the person's language.
+// parkReason is a parking reason as a person reads it: the reasons strom parks
+// with, kept in English in the task's file, in the person's language.
 func (s *sys) parkReason(reason string) string {
-	if reason == harness.ArchiveReason {
-		return s.msg().Say("task.archive_reason")
-	}
-	return termsafe.Line(reason)
+	return harness.SayParkReason(s.msg(), reason)
 }

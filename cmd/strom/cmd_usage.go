@@ -110,7 +110,7 @@ func usageCommand(s *sys) *ffcli.Command {
 			} else {
 				fmt.Fprintln(s.stdout, s.say("usage_week.five_hours", messages.Args{"Used": pctText(out.FiveHourUsed)}))
 			}
-			fmt.Fprintln(s.stdout, s.say("usage_week.source", messages.Args{"Source": out.Source, "Age": time.Duration(out.AgeS * float64(time.Second)).String()}))
+			fmt.Fprintln(s.stdout, s.say("usage_week.source", messages.Args{"Source": out.Source, "Age": harness.SayDuration(s.msg(), time.Duration(out.AgeS*float64(time.Second)))}))
 			return nil
 		}),
 	}
