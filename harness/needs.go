@@ -32,6 +32,9 @@ type picker struct {
 	// another machine claimed first in this round of claiming.
 	held map[string]remote.Held
 	lost map[string]bool
+	// unpublished are tasks of this clone that the remote's branch did not
+	// hold even after the queue was shared: no claim can name them yet.
+	unpublished map[string]bool
 }
 
 // takeable reports whether the run may take t: open, or started under a claim
@@ -39,7 +42,7 @@ type picker struct {
 // synced run, not claimed on the remote by another session unless that claim is
 // older than pk.stale, and not lost to another machine in this round.
 func (r *Research) takeable(pk *picker, t *statefiles.Task) bool {
-	if pk.lost[t.ID] {
+	if pk.lost[t.ID] || pk.unpublished[t.ID] {
 		return false
 	}
 	if h, ok := pk.held[t.ID]; ok && !r.ownEnded(h) && !r.staleHeld(pk, h) {
@@ -55,6 +58,8 @@ func (r *Research) newPicker(tasks []string) *picker {
 		chosen:  len(tasks) > 0,
 		prober:  &archives.Prober{Clock: r.Clock, Dir: r.Tree.Root, Line: r.archiveProbe},
 		told:    map[string]bool{},
+
+		unpublished: map[string]bool{},
 	}
 }
 

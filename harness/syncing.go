@@ -270,6 +270,7 @@ func (r *Research) claim(ctx context.Context, pk *picker, out io.Writer) (*state
 	var task *statefiles.Task
 	var id string
 	said := map[string]bool{}
+	shared := false
 	take := func(ctx context.Context, held map[string]remote.Held, lost map[string]bool) (*remote.Claim, error) {
 		pk.held, pk.lost = held, lost
 		for _, l := range slices.SortedFunc(maps.Keys(lost), byIDNumber) {
@@ -278,17 +279,34 @@ func (r *Research) claim(ctx context.Context, pk *picker, out io.Writer) (*state
 				fmt.Fprintln(out, r.Messages().Say("sync.retry", messages.Args{"Task": l, "Remote": sy.Remote}))
 			}
 		}
-		t, _, lines, err := r.next(ctx, pk)
-		for _, s := range lines {
-			fmt.Fprintln(out, s)
-		}
-		if err != nil || t == nil {
-			task = nil
-			return nil, err
+		var t *statefiles.Task
+		var err error
+		for {
+			var lines []string
+			t, _, lines, err = r.next(ctx, pk)
+			for _, s := range lines {
+				fmt.Fprintln(out, s)
+			}
+			if err != nil || t == nil {
+				task = nil
+				return nil, err
+			}
+			if r.publishedTask(ctx, t) {
+				break
+			}
+			// A claim names a task by its id on the remote: a task this
+			// clone added is shared first, so that its id is the one every
+			// machine knows (renumbered when another machine took it).
+			if !shared {
+				return nil, errUnpublished
+			}
+			pk.unpublished[t.ID] = true
 		}
 		id = NewSessionID(r.Now())
 		rel := statefiles.ShardFile(t.ID)
-		paths := []string{statefiles.DirName + "/" + rel, statefiles.DirName + "/" + statefiles.QueueFile}
+		// The claim commit holds the queue's files whole: queue.json names no
+		// task whose file the commit leaves out.
+		paths := r.queuePathsHere()
 		c := remote.Claim{Task: t.ID, Session: id}
 		// A claim the remote holds for the task (a stale one, or this machine's of
 		// a session that ended) is replaced.
@@ -363,7 +381,21 @@ func (r *Research) claim(ctx context.Context, pk *picker, out io.Writer) (*state
 		}
 		return &c, nil
 	}
+	if err := r.commitQueue(ctx); err != nil {
+		return nil, "", err
+	}
+	clear(pk.unpublished)
 	ok, err := sy.Claim(ctx, take)
+	// Tasks of this clone's that the remote does not hold yet are shared, and
+	// shared again while they are all that is left and others' pushes kept the
+	// push from happening.
+	for try := 0; try < shareTries && (errors.Is(err, errUnpublished) || err == nil && !ok && len(pk.unpublished) > 0); try++ {
+		shared = true
+		clear(pk.unpublished)
+		if err = r.shareQueue(ctx, out); err == nil {
+			ok, err = sy.Claim(ctx, take)
+		}
+	}
 	var ce *gitrepo.ConflictError
 	if errors.As(err, &ce) {
 		// Session commits an earlier run could not push meet the remote's: they
@@ -385,6 +417,93 @@ func (r *Research) claim(ctx context.Context, pk *picker, out io.Writer) (*state
 	}
 	fmt.Fprintln(out, r.Messages().Say("sync.claimed", messages.Args{"Task": task.ID, "Remote": sy.Remote, "Branch": sy.Branch, "Host": sy.Host}))
 	return task, id, nil
+}
+
+// shareTries is how many times a claim shares the tasks added here while they
+// are all it could take.
+const shareTries = 5
+
+// errUnpublished is a claim's take meeting a task the remote's branch does not
+// hold yet.
+var errUnpublished = errors.New("the task is not on the remote yet")
+
+// publishedTask reports whether t is on the remote's branch as this clone last
+// fetched it: the same id, made at the same time. A clone in step with the remote
+// that wrote no task since knows it without asking git.
+func (r *Research) publishedTask(ctx context.Context, t *statefiles.Task) bool {
+	sy := r.sync
+	if sy.InSync(ctx) && !slices.Contains(r.Tree.WrittenTasks(), t.ID) {
+		return true
+	}
+	rel := statefiles.ShardFile(t.ID)
+	data, err := sy.Git.ReadBlob(ctx, sy.Ref()+":"+statefiles.DirName+"/"+rel)
+	if err != nil {
+		return false
+	}
+	tasks, err := statefiles.ParseShard(rel, rel, data)
+	if err != nil {
+		return false
+	}
+	for _, rt := range tasks {
+		if rt.ID == t.ID {
+			return rt.Created.Equal(t.Created)
+		}
+	}
+	return false
+}
+
+// queuePathsHere are the queue's files of this research as a commit takes them:
+// queue.json, the tasks' files and, where there are any, the records' files.
+func (r *Research) queuePathsHere() []string {
+	paths := []string{statefiles.DirName + "/" + statefiles.QueueFile, statefiles.DirName + "/" + statefiles.TasksDir}
+	if fi, err := os.Lstat(r.Tree.Path(statefiles.RecordsDir)); err == nil && fi.IsDir() {
+		paths = append(paths, statefiles.DirName+"/"+statefiles.RecordsDir)
+	}
+	return paths
+}
+
+// commitQueue commits the queue's files when strom wrote tasks here since the
+// last commit (a person's strom task add between sessions): merging the remote's
+// branch then meets them as this clone's commit, renumbered where another
+// machine gave its tasks the same ids, not as files that block the merge.
+func (r *Research) commitQueue(ctx context.Context) error {
+	if len(r.Tree.WrittenTasks()) == 0 {
+		return nil
+	}
+	sy := r.sync
+	err := r.Tree.Locked(ctx, func() error {
+		msg := safeMessage(gitrepo.Message{
+			Subject:  r.Messages().Say("sync.queue_subject", messages.Args{"Host": sy.Host}),
+			Trailers: []gitrepo.Trailer{{Key: TrailerHost, Value: sy.Host}},
+		})
+		_, err := sy.Git.Checkpoint(ctx, msg, gitrepo.CheckpointOptions{
+			Only:          r.queuePathsHere(),
+			NoVerify:      true,
+			FallbackName:  "strom",
+			FallbackEmail: "strom@localhost",
+		})
+		if err != nil && !errors.Is(err, gitrepo.ErrNothingToCommit) {
+			return err
+		}
+		// Every task file is in HEAD now.
+		r.Tree.ClearWrittenTasks()
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("commit the tasks added here: %w", err)
+	}
+	return nil
+}
+
+// shareQueue pushes what this clone has not pushed yet, the tasks added here
+// among it: they get the ids the remote gives them before one of them is
+// claimed. A push that did not happen (the remote away, its branch moving on)
+// leaves them unpublished: the claim passes them over this time.
+func (r *Research) shareQueue(ctx context.Context, out io.Writer) error {
+	if err := r.commitQueue(ctx); err != nil {
+		return err
+	}
+	return r.publish(ctx, out)
 }
 
 // stillFree reports whether the task seen, in the file of tasks rel, is as it
@@ -412,6 +531,9 @@ func (r *Research) stillFree(ctx context.Context, tip, rel string, seen statefil
 // branch is merged in, so that the run picks from the remote's queue. A remote
 // away is said by the first claim.
 func (r *Research) syncStart(ctx context.Context, out io.Writer) error {
+	if err := r.commitQueue(ctx); err != nil {
+		return err
+	}
 	// The claims first: this machine's of sessions a kill ended go with the push.
 	err := r.sync.IntegrateClaims(ctx)
 	if errors.Is(err, gitrepo.ErrRemoteAway) {

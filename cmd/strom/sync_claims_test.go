@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/strom-research/strom/statefiles"
 )
 
 // gitCounts runs strom run --max 1 in dir with the agent of syncSetup, every git
@@ -106,5 +109,72 @@ git ls-remote origin 'refs/strom/claims/*' > "$SEEN"
 	}
 	if err := exec.Command("git", "-C", bare, "merge-base", "--is-ancestor", f[0], "main").Run(); err != nil {
 		t.Errorf("the claim commit %s is not on the remote's branch: %v", f[0], err)
+	}
+}
+
+// TestSyncClaimsOnlyPublishedIDs: a task a person added here and did not commit
+// has an id another machine may have given its own task on the remote. A claim
+// names a task by its id on the remote, so the run shares the new task first (it
+// becomes T-2) and then claims each task once: one session commit for T-1, the
+// other machine's, and one for T-2, this clone's.
+func TestSyncClaimsOnlyPublishedIDs(t *testing.T) {
+	t.Parallel()
+	h, url, laptop, desktop := laptopAndDesktop(t, syncAgent, 0)
+	h.mustIn(t, desktop, "task", "add", "Desktop's find")
+	h.gitIn(t, desktop, "add", "-A")
+	h.gitIn(t, desktop, "commit", "-q", "-m", "desktop's task")
+	h.gitIn(t, desktop, "push", "-q", "origin", "main")
+	h.mustIn(t, laptop, "task", "add", "Laptop's find")
+
+	out := h.mustSyncRun(t, laptop, "STROM_HOST=laptop")
+	if n := strings.Count(out, "▶ session"); n != 2 {
+		t.Errorf("%d sessions, want 2:\n%s", n, out)
+	}
+	check := filepath.Join(h.dir, "check")
+	h.gitIn(t, h.dir, "clone", "-q", url, check)
+	q, err := statefiles.At(check).LoadQueue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tk := range q.Tasks {
+		got = append(got, fmt.Sprintf("%s %s %s", tk.ID, tk.Title, tk.State))
+	}
+	slices.Sort(got)
+	if want := []string{"T-1 Desktop's find done", "T-2 Laptop's find done"}; !slices.Equal(got, want) {
+		t.Errorf("the remote's tasks = %q, want %q\n%s", got, want, out)
+	}
+	worked := strings.Fields(h.gitIn(t, check, "log", "--format=%(trailers:key=Strom-Task,valueonly)", "--grep=Strom-Session:"))
+	slices.Sort(worked)
+	if want := []string{"T-1", "T-2"}; !slices.Equal(worked, want) {
+		t.Errorf("the remote's session commits worked %q, want %q\n%s", worked, want, out)
+	}
+	if left := strings.TrimSpace(h.gitIn(t, check, "ls-remote", "origin", "refs/strom/*")); left != "" {
+		t.Errorf("claims left on the remote:\n%s", left)
+	}
+}
+
+// TestSyncClaimNamesPublishedTask: a task committed here and not pushed yet is
+// on the remote's branch before its claim is: while its session works, the
+// remote holds the task the claim ref names.
+func TestSyncClaimNamesPublishedTask(t *testing.T) {
+	t.Parallel()
+	agent := `#!/bin/sh
+git fetch -q origin main && git show "origin/main:.strom/tasks/T-1-99.json" > "$SEEN" 2>&1
+` + strings.TrimPrefix(syncAgent, "#!/bin/sh\n")
+	h := syncSetup(t, agent, 0)
+	clone := filepath.Join(h.dir, "laptop")
+	h.gitIn(t, h.dir, "clone", "-q", "file://"+filepath.Join(h.dir, "remote.git"), clone)
+	h.mustIn(t, clone, "task", "add", "Laptop's find")
+	h.gitIn(t, clone, "add", "-A")
+	h.gitIn(t, clone, "commit", "-q", "-m", "laptop's task")
+	seen := filepath.Join(h.dir, "seen")
+	out := h.mustSyncRun(t, clone, "STROM_HOST=laptop", "SEEN="+seen)
+	b, err := os.ReadFile(seen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "Laptop's find") {
+		t.Errorf("while T-1's claim held it, the remote's branch had no T-1:\n%s\n%s", b, out)
 	}
 }
