@@ -209,6 +209,9 @@ func listTasks(ctx context.Context, s *sys, o listOptions) error {
 	if err != nil {
 		return err
 	}
+	// Another machine's claim holds an open task on the remote: it is shown
+	// started there.
+	tasks = r.ShowClaims(ctx, tasks)
 	if o.json {
 		return s.printJSON(tasks)
 	}
