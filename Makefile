@@ -90,6 +90,7 @@ bench: build
 	./scripts/bench-cli.sh
 	./scripts/bench-big-queue.sh
 	./scripts/bench-age.sh
+	./scripts/bench-sync.sh
 
 # The README's picture of the app's overview, taken by its browser test.
 screenshot:

@@ -91,6 +91,9 @@ func (rr RunResult) Reason(p *messages.Printer) string {
 		return p.Say("stop.error_detail", messages.Args{"Detail": d})
 	case ends.StopNotLoggedIn:
 		// "the agent is not logged in — run claude once and log in" (R7.7).
+		if d == agents.LoginUnknown {
+			return p.Say("stop.not_logged_in_any")
+		}
 		if cmd, ok := strings.CutPrefix(d, "run "); ok {
 			if cmd, ok := strings.CutSuffix(cmd, " once and log in"); ok {
 				return p.Say("stop.not_logged_in_run", messages.Args{"Command": cmd})

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/harness/merge"
+	"github.com/strom-research/strom/harness/queue"
 	"github.com/strom-research/strom/harness/remote"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/messages"
@@ -45,12 +47,42 @@ func staleClaim(r *research.Research, pk *picker, t *statefiles.Task) bool {
 // claimTime is when the claim of a started task was made: the time its session
 // id begins with, else the task's last change.
 func claimTime(t statefiles.Task) time.Time {
-	if len(t.Session) >= 16 {
-		if at, err := time.Parse("20060102T150405Z", t.Session[:16]); err == nil {
-			return at
-		}
+	if at, ok := sessionTime(t.Session); ok {
+		return at
 	}
 	return t.Updated
+}
+
+// sessionTime is the time a session id begins with.
+func sessionTime(id string) (time.Time, bool) {
+	if len(id) >= 16 {
+		if at, err := time.Parse("20060102T150405Z", id[:16]); err == nil {
+			return at, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// staleHeld reports whether a claim on the remote is older than pk.stale: its
+// machine died mid-session, and another may take the task over. A claim whose
+// session id tells no time is never stale.
+func staleHeld(r *research.Research, pk *picker, h remote.Held) bool {
+	at, ok := sessionTime(h.Session)
+	return ok && pk.stale > 0 && r.Now().Sub(at) > pk.stale
+}
+
+// ownEnded reports whether h is this machine's claim of a session that ended in
+// this clone (the task is not started by it here): it holds the task no more, and
+// the next push deletes it with the session's end.
+func ownEnded(r *research.Research, h remote.Held) bool {
+	if r.Sync == nil || h.Host != r.Sync.Host {
+		return false
+	}
+	t, err := r.Tree.FindTask(context.Background(), h.Task)
+	if err != nil {
+		return errors.Is(err, statefiles.ErrUnknownTask)
+	}
+	return t.State != statefiles.Started || t.Session != h.Session
 }
 
 // syncOf is the research's sync with its remote as the settings s say, nil when
@@ -65,12 +97,18 @@ func syncOf(ctx context.Context, r *research.Research, s statefiles.Settings, st
 	if err != nil {
 		return nil, err
 	}
-	sy, err := remote.Resolve(ctx, g, v.Value, r.Host())
+	// One git process reads the remote, the branch's upstream and the merge
+	// drivers registered.
+	cfg, err := g.ConfigMatching(ctx, `^(remote\.|branch\.|merge\.strom-)`)
+	if err != nil {
+		return nil, err
+	}
+	sy, err := remote.ResolveConfig(ctx, g, v.Value, r.Host(), cfg)
 	if err != nil || sy == nil {
 		return nil, err
 	}
 	if strom != "" {
-		if _, err := merge.Install(ctx, g, r.Tree, strom); err != nil {
+		if _, err := merge.InstallHaving(ctx, g, r.Tree, strom, cfg); err != nil {
 			return nil, err
 		}
 	}
@@ -114,6 +152,38 @@ func ClaimedElsewhere(r *research.Research, t statefiles.Task) bool {
 	return t.State == statefiles.Started && t.Host != "" && t.Host != r.Host()
 }
 
+// ShowClaims is tasks as the remote's claims show them, for a person: an open
+// task another machine claimed (as the last fetch saw the claims) is started on
+// that machine, in that session. A research alone keeps its tasks as they are.
+func ShowClaims(ctx context.Context, r *research.Research, tasks []statefiles.Task) []statefiles.Task {
+	s, err := r.Settings()
+	if err != nil {
+		return tasks
+	}
+	v, err := s.Resolve("sync.remote", "")
+	if err != nil || v.Value == "" {
+		return tasks
+	}
+	g, err := r.Git(ctx)
+	if err != nil {
+		return tasks
+	}
+	held, err := (&remote.Sync{Git: g, Remote: v.Value}).FetchedClaims(ctx)
+	if err != nil || len(held) == 0 {
+		return tasks
+	}
+	me := r.Host()
+	for i, t := range tasks {
+		if h, ok := held[t.ID]; ok && t.State == statefiles.Open && h.Host != me {
+			tasks[i].State, tasks[i].Session, tasks[i].Host = statefiles.Started, h.Session, h.Host
+			if at, ok := sessionTime(h.Session); ok {
+				tasks[i].Updated = at
+			}
+		}
+	}
+	return tasks
+}
+
 // SyncStatus reads the sync's state without asking the remote: the commits not
 // pushed are counted against what the last fetch or push saw.
 func SyncStatus(ctx context.Context, r *research.Research) SyncState {
@@ -144,9 +214,22 @@ func syncStatusOf(ctx context.Context, r *research.Research, s statefiles.Settin
 	st.Branch = sy.Branch
 	st.Unpushed, _ = sy.Unpushed(ctx, research.TrailerSession)
 	st.Claims = []ClaimInfo{}
+	me := r.Host()
+	seen := map[string]bool{}
+	// The claims on the remote as the last fetch saw them, and tasks started
+	// under claims made on the branch itself (by an older strom).
+	if held, err := sy.FetchedClaims(ctx); err == nil {
+		for _, h := range slices.SortedFunc(maps.Values(held), func(a, b remote.Held) int { return queue.ByIDNumber(a.Task, b.Task) }) {
+			if h.Host != me && len(st.Claims) < maxClaimsShown {
+				at, _ := sessionTime(h.Session)
+				st.Claims = append(st.Claims, ClaimInfo{Task: h.Task, Host: h.Host, Session: h.Session, Since: at})
+				seen[h.Task] = true
+			}
+		}
+	}
 	if started, _, err := r.Tree.QueuePage(ctx, statefiles.Started, 0, 1<<30); err == nil {
 		for _, t := range started {
-			if ClaimedElsewhere(r, t) && len(st.Claims) < maxClaimsShown {
+			if ClaimedElsewhere(r, t) && !seen[t.ID] && len(st.Claims) < maxClaimsShown {
 				st.Claims = append(st.Claims, ClaimInfo{Task: t.ID, Host: t.Host, Session: t.Session, Since: claimTime(t)})
 			}
 		}
@@ -154,34 +237,63 @@ func syncStatusOf(ctx context.Context, r *research.Research, s statefiles.Settin
 	return st
 }
 
-// claim takes task, or the first open task after the remote's branch is merged
-// in, for a session: it marks the task started by a new session, commits that
-// and pushes it. It returns the task and the session's id; nil when no task is
-// left to take. While the remote cannot be reached no task is claimed: the run
-// stops with a sentence (a claim that is not on the remote could be a second
-// machine's work on the same task).
+// claim takes the first task the run may take after the remote's branch and
+// claims are merged in, for a session: it marks the task started by a new
+// session, commits that, and creates the task's claim ref on the remote with that
+// commit. A task another machine claimed first is passed over for the next. It
+// returns the task and the session's id; nil when no task is left to take. While
+// the remote cannot be reached no task is claimed: the run stops with a sentence
+// (a claim that is not on the remote could be a second machine's work on the
+// same task).
 func claim(ctx context.Context, r *research.Research, pk *picker, out io.Writer) (*statefiles.Task, string, error) {
 	sy := r.Sync
 	var task *statefiles.Task
 	var id string
-	first := true
-	take := func(ctx context.Context) (*remote.Claim, error) {
-		t, _, lines, err := next(ctx, r, pk)
-		for _, s := range lines {
-			fmt.Fprintln(out, s)
+	said := map[string]bool{}
+	shared := false
+	take := func(ctx context.Context, held map[string]remote.Held, lost map[string]bool) (*remote.Claim, error) {
+		pk.held, pk.lost = held, lost
+		for _, l := range slices.SortedFunc(maps.Keys(lost), queue.ByIDNumber) {
+			if !said[l] {
+				said[l] = true
+				fmt.Fprintln(out, r.Messages().Say("sync.retry", messages.Args{"Task": l, "Remote": sy.Remote}))
+			}
 		}
-		if err != nil || t == nil {
-			task = nil
-			return nil, err
+		var t *statefiles.Task
+		var err error
+		for {
+			var lines []string
+			t, _, lines, err = next(ctx, r, pk)
+			for _, s := range lines {
+				fmt.Fprintln(out, s)
+			}
+			if err != nil || t == nil {
+				task = nil
+				return nil, err
+			}
+			if publishedTask(ctx, r, t) {
+				break
+			}
+			// A claim names a task by its id on the remote: a task this
+			// clone added is shared first, so that its id is the one every
+			// machine knows (renumbered when another machine took it).
+			if !shared {
+				return nil, errUnpublished
+			}
+			pk.unpublished[t.ID] = true
 		}
-		if !first {
-			fmt.Fprintln(out, r.Messages().Say("sync.retry", messages.Args{"Remote": sy.Remote}))
-		}
-		first = false
 		id = research.NewSessionID(r.Now())
 		rel := statefiles.ShardFile(t.ID)
-		paths := []string{statefiles.DirName + "/" + rel, statefiles.DirName + "/" + statefiles.QueueFile}
-		var c remote.Claim
+		// The claim commit holds the queue's files whole: queue.json names no
+		// task whose file the commit leaves out.
+		paths := queuePathsHere(r)
+		c := remote.Claim{Task: t.ID, Session: id}
+		// A claim the remote holds for the task (a stale one, or this machine's of
+		// a session that ended) is replaced.
+		h, isHeld := held[t.ID]
+		if isHeld {
+			c.Over = h.Commit
+		}
 		err = r.Tree.Locked(ctx, func() error {
 			if err := r.Tree.MigrateQueue(); err != nil {
 				return err
@@ -191,13 +303,19 @@ func claim(ctx context.Context, r *research.Research, pk *picker, out io.Writer)
 				return fmt.Errorf("claim task: %w", err)
 			}
 			var takeover string
+			say := func(session, host string, since time.Time) {
+				takeover = session + "@" + host
+				fmt.Fprintln(out, r.Messages().Say("sync.takeover", messages.Args{"Task": t.ID, "Session": session,
+					"Host": hostOrUnknown(r.Messages(), host), "Since": since.Local().Format("2006-01-02 15:04")}))
+			}
 			claimed, err := r.Tree.UpdateTaskLocked(t.ID, func(qt *statefiles.Task) error {
 				switch {
+				case isHeld && !ownEnded(r, h) && staleHeld(r, pk, h):
+					at, _ := sessionTime(h.Session)
+					say(h.Session, h.Host, at)
 				case qt.State == statefiles.Open:
 				case staleClaim(r, pk, qt):
-					takeover = qt.Session + "@" + qt.Host
-					fmt.Fprintln(out, r.Messages().Say("sync.takeover", messages.Args{"Task": qt.ID, "Session": qt.Session,
-						"Host": hostOrUnknown(r.Messages(), qt.Host), "Since": claimTime(*qt).Local().Format("2006-01-02 15:04")}))
+					say(qt.Session, qt.Host, claimTime(*qt))
 				default:
 					return fmt.Errorf("task %s is %s now, not open", qt.ID, qt.State)
 				}
@@ -232,6 +350,10 @@ func claim(ctx context.Context, r *research.Research, pk *picker, out io.Writer)
 					return restoreFiles(r, before)
 				})
 			}
+			seen := *t
+			c.Still = func(ctx context.Context, tip string) (bool, error) {
+				return stillFree(ctx, r, tip, rel, seen), nil
+			}
 			return nil
 		})
 		if err != nil {
@@ -239,7 +361,21 @@ func claim(ctx context.Context, r *research.Research, pk *picker, out io.Writer)
 		}
 		return &c, nil
 	}
+	if err := commitQueue(ctx, r); err != nil {
+		return nil, "", err
+	}
+	clear(pk.unpublished)
 	ok, err := sy.Claim(ctx, take)
+	// Tasks of this clone's that the remote does not hold yet are shared, and
+	// shared again while they are all that is left and others' pushes kept the
+	// push from happening.
+	for try := 0; try < shareTries && (errors.Is(err, errUnpublished) || err == nil && !ok && len(pk.unpublished) > 0); try++ {
+		shared = true
+		clear(pk.unpublished)
+		if err = shareQueue(ctx, r, out); err == nil {
+			ok, err = sy.Claim(ctx, take)
+		}
+	}
 	var ce *gitrepo.ConflictError
 	if errors.As(err, &ce) {
 		// Session commits an earlier run could not push meet the remote's: they
@@ -252,6 +388,7 @@ func claim(ctx context.Context, r *research.Research, pk *picker, out io.Writer)
 			err = derr
 		}
 	}
+	pk.lost = nil
 	if err != nil {
 		return nil, "", syncError(r, err)
 	}
@@ -262,19 +399,139 @@ func claim(ctx context.Context, r *research.Research, pk *picker, out io.Writer)
 	return task, id, nil
 }
 
+// shareTries is how many times a claim shares the tasks added here while they
+// are all it could take.
+const shareTries = 5
+
+// errUnpublished is a claim's take meeting a task the remote's branch does not
+// hold yet.
+var errUnpublished = errors.New("the task is not on the remote yet")
+
+// publishedTask reports whether t is on the remote's branch as this clone last
+// fetched it: the same id, made at the same time. A clone in step with the remote
+// that wrote no task since knows it without asking git.
+func publishedTask(ctx context.Context, r *research.Research, t *statefiles.Task) bool {
+	sy := r.Sync
+	if sy.InSync(ctx) && !slices.Contains(r.Tree.WrittenTasks(), t.ID) {
+		return true
+	}
+	rel := statefiles.ShardFile(t.ID)
+	data, err := sy.Git.ReadBlob(ctx, sy.Ref()+":"+statefiles.DirName+"/"+rel)
+	if err != nil {
+		return false
+	}
+	tasks, err := statefiles.ParseShard(rel, rel, data)
+	if err != nil {
+		return false
+	}
+	for _, rt := range tasks {
+		if rt.ID == t.ID {
+			return rt.Created.Equal(t.Created)
+		}
+	}
+	return false
+}
+
+// queuePathsHere are the queue's files of this research as a commit takes them:
+// queue.json, the tasks' files and, where there are any, the records' files.
+func queuePathsHere(r *research.Research) []string {
+	paths := []string{statefiles.DirName + "/" + statefiles.QueueFile, statefiles.DirName + "/" + statefiles.TasksDir}
+	if fi, err := os.Lstat(r.Tree.Path(statefiles.RecordsDir)); err == nil && fi.IsDir() {
+		paths = append(paths, statefiles.DirName+"/"+statefiles.RecordsDir)
+	}
+	return paths
+}
+
+// commitQueue commits the queue's files when strom wrote tasks here since the
+// last commit (a person's strom task add between sessions): merging the remote's
+// branch then meets them as this clone's commit, renumbered where another
+// machine gave its tasks the same ids, not as files that block the merge.
+func commitQueue(ctx context.Context, r *research.Research) error {
+	if len(r.Tree.WrittenTasks()) == 0 {
+		return nil
+	}
+	sy := r.Sync
+	err := r.Tree.Locked(ctx, func() error {
+		msg := research.SafeMessage(gitrepo.Message{
+			Subject:  r.Messages().Say("sync.queue_subject", messages.Args{"Host": sy.Host}),
+			Trailers: []gitrepo.Trailer{{Key: research.TrailerHost, Value: sy.Host}},
+		})
+		_, err := sy.Git.Checkpoint(ctx, msg, gitrepo.CheckpointOptions{
+			Only:          queuePathsHere(r),
+			NoVerify:      true,
+			FallbackName:  "strom",
+			FallbackEmail: "strom@localhost",
+		})
+		if err != nil && !errors.Is(err, gitrepo.ErrNothingToCommit) {
+			return err
+		}
+		// Every task file is in HEAD now.
+		r.Tree.ClearWrittenTasks()
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("commit the tasks added here: %w", err)
+	}
+	return nil
+}
+
+// shareQueue pushes what this clone has not pushed yet, the tasks added here
+// among it: they get the ids the remote gives them before one of them is
+// claimed. A push that did not happen (the remote away, its branch moving on)
+// leaves them unpublished: the claim passes them over this time.
+func shareQueue(ctx context.Context, r *research.Research, out io.Writer) error {
+	if err := commitQueue(ctx, r); err != nil {
+		return err
+	}
+	return publish(ctx, r, out)
+}
+
+// stillFree reports whether the task seen, in the file of tasks rel, is as it
+// was in the remote's branch at tip: no session of another machine's ended on
+// it there since. A file that cannot be read says nothing against the claim.
+func stillFree(ctx context.Context, r *research.Research, tip, rel string, seen statefiles.Task) bool {
+	data, err := r.Sync.Git.ReadBlob(ctx, tip+":"+statefiles.DirName+"/"+rel)
+	if err != nil {
+		return true
+	}
+	tasks, err := statefiles.ParseShard(rel, rel, data)
+	if err != nil {
+		return true
+	}
+	for _, t := range tasks {
+		if t.ID == seen.ID {
+			return t.State == seen.State && t.Session == seen.Session
+		}
+	}
+	return true
+}
+
 // syncStart begins a synced run: the commits an earlier run left in this clone
 // are pushed (a crashed session's commit among them), or else the remote's
 // branch is merged in, so that the run picks from the remote's queue. A remote
 // away is said by the first claim.
 func syncStart(ctx context.Context, r *research.Research, out io.Writer) error {
-	if n, _ := r.Sync.Unpushed(ctx, research.TrailerSession); n > 0 {
-		return publish(ctx, r, out)
+	if err := commitQueue(ctx, r); err != nil {
+		return err
 	}
-	err := r.Sync.Integrate(ctx)
-	if err == nil || errors.Is(err, gitrepo.ErrRemoteAway) {
+	// The claims first: this machine's of sessions a kill ended go with the push.
+	err := r.Sync.IntegrateClaims(ctx)
+	if errors.Is(err, gitrepo.ErrRemoteAway) {
 		return nil
 	}
-	return syncError(r, err)
+	var ce *gitrepo.ConflictError
+	if err != nil && !errors.As(err, &ce) {
+		return syncError(r, err)
+	}
+	if ce == nil && r.Sync.InSync(ctx) {
+		r.Sync.Fresh()
+		return nil
+	}
+	if n, _ := r.Sync.Unpushed(ctx, research.TrailerSession); n > 0 || ce != nil {
+		return publish(ctx, r, out)
+	}
+	r.Sync.Fresh()
+	return nil
 }
 
 // publish pushes the session's commit (and any left from before) to the remote,
@@ -283,8 +540,16 @@ func syncStart(ctx context.Context, r *research.Research, out io.Writer) error {
 // stops the run; a conflict is returned for the run to stop on.
 func publish(ctx context.Context, r *research.Research, out io.Writer) error {
 	sy := r.Sync
-	err := sy.Publish(ctx)
+	err := sy.Publish(ctx, func(h remote.Held) bool { return ownEnded(r, h) }, publishTries)
 	if err == nil {
+		return nil
+	}
+	if errors.Is(err, remote.ErrMoving) {
+		// Other machines pushed in every round: the commits go with a later
+		// push, their claims hold their tasks meanwhile, and the run ends only
+		// once they are on the remote (leftBehind).
+		n, _ := sy.Unpushed(ctx, research.TrailerSession)
+		fmt.Fprintln(out, r.Messages().Say("sync.push_later", messages.Args{"Remote": sy.Remote, "Branch": sy.Branch, "Count": n}))
 		return nil
 	}
 	// A branch that kept moving is as good as away for this push: the commits
@@ -310,6 +575,11 @@ func publish(ctx context.Context, r *research.Research, out io.Writer) error {
 	}
 	return syncError(r, err)
 }
+
+// publishTries bounds the rounds of the push after a session while other
+// machines keep pushing: a machine whose merge takes longer than others' pushes
+// come would otherwise wait instead of working.
+const publishTries = 3
 
 // syncError turns a sync failure into the run's sentence.
 func syncError(r *research.Research, err error) error {
@@ -374,14 +644,14 @@ func restoreFiles(r *research.Research, before map[string][]byte) error {
 // says what is not. "" when nothing stays behind (or the research is not synced).
 func leftBehind(ctx context.Context, r *research.Research) string {
 	sy := r.Sync
-	if sy == nil {
+	if sy == nil || sy.InSync(ctx) {
 		return ""
 	}
 	n, err := sy.Unpushed(ctx, research.TrailerSession)
 	if err != nil || n == 0 {
 		return ""
 	}
-	err = sy.Publish(ctx)
+	err = sy.Publish(ctx, func(h remote.Held) bool { return ownEnded(r, h) }, 0)
 	if err == nil {
 		return ""
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strom-research/strom/harness/remote"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/clock"
 	"github.com/strom-research/strom/statefiles"
@@ -41,6 +42,38 @@ func TestStaleClaim(t *testing.T) {
 		}
 		if got := takeable(r, c.pk, &c.task); got != (c.want || c.task.State == statefiles.Open) {
 			t.Errorf("%s: takeable = %v", c.name, got)
+		}
+	}
+}
+
+// TestTakeableHeld: an open task another machine's claim on the remote holds
+// is not taken until the claim is older than the session limit plus StaleGrace;
+// a task lost in this round of claiming is not taken; a task without a claim is.
+func TestTakeableHeld(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	fc := clock.NewFake(at)
+	r := &research.Research{Clock: fc}
+	held := map[string]remote.Held{"T-1": {Task: "T-1", Commit: "c1", Host: "laptop", Session: "20261130T090000Z-ab12"}}
+	open := func(id string) statefiles.Task { return statefiles.Task{ID: id, State: statefiles.Open} }
+	cases := []struct {
+		name  string
+		after time.Duration
+		task  statefiles.Task
+		lost  map[string]bool
+		want  bool
+	}{
+		{"claimed elsewhere", 30 * time.Minute, open("T-1"), nil, false},
+		{"claimed elsewhere, past the limit plus the grace", 71 * time.Minute, open("T-1"), nil, true},
+		{"no claim", 0, open("T-2"), nil, true},
+		{"lost in this round", 0, open("T-2"), map[string]bool{"T-2": true}, false},
+		{"no claim, done", 0, statefiles.Task{ID: "T-2", State: statefiles.Done}, nil, false},
+	}
+	for _, c := range cases {
+		fc.Set(at.Add(c.after))
+		pk := &picker{stale: 60*time.Minute + StaleGrace, held: held, lost: c.lost}
+		if got := takeable(r, pk, &c.task); got != c.want {
+			t.Errorf("%s: takeable = %v, want %v", c.name, got, c.want)
 		}
 	}
 }

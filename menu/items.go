@@ -5,23 +5,39 @@ import (
 	"strings"
 
 	"github.com/strom-research/strom/harness/mode"
+	"github.com/strom-research/strom/harness/queue"
 	"github.com/strom-research/strom/harness/research"
+	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
 
-// main is the first level. The mode comes first (R7.8, R7.8.1).
+// main is the first level. The mode comes first (R7.8, R7.8.1); the title
+// counts the open tasks, the questions that wait for an answer and the tasks
+// parked. The cursor starts on what a person most often wants now: the agent's
+// install while the research waits for it, the agent's work while tasks are open,
+// else the queue's work.
 func (m *menu) main() step {
 	r := m.Research
 	if r == nil {
 		return m.outside()
 	}
 	title := m.say("menu.title", messages.Args{"Root": r.Tree.Root})
+	var open, waiting, parked int
 	if q, err := r.Tree.LoadQueue(); err == nil {
-		title += " · " + m.say("menu.open_tasks", messages.Args{"Count": len(inState(q, statefiles.Open))})
+		open, waiting, parked = len(inState(q, statefiles.Open)), len(inState(q, statefiles.Waiting)), len(inState(q, statefiles.Parked))
+		title += " · " + m.say("menu.open_tasks", messages.Args{"Count": open})
+		if waiting > 0 {
+			title += " · " + m.say("menu.waiting_tasks", messages.Args{"Count": waiting})
+		}
+		if parked > 0 {
+			title += " · " + m.say("menu.parked_tasks", messages.Args{"Count": parked})
+		}
 	}
 	var items []item
+	shown := statefiles.ModeResearch
 	if ms, err := mode.Mode(m.ctx, r); err == nil {
+		shown = ms.Shown
 		label := m.say("menu.mode_research")
 		switch ms.Shown {
 		case statefiles.ModeArchive:
@@ -29,12 +45,13 @@ func (m *menu) main() step {
 		case mode.ModeWaiting:
 			label = m.say("menu.mode_waiting", messages.Args{"Agent": ms.Agent})
 		}
-		items = append(items, item{label, m.mode})
+		items = append(items, item{label: label, do: m.mode, cursor: ms.Shown == mode.ModeWaiting})
 	}
+	work := shown == statefiles.ModeResearch && open > 0
 	items = append(items,
-		item{m.say("menu.work_alone"), m.work},
-		item{m.say("menu.queue"), m.queue},
-		item{m.say("menu.settings"), m.settings},
+		item{label: m.say("menu.work_alone"), do: m.work, cursor: work},
+		item{label: m.say("menu.queue"), do: m.queue, cursor: !work && shown != mode.ModeWaiting},
+		item{label: m.say("menu.settings"), do: m.settings},
 		m.leaveItem())
 	return m.first(title, items...)
 }
@@ -42,9 +59,9 @@ func (m *menu) main() step {
 // outside is the menu where no research repo is: make one, or the computer's settings.
 func (m *menu) outside() step {
 	return m.first(m.say("menu.title_outside"),
-		item{m.say("menu.init"), m.initHere},
-		item{m.languageLabel(), m.language},
-		item{m.newLabel(), m.newResearches},
+		item{label: m.say("menu.init"), do: m.initHere},
+		item{label: m.languageLabel(), do: m.language},
+		item{label: m.newLabel(), do: m.newResearches},
 		m.leaveItem())
 }
 
@@ -69,14 +86,14 @@ func (m *menu) mode() step {
 		m.do("mode", statefiles.ModeResearch)
 	case mode.ModeWaiting:
 		return m.once(m.say("menu.mode_waiting", messages.Args{"Agent": ms.Agent}),
-			item{m.say("menu.keep_archive"), func() step {
+			item{label: m.say("menu.keep_archive"), do: func() step {
 				m.do("mode", statefiles.ModeArchive)
 				return stepOK
 			}},
-			item{m.say("menu.install_agent", messages.Args{"Advice": installLine(ms, m.Msg)}), func() step {
+			item{label: m.say("menu.install_agent", messages.Args{"Advice": installLine(ms, m.Msg)}), do: func() step {
 				m.installAgent(ms)
 				return stepOK
-			}})
+			}, cursor: true})
 	default:
 		m.do("mode", statefiles.ModeArchive)
 	}
@@ -129,12 +146,19 @@ func (m *menu) setting(name string) string {
 	return v.Value
 }
 
-// queue is the daily work on the queue a person does.
+// queue is the daily work on the queue a person does; the cursor starts on
+// answering while a question waits, on unparking while only parked tasks are
+// left, else on adding a task.
 func (m *menu) queue() step {
+	var waiting, open, parked int
+	if q, err := m.Research.Tree.LoadQueue(); err == nil {
+		waiting, open, parked = len(inState(q, statefiles.Waiting)), len(inState(q, statefiles.Open)), len(inState(q, statefiles.Parked))
+	}
+	unpark := waiting == 0 && open == 0 && parked > 0
 	return m.once(m.say("menu.queue"),
-		item{m.say("menu.add_task"), m.withQueue(m.addTask)},
-		item{m.say("menu.answer"), m.withQueue(m.answerTask)},
-		item{m.say("menu.unpark"), m.withQueue(m.unparkTask)})
+		item{label: m.say("menu.add_task"), do: m.withQueue(m.addTask), cursor: waiting == 0 && !unpark},
+		item{label: m.say("menu.answer"), do: m.withQueue(m.answerTask), cursor: waiting > 0},
+		item{label: m.say("menu.unpark"), do: m.withQueue(m.unparkTask), cursor: unpark})
 }
 
 // withQueue is an item that reads the queue first: one that cannot be read is
@@ -178,21 +202,28 @@ func (m *menu) addTask(*statefiles.Queue) step {
 	return stepOK
 }
 
-// answerTask is strom task answer for a waiting task, its last question shown.
+// answerTask is strom task answer for a waiting task, its last question shown;
+// the answer's field repeats the task and its question above it.
 func (m *menu) answerTask(q *statefiles.Queue) step {
 	var items []choice
+	asked := map[string]string{}
 	for _, t := range inState(q, statefiles.Waiting) {
-		label := t.ID + "  " + t.Title
+		label := t.ID + "  " + termsafe.Line(t.Title)
 		if n := len(t.Questions); n > 0 {
-			label += " — " + t.Questions[n-1].Question
+			label += " — " + termsafe.Line(t.Questions[n-1].Question)
+			asked[t.ID] = m.say("menu.answer_to", messages.Args{"Task": t.ID, "Title": termsafe.Line(t.Title), "Question": termsafe.Line(t.Questions[n-1].Question)})
 		}
-		items = append(items, choice{label, t.ID})
+		items = append(items, choice{label: label, value: t.ID})
 	}
 	id, st := m.whichTask("menu.answer_which", "menu.nothing_waiting", items)
 	if st != stepOK || id == "" {
 		return st
 	}
-	text, st := m.input(m.say("menu.answer_text"), "", m.notEmpty("menu.bad_answer"))
+	title := m.say("menu.answer_text")
+	if a := asked[id]; a != "" {
+		title = a + "\n" + title
+	}
+	text, st := m.input(title, "", m.notEmpty("menu.bad_answer"))
 	if st != stepOK {
 		return st
 	}
@@ -204,7 +235,7 @@ func (m *menu) answerTask(q *statefiles.Queue) step {
 func (m *menu) unparkTask(q *statefiles.Queue) step {
 	var items []choice
 	for _, t := range inState(q, statefiles.Parked) {
-		items = append(items, choice{t.ID + "  " + t.Title + " — " + t.Reason, t.ID})
+		items = append(items, choice{label: t.ID + "  " + termsafe.Line(t.Title) + " — " + termsafe.Line(queue.SayParkReason(m.Msg, t.Reason)), value: t.ID})
 	}
 	id, st := m.whichTask("menu.unpark_which", "menu.nothing_parked", items)
 	if st != stepOK || id == "" {
@@ -235,8 +266,8 @@ func (m *menu) newLabel() string {
 // newResearches is what strom setup asks (R7.8); strom init follows it.
 func (m *menu) newResearches() step {
 	v, st := m.choose(m.say("menu.setup_question"), true,
-		choice{m.say("menu.new_research"), statefiles.ModeResearch},
-		choice{m.say("menu.new_archive"), statefiles.ModeArchive})
+		choice{label: m.say("menu.new_research"), value: statefiles.ModeResearch},
+		choice{label: m.say("menu.new_archive"), value: statefiles.ModeArchive})
 	if st != stepOK {
 		return st
 	}

@@ -74,6 +74,8 @@ func Main(args []string) int {
 			_ = views.Remember(context.Background(), r)
 		}
 	}
+	// The computer's settings: menu.accessible is one of them.
+	settings, _ := statefiles.LoadSettings(getenv, nil)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	ints := make(chan os.Signal, 4)
@@ -82,7 +84,7 @@ func Main(args []string) int {
 	e := Env{
 		Terminal:   os.Stdin,
 		Out:        termsafe.Writer(os.Stdout),
-		Accessible: getenv("ACCESSIBLE") != "",
+		Accessible: accessibleMode(getenv, settings),
 		Research:   r,
 		Dir:        dir,
 		Getenv:     getenv,

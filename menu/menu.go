@@ -22,6 +22,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/huh/v2"
+	"charm.land/lipgloss/v2"
+	"golang.org/x/term"
 
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/messages"
@@ -173,22 +175,27 @@ func (m *menu) run(fields ...huh.Field) step {
 	return stepOK
 }
 
-// choice is one item of a select.
+// choice is one item of a select; the select's cursor starts on the one marked
+// cursor (on the first where none is).
 type choice struct {
 	label, value string
+	cursor       bool
 }
 
 // choose shows a select; back adds the Back item. It returns the value chosen.
 func (m *menu) choose(title string, back bool, items ...choice) (string, step) {
 	if back {
-		items = append(items, choice{m.say("menu.back"), "back"})
+		items = append(items, choice{label: m.say("menu.back"), value: "back"})
 	}
 	opts := make([]huh.Option[string], len(items))
-	for i, it := range items {
-		opts[i] = huh.NewOption(it.label, it.value)
-	}
 	value := items[0].value
-	st := m.run(huh.NewSelect[string]().Title(title).Options(opts...).Value(&value))
+	for i, it := range items {
+		opts[i] = huh.NewOption(m.fit(it.label, selectFrame), it.value)
+		if it.cursor {
+			value = it.value
+		}
+	}
+	st := m.run(huh.NewSelect[string]().Title(m.fit(title, titleFrame)).Options(opts...).Value(&value))
 	if st != stepOK {
 		return "", st
 	}
@@ -199,10 +206,12 @@ func (m *menu) choose(title string, back bool, items ...choice) (string, step) {
 }
 
 // item is one row of a menu level: what it says and what choosing it does. A
-// level is a table of items, so an item added is one row.
+// level is a table of items, so an item added is one row. The level's cursor
+// starts on the item marked cursor, the one a person most often wants there.
 type item struct {
-	label string
-	do    func() step
+	label  string
+	do     func() step
+	cursor bool
 }
 
 // pick shows the items as a select (back adds the Back item) and returns what
@@ -211,7 +220,7 @@ type item struct {
 func (m *menu) pick(title string, back bool, items ...item) (func() step, step) {
 	choices := make([]choice, len(items))
 	for i, it := range items {
-		choices[i] = choice{it.label, strconv.Itoa(i)}
+		choices[i] = choice{label: it.label, value: strconv.Itoa(i), cursor: it.cursor}
 	}
 	v, st := m.choose(title, back, choices...)
 	if st != stepOK {
@@ -258,16 +267,16 @@ func (m *menu) once(title string, items ...item) step {
 
 // leaveItem is the first level's Leave the menu.
 func (m *menu) leaveItem() item {
-	return item{m.say("menu.leave"), func() step { return stepLeave }}
+	return item{label: m.say("menu.leave"), do: func() step { return stepLeave }}
 }
 
-// input asks for one line that valid accepts; value is offered. A drawn form shows
-// it in the field; the accessible one says it in brackets, and an empty line takes it.
-func (m *menu) input(title, value string, valid func(string) error) (string, step) {
+// input asks for one line that valid accepts; offered is taken when the line is
+// empty. A drawn form shows it greyed in the empty field, where the first key
+// typed replaces it (a number typed is the number, not the offered one with a
+// digit added); the accessible one says it in brackets.
+func (m *menu) input(title, offered string, valid func(string) error) (string, step) {
 	check := valid
-	if m.Accessible && value != "" {
-		title += " [" + value + "]"
-		offered := value
+	if offered != "" {
 		check = func(s string) error {
 			if strings.TrimSpace(s) == "" {
 				s = offered
@@ -275,8 +284,62 @@ func (m *menu) input(title, value string, valid func(string) error) (string, ste
 			return valid(s)
 		}
 	}
-	st := m.run(huh.NewInput().Title(title).Value(&value).Validate(check))
+	field := huh.NewInput().Validate(check)
+	if m.Accessible && offered != "" {
+		title += " [" + offered + "]"
+	} else if offered != "" {
+		field.Placeholder(offered)
+	}
+	var value string
+	st := m.run(field.Title(m.fit(title, titleFrame)).Value(&value))
+	if strings.TrimSpace(value) == "" {
+		value = offered
+	}
 	return value, st
+}
+
+// The columns a drawn field takes from the terminal's width before its text: the
+// focus bar and its padding, and for an option the cursor too ("> ").
+const (
+	titleFrame  = 2
+	selectFrame = 4
+)
+
+// fit wraps text for a drawn form at the terminal's width less frame, breaking
+// lines only between words. The form would also break a line at a hyphen, and
+// so split a flag such as --max across two lines; lines that fit are left as
+// they are. The accessible form's lines are the terminal's to wrap.
+func (m *menu) fit(text string, frame int) string {
+	if m.Accessible || m.Terminal == nil {
+		return text
+	}
+	w, _, err := term.GetSize(int(m.Terminal.Fd()))
+	if err != nil || w <= frame+10 {
+		return text
+	}
+	return wrapWords(text, w-frame)
+}
+
+// wrapWords breaks the lines of text between words so that each holds at most
+// limit columns; a word longer than that stands alone on its line.
+func wrapWords(text string, limit int) string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		cur := ""
+		for _, word := range strings.Fields(line) {
+			switch {
+			case cur == "":
+				cur = word
+			case lipgloss.Width(cur)+1+lipgloss.Width(word) <= limit:
+				cur += " " + word
+			default:
+				out = append(out, cur)
+				cur = word
+			}
+		}
+		out = append(out, cur)
+	}
+	return strings.Join(out, "\n")
 }
 
 // Setup asks what a new research on this computer should be (R7.8, strom setup)

@@ -17,12 +17,13 @@ import (
 func (m *menu) settings() step {
 	return m.below(m.say("menu.settings"), func() []item {
 		return []item{
-			{m.say("menu.alone"), m.alone},
-			{m.say("menu.agent", messages.Args{"Agent": m.setting("agent.name")}), m.agent},
-			{m.languageLabel(), m.language},
-			{m.say("menu.archives", messages.Args{"Archives": m.archives()}), m.archivesMenu},
-			{m.say("menu.maintenance"), m.maintenance},
-			{m.newLabel(), m.newResearches},
+			{label: m.say("menu.alone"), do: m.alone},
+			{label: m.say("menu.agent", messages.Args{"Agent": m.setting("agent.name")}), do: m.agent},
+			{label: m.languageLabel(), do: m.language},
+			{label: m.accessibleLabel(), do: m.accessible},
+			{label: m.say("menu.archives", messages.Args{"Archives": m.archives()}), do: m.archivesMenu},
+			{label: m.say("menu.maintenance"), do: m.maintenance},
+			{label: m.newLabel(), do: m.newResearches},
 		}
 	})
 }
@@ -35,9 +36,9 @@ func (m *menu) alone() step {
 	}
 	return m.below(m.say("menu.alone"), func() []item {
 		return []item{
-			{m.say("menu.minutes", messages.Args{"Minutes": m.setting("run.minutes")}), m.minutes},
-			{m.say("menu.gate", messages.Args{"Gate": gate}), m.gate},
-			{m.say("menu.gate_test"), m.gateTest},
+			{label: m.say("menu.minutes", messages.Args{"Minutes": m.setting("run.minutes")}), do: m.minutes},
+			{label: m.say("menu.gate", messages.Args{"Gate": gate}), do: m.gate},
+			{label: m.say("menu.gate_test"), do: m.gateTest},
 		}
 	})
 }
@@ -60,10 +61,32 @@ func (m *menu) minutes() step {
 	if st != stepOK {
 		return st
 	}
-	if strings.TrimSpace(n) == "0" {
+	v := strings.TrimSpace(n)
+	if v == "0" {
 		return stepBack // 0 goes back without a change (R7.2), as Esc does
 	}
-	m.do(m.setWhereSet("run.minutes", strings.TrimSpace(n))...)
+	// Where the time is set: the research's own setting wins over the computer's,
+	// and the environment's over both, so the person chooses knowing which applies.
+	now, err := m.settingsNow().Resolve("run.minutes", "")
+	if err != nil {
+		m.note(m.Msg.Text(err))
+		return stepOK
+	}
+	title := m.say("menu.minutes_where", messages.Args{"Minutes": v})
+	if now.Source == statefiles.FromEnv {
+		title += " " + m.say("menu.minutes_env", messages.Args{"Env": now.Where, "Minutes": now.Value})
+	}
+	where, st := m.choose(title, true,
+		choice{label: m.say("menu.minutes_tree", messages.Args{"File": m.Research.Tree.TreeConfig().Shown}), value: "tree", cursor: now.Source == statefiles.FromTree},
+		choice{label: m.say("menu.minutes_user", messages.Args{"File": statefiles.UserConfig(m.Getenv).Shown}), value: "user", cursor: now.Source != statefiles.FromTree})
+	if st != stepOK {
+		return st
+	}
+	args := []string{"config", "set", "run.minutes", v}
+	if where == "tree" {
+		args = append(args, "--for-tree")
+	}
+	m.do(args...)
 	return stepOK
 }
 
@@ -73,26 +96,15 @@ func (m *menu) gateTest() step {
 	return stepOK
 }
 
-// setWhereSet is the strom config set line that changes what applies: the
-// research's own setting when it has one (a tree setting wins over the computer's),
-// else the computer's.
-func (m *menu) setWhereSet(name, value string) []string {
-	args := []string{"config", "set", name, value}
-	if r, err := m.settingsNow().Resolve(name, ""); err == nil && r.Source == statefiles.FromTree {
-		args = append(args, "--for-tree")
-	}
-	return args
-}
-
 // gate chooses the condition; strom config set run.gate asks the person to confirm.
 func (m *menu) gate() step {
-	items := []choice{{m.say("menu.gate_none"), "none"}}
+	items := []choice{{label: m.say("menu.gate_none"), value: "none"}}
 	if _, err := exec.LookPath("claude"); err == nil {
-		items = append(items, choice{m.say("menu.gate_claude"), "claude-usage"})
+		items = append(items, choice{label: m.say("menu.gate_claude"), value: "claude-usage"})
 	}
 	for _, g := range views.InstalledGates(m.Getenv) {
 		if g != "claude-usage" {
-			items = append(items, choice{m.say("menu.gate_own", messages.Args{"Name": g}), g})
+			items = append(items, choice{label: m.say("menu.gate_own", messages.Args{"Name": g}), value: g})
 		}
 	}
 	v, st := m.choose(m.say("menu.gate_choose"), true, items...)
@@ -147,7 +159,7 @@ func (m *menu) agent() step {
 			continue
 		}
 		if p.Installed(exec.LookPath) {
-			items = append(items, choice{m.say("menu.agent_installed", messages.Args{"Agent": name}), name})
+			items = append(items, choice{label: m.say("menu.agent_installed", messages.Args{"Agent": name}), value: name})
 			continue
 		}
 		how := p.Install
@@ -155,7 +167,7 @@ func (m *menu) agent() step {
 			how = p.Binary
 		}
 		advice[name] = how
-		items = append(items, choice{m.say("menu.agent_missing", messages.Args{"Agent": name, "Advice": how}), name})
+		items = append(items, choice{label: m.say("menu.agent_missing", messages.Args{"Agent": name, "Advice": how}), value: name})
 	}
 	v, st := m.choose(m.say("menu.agent_choose"), true, items...)
 	if st != stepOK {
@@ -188,9 +200,9 @@ func (m *menu) languageName(setting string) string {
 func (m *menu) language() step {
 	var items []choice
 	for _, l := range messages.Languages {
-		items = append(items, choice{m.say("lang." + l), l})
+		items = append(items, choice{label: m.say("lang." + l), value: l})
 	}
-	items = append(items, choice{m.languageName(messages.System), messages.System})
+	items = append(items, choice{label: m.languageName(messages.System), value: messages.System})
 	v, st := m.choose(m.say("menu.language_choose"), true, items...)
 	if st != stepOK {
 		return st
@@ -198,6 +210,36 @@ func (m *menu) language() step {
 	m.do("config", "set", "messages.language", v)
 	m.Msg = messages.For(research.Language(m.Getenv))
 	return stepOK
+}
+
+func (m *menu) accessibleLabel() string {
+	return m.say("menu.accessible", messages.Args{"Value": m.say("menu.accessible_" + m.setting("menu.accessible"))})
+}
+
+// accessible sets menu.accessible, remembered for this computer; the menu asks
+// that way from the next form on. ACCESSIBLE in the environment asks that way
+// whatever the setting says.
+func (m *menu) accessible() step {
+	now := m.setting("menu.accessible")
+	v, st := m.choose(m.say("menu.accessible_choose"), true,
+		choice{label: m.say("menu.accessible_choice_on"), value: "on", cursor: now == "on"},
+		choice{label: m.say("menu.accessible_choice_off"), value: "off", cursor: now != "on"})
+	if st != stepOK {
+		return st
+	}
+	m.do("config", "set", "menu.accessible", v)
+	m.Accessible = accessibleMode(m.Getenv, m.settingsNow())
+	return stepOK
+}
+
+// accessibleMode is whether the menu asks with numbered choices and plain lines:
+// ACCESSIBLE set in the environment, or menu.accessible on.
+func accessibleMode(getenv func(string) string, s statefiles.Settings) bool {
+	if getenv("ACCESSIBLE") != "" {
+		return true
+	}
+	r, err := s.Resolve("menu.accessible", "")
+	return err == nil && r.Value == "on"
 }
 
 // archives names the archives set for this research, for the Settings item.
@@ -213,13 +255,13 @@ func (m *menu) archives() string {
 // removes one, as strom config set|unset archives.NAME.probe do.
 func (m *menu) archivesMenu() step {
 	s := m.settingsNow()
-	items := []choice{{m.say("menu.archive_add"), "+add"}}
+	items := []choice{{label: m.say("menu.archive_add"), value: "+add"}}
 	for _, name := range s.ArchiveNames() {
 		probe := ""
 		if r, err := s.Resolve(statefiles.ArchiveSetting(name), ""); err == nil {
 			probe = r.Value
 		}
-		items = append(items, choice{m.say("menu.archive_item", messages.Args{"Name": name, "Probe": probe}), name})
+		items = append(items, choice{label: m.say("menu.archive_item", messages.Args{"Name": name, "Probe": probe}), value: name})
 	}
 	v, st := m.choose(m.say("menu.archives_title"), true, items...)
 	if st != stepOK {
@@ -234,7 +276,7 @@ func (m *menu) archivesMenu() step {
 		return stepOK
 	}
 	w, st := m.choose(m.say("menu.archive_item", messages.Args{"Name": v, "Probe": r.Value}), true,
-		choice{m.say("menu.archive_remove", messages.Args{"Name": v}), "remove"})
+		choice{label: m.say("menu.archive_remove", messages.Args{"Name": v}), value: "remove"})
 	if st != stepOK || w != "remove" {
 		return st
 	}
@@ -276,11 +318,11 @@ func (m *menu) archiveAdd() step {
 // maintenance: the hooks, and every state file checked.
 func (m *menu) maintenance() step {
 	return m.once(m.say("menu.maintenance"),
-		item{m.say("menu.install_hooks"), func() step {
+		item{label: m.say("menu.install_hooks"), do: func() step {
 			m.do("hooks", "install")
 			return stepOK
 		}},
-		item{m.say("menu.check_files"), m.checkFiles})
+		item{label: m.say("menu.check_files"), do: m.checkFiles})
 }
 
 // checkFiles says every state file that does not hold, or that all do.

@@ -18,12 +18,12 @@ import (
 // work is "Let the agent work on its own" (R7.1): each choice is a strom run.
 func (m *menu) work() step {
 	items := []item{
-		{m.say("menu.work_in_order"), m.maxSessions},
-		{m.say("menu.work_picked"), m.withQueue(m.pickTasks)},
+		{label: m.say("menu.work_in_order"), do: m.maxSessions},
+		{label: m.say("menu.work_picked"), do: m.withQueue(m.pickTasks)},
 	}
 	gate := m.setting("run.gate")
 	if gate != "" {
-		items = append(items, item{m.say("menu.work_loop", messages.Args{"Gate": gate}), func() step {
+		items = append(items, item{label: m.say("menu.work_loop", messages.Args{"Gate": gate}), do: func() step {
 			m.do("run", "--loop")
 			return stepOK
 		}})

@@ -177,12 +177,18 @@ else
 	record() { "$strom" record --task T-8 "Register 12 checked" >/dev/null; }
 fi
 
-time_cmd() { # prints mean milliseconds of N runs of "$@"
+time_cmd() { # prints the mean wall and CPU milliseconds of N runs of "$@", as wall/cpu
 	local start end
 	start=$(date +%s%N)
 	for _ in $(seq 1 "$N"); do "$@" >/dev/null; done
 	end=$(date +%s%N)
-	awk -v s="$start" -v e="$end" -v n="$N" 'BEGIN { printf "%.3f", (e - s) / 1000000 / n }'
+	# The CPU time (user and system) of the loop's processes: the second line of
+	# times, "XmY.YYYs XmY.YYYs" (written to a file: in a pipe, times would run in
+	# a process of its own, which has no children).
+	times >"$work/times"
+	awk -v s="$start" -v e="$end" -v n="$N" 'NR == 2 {
+		split($1, u, /[ms]/); split($2, y, /[ms]/)
+		printf "%.3f/%.3f", (e - s) / 1000000 / n, (60 * (u[1] + y[1]) + u[2] + y[2]) * 1000 / n }' "$work/times"
 }
 # strom log keeps its answer while HEAD stays (harness/logkept.go), so the runs
 # above measure the kept answer. The first strom log after a session's commit is
@@ -209,7 +215,7 @@ move() {
 }
 log_moved() { move && "$strom" log; }
 names=(ref gitlog floor libs nowork logmoved refmoved)
-for s in small big; do names+=("task-$s" "record-$s" "status-$s" "list-$s" "log-$s"); done
+for s in small big; do names+=("task-$s" "record-$s" "status-$s" "list-$s" "show-$s" "add-$s" "log-$s"); done
 declare -A runs
 for _ in $(seq 1 "$R"); do
 	cd "$work/big"
@@ -226,36 +232,49 @@ for _ in $(seq 1 "$R"); do
 		runs[record-$s]+=" $(time_cmd record)"
 		runs[status-$s]+=" $(time_cmd "$strom" status)"
 		runs[list-$s]+=" $(time_cmd "$strom" task list)"
+		runs[show-$s]+=" $(time_cmd "$strom" task show T-7)"
+		runs[add-$s]+=" $(time_cmd "$strom" task add "Look in the register of births, 1850")"
 		runs[log-$s]+=" $(time_cmd "$strom" log)"
 	done
 done
 median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { printf "%.2f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-declare -A med
-for n in "${names[@]}"; do med[$n]=$(echo "${runs[$n]}" | median); done
-# ratio A B: the median of the rounds' ratios of A to B, both measured in the same
-# round, so that a change of the machine's load between rounds falls on neither.
-ratio() {
-	paste -d/ <(echo "${runs[$1]}" | tr ' ' '\n' | grep .) <(echo "${runs[$2]}" | tr ' ' '\n' | grep .) |
-		awk -F/ '{ printf "%.4f\n", $1 / $2 }' | median
-}
-echo "median of $R rounds of $N runs each"
-printf '%-28s %8s %8s %10s %10s\n' command small big big/small big/rev-parse
-printf '%-28s %8s %8.2f\n' "git rev-parse HEAD" "" "${med[ref]}"
-printf '%-28s %8s %8.2f\n' "git log -20" "" "${med[gitlog]}"
-printf '%-28s %8s %8.2f %10s %9sx\n' "Go + jsonschema (the floor)" "" "${med[floor]}" "" "$(ratio floor ref)"
-printf '%-28s %8s %8.2f %10s %9sx\n' "the libraries strom links" "" "${med[libs]}" "" "$(ratio libs ref)"
-printf '%-28s %8s %8.2f %10s %9sx\n' "strom, no work (a usage error)" "" "${med[nowork]}" "" "$(ratio nowork ref)"
-for c in task record status list log; do
-	label=$c
-	case $c in task) label="strom task (in a session)" ;; record) label="strom record" ;; status) label="strom status" ;; list) label="strom task list" ;; log) label="strom log" ;; esac
-	printf '%-28s %8.2f %8.2f %9sx %9sx\n' "$label" "${med[$c-small]}" "${med[$c-big]}" "$(ratio "$c-big" "$c-small")" "$(ratio "$c-big" ref)"
+# Each run is wall/cpu: wall and cpu hold the rounds' figures of each.
+declare -A wall cpu med cmed
+for n in "${names[@]}"; do
+	wall[$n]=$(echo "${runs[$n]}" | tr ' ' '\n' | grep . | cut -d/ -f1 | tr '\n' ' ')
+	cpu[$n]=$(echo "${runs[$n]}" | tr ' ' '\n' | grep . | cut -d/ -f2 | tr '\n' ' ')
+	med[$n]=$(echo "${wall[$n]}" | median)
+	cmed[$n]=$(echo "${cpu[$n]}" | median)
 done
-printf 'strom log at 50,000 commits: %sx git log -20 (the floor %sx, strom with no work %sx)\n' "$(ratio log-big gitlog)" "$(ratio floor gitlog)" "$(ratio nowork gitlog)"
+# ratio TABLE A B: the median of the rounds' ratios of A to B in TABLE (wall or
+# cpu), both measured in the same round, so that a change of the machine's load
+# between rounds falls on neither.
+ratio() {
+	local -n t=$1
+	paste -d/ <(echo "${t[$2]}" | tr ' ' '\n' | grep .) <(echo "${t[$3]}" | tr ' ' '\n' | grep .) |
+		awk -F/ '{ printf "%.4f\n", ($2 > 0) ? $1 / $2 : 0 }' | median
+}
+echo "median of $R rounds of $N runs each; wall and CPU (user + system) milliseconds a run"
+printf '%-30s %8s %8s %8s %8s %9s %9s %9s %9s\n' command small big "small" "big" big/small big/small big/ref big/ref
+printf '%-30s %8s %8s %8s %8s %9s %9s %9s %9s\n' "" wall wall CPU CPU wall CPU wall CPU
+printf '%-30s %8s %8.2f %8s %8.2f\n' "git rev-parse HEAD" "" "${med[ref]}" "" "${cmed[ref]}"
+printf '%-30s %8s %8.2f %8s %8.2f\n' "git log -20" "" "${med[gitlog]}" "" "${cmed[gitlog]}"
+for n in floor libs nowork; do
+	case $n in floor) label="Go + jsonschema (the floor)" ;; libs) label="the libraries strom links" ;; nowork) label="strom, no work (a usage error)" ;; esac
+	printf '%-30s %8s %8.2f %8s %8.2f %9s %9s %8sx %8sx\n' "$label" "" "${med[$n]}" "" "${cmed[$n]}" "" "" "$(ratio wall $n ref)" "$(ratio cpu $n ref)"
+done
+for c in task record status list show add log; do
+	label=$c ref=ref
+	case $c in task) label="strom task (in a session)" ;; record) label="strom record" ;; status) label="strom status" ;; list) label="strom task list" ;; show) label="strom task show" ;; add) label="strom task add" ;; log) label="strom log (ref: git log -20)" ref=gitlog ;; esac
+	printf '%-30s %8.2f %8.2f %8.2f %8.2f %8sx %8sx %8sx %8sx\n' "$label" "${med[$c-small]}" "${med[$c-big]}" "${cmed[$c-small]}" "${cmed[$c-big]}" \
+		"$(ratio wall "$c-big" "$c-small")" "$(ratio cpu "$c-big" "$c-small")" "$(ratio wall "$c-big" $ref)" "$(ratio cpu "$c-big" $ref)"
+done
+printf 'strom log at 50,000 commits, CPU: %sx git log -20 (the floor %sx, strom with no work %sx)\n' "$(ratio cpu log-big gitlog)" "$(ratio cpu floor gitlog)" "$(ratio cpu nowork gitlog)"
 # The first strom log after a session's commit: the round's time less the ref's.
-moved_ratio=$(paste -d' ' <(echo "${runs[logmoved]}" | tr ' ' '\n' | grep .) <(echo "${runs[refmoved]}" | tr ' ' '\n' | grep .) \
-	<(echo "${runs[gitlog]}" | tr ' ' '\n' | grep .) | awk '{ printf "%.4f\n", ($1 - $2) / $3 }' | median)
-printf 'strom log just after a session commit (HEAD moved one commit): %.2f ms, %sx git log -20\n' \
-	"$(awk -v a="${med[logmoved]}" -v b="${med[refmoved]}" 'BEGIN { print a - b }')" "$moved_ratio"
+moved_ratio=$(paste -d' ' <(echo "${cpu[logmoved]}" | tr ' ' '\n' | grep .) <(echo "${cpu[refmoved]}" | tr ' ' '\n' | grep .) \
+	<(echo "${cpu[gitlog]}" | tr ' ' '\n' | grep .) | awk '{ printf "%.4f\n", ($1 - $2) / $3 }' | median)
+printf 'strom log just after a session commit (HEAD moved one commit): %.2f ms CPU, %sx git log -20\n' \
+	"$(awk -v a="${cmed[logmoved]}" -v b="${cmed[refmoved]}" 'BEGIN { print a - b }')" "$moved_ratio"
 
 [ "${ONLY:-}" = commands ] && exit 0
 

@@ -137,6 +137,7 @@ var Keys = []Key{
 	{Name: "check.command", Kind: KindString, Help: "a shell line that must pass before a session's commit"},
 	{Name: "init.mode", Kind: KindEnum, Values: []string{ModeResearch, ModeArchive}, Default: ModeResearch, UserOnly: true, Help: "what strom init makes of a new research: research, or only a Strom archive (strom setup asks)"},
 	{Name: "sync.remote", Kind: KindString, Help: "the git remote several machines share this research through (claims and session commits are pushed there); unset = this clone alone"},
+	{Name: "menu.accessible", Kind: KindEnum, Values: []string{"on", "off"}, Default: "off", UserOnly: true, Help: "the menu asks with numbered choices and plain lines (for screen readers and scripts), as ACCESSIBLE=1 in the environment does"},
 	{Name: "messages.language", Kind: KindEnum, Values: []string{"en", "de", "cs", "system"}, Default: "system", UserOnly: true, Help: "the language of strom's messages; system follows LC_ALL, LC_MESSAGES, LANG"},
 }
 

@@ -467,7 +467,7 @@ func TestClaudeWrapUpAtTimeLimit(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit %d, want 0:\n%s\n%s", code, screen, c.transcripts(t))
 		}
-		mustContain(t, "the run's output", screen, "time limit: the agent has 5m0s more", "ended: closed")
+		mustContain(t, "the run's output", screen, "time limit: the agent has 5 minutes more", "ended: closed")
 		var got bool
 		for _, text := range c.srv.UserTexts() {
 			got = got || strings.Contains(text, wrapUp)

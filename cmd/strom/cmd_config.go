@@ -134,6 +134,25 @@ func configGetCommand(s *sys) *ffcli.Command {
 	}
 }
 
+// sayWins says when the value just set does not apply: the environment's
+// variable wins over both files, the research's own setting over the computer's.
+func (s *sys) sayWins(k statefiles.Key, forTree bool) {
+	settings, err := s.settings()
+	if err != nil {
+		return
+	}
+	r, err := settings.Resolve(k.Name, "")
+	if err != nil {
+		return
+	}
+	switch {
+	case r.Source == statefiles.FromEnv:
+		fmt.Fprintln(s.stdout, s.msg().Say("config.wins_env", messages.Args{"Key": k.Name, "Env": r.Where, "Value": r.Value}))
+	case r.Source == statefiles.FromTree && !forTree:
+		fmt.Fprintln(s.stdout, s.msg().Say("config.wins_tree", messages.Args{"Key": k.Name, "File": r.Where, "Value": r.Value}))
+	}
+}
+
 // settingsFile picks the file a set or unset changes.
 func (s *sys) settingsFile(k statefiles.Key, forTree bool) (statefiles.SettingsFile, error) {
 	if forTree {
@@ -197,6 +216,7 @@ func configSetCommand(s *sys) *ffcli.Command {
 				return err
 			}
 			fmt.Fprintln(s.stdout, s.msg().Say("config.set", messages.Args{"Key": k.Name, "Value": args[1], "File": f.Shown}))
+			s.sayWins(k, *forTree)
 			if *forTree && consent.Guarded(k.Name) {
 				return s.allowSet(ctx, k.Name)
 			}

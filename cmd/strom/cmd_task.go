@@ -14,7 +14,6 @@ import (
 
 	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/agents"
-	"github.com/strom-research/strom/harness/mode"
 	"github.com/strom-research/strom/harness/queue"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/views"
@@ -213,6 +212,9 @@ func listTasks(ctx context.Context, s *sys, o listOptions) error {
 	if err != nil {
 		return err
 	}
+	// Another machine's claim holds an open task on the remote: it is shown
+	// started there.
+	tasks = harness.ShowClaims(ctx, r, tasks)
 	if o.json {
 		return s.printJSON(tasks)
 	}
@@ -611,11 +613,8 @@ func taskAnswerCommand(s *sys) *ffcli.Command {
 	}
 }
 
-// parkReason is a parking reason as a person reads it: the archive's reason, kept
-// in English in queue.json, in the person's language.
+// parkReason is a parking reason as a person reads it: the reasons strom parks
+// with, kept in English in the task's file, in the person's language.
 func (s *sys) parkReason(reason string) string {
-	if reason == mode.ArchiveReason {
-		return s.msg().Say("task.archive_reason")
-	}
-	return termsafe.Line(reason)
+	return queue.SayParkReason(s.msg(), reason)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/strom-research/strom/harness/limits"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
+	"github.com/strom-research/strom/harness/session"
 	"github.com/strom-research/strom/statefiles"
 
 	"github.com/strom-research/strom/messages"
@@ -112,7 +113,7 @@ func usageCommand(s *sys) *ffcli.Command {
 			} else {
 				fmt.Fprintln(s.stdout, s.say("usage_week.five_hours", messages.Args{"Used": pctText(out.FiveHourUsed)}))
 			}
-			fmt.Fprintln(s.stdout, s.say("usage_week.source", messages.Args{"Source": out.Source, "Age": time.Duration(out.AgeS * float64(time.Second)).String()}))
+			fmt.Fprintln(s.stdout, s.say("usage_week.source", messages.Args{"Source": out.Source, "Age": session.SayDuration(s.msg(), time.Duration(out.AgeS*float64(time.Second)))}))
 			return nil
 		}),
 	}

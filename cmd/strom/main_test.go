@@ -78,6 +78,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"terminal":    terminalCmd,
 			"speaks":      speaksCmd,
+			"wholly":      whollyCmd,
 			"editinplace": editInPlaceCmd,
 			"jsonkeys":    jsonKeysCmd,
 			"sleepms": func(ts *testscript.TestScript, neg bool, args []string) {

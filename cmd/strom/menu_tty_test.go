@@ -31,13 +31,19 @@ func startMenu(t *testing.T, h *cliHarness, env ...string) *menuDriver {
 // startOnTerminal runs strom with args under an outer pty of 120×40.
 func startOnTerminal(t *testing.T, h *cliHarness, args []string, env ...string) *menuDriver {
 	t.Helper()
+	return startSized(t, h, 120, args, env...)
+}
+
+// startSized runs strom with args under an outer pty of cols×40.
+func startSized(t *testing.T, h *cliHarness, cols uint16, args []string, env ...string) *menuDriver {
+	t.Helper()
 	master, slave, err := pty.Open()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { master.Close() })
 	// A terminal of a person's size: a form draws nothing in a 0×0 one.
-	if err := pty.Setsize(master, &pty.Winsize{Rows: 40, Cols: 120}); err != nil {
+	if err := pty.Setsize(master, &pty.Winsize{Rows: 40, Cols: cols}); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(h.strom, args...)
@@ -134,6 +140,7 @@ type menuWords struct {
 	lang, env                                     string
 	work, inOrder, howMany, end2                  string
 	settings, alone, minutesAsk, badMinutes, back string
+	minutesWhere                                  string
 	minutesItem                                   string
 	modeResearch, modeArchive, yes                string
 	nowArchive, nowResearch                       string
@@ -143,19 +150,19 @@ var menuLanguages = []menuWords{
 	{lang: "en", env: "LANG=en_US.UTF-8",
 		work: "Let the agent work on its own", inOrder: "Work through the queue in this order", howMany: "How many tasks?",
 		end2: "2 sessions · stopped: done", settings: "Settings: the agent, working alone", alone: "The agent working alone",
-		minutesAsk: "Time for one task in minutes", minutesItem: "Time for one task: 60 min", badMinutes: "--minutes takes a whole number 5–600, not 3, or 0 to go back", back: "← Back",
+		minutesAsk: "Time for one task in minutes", minutesWhere: "Where should 30 min apply?", minutesItem: "Time for one task: 60 min", badMinutes: "--minutes takes a whole number 5–600, not 3, or 0 to go back", back: "← Back",
 		modeResearch: "Mode: research — keep it only as a Strom archive", modeArchive: "Mode: Strom archive — switch research on", yes: "y",
 		nowArchive: "the research is a Strom archive now: 3 tasks parked", nowResearch: "research is on: 3 tasks returned"},
 	{lang: "de", env: "LANG=de_DE.UTF-8",
 		work: "Den Agenten allein arbeiten lassen", inOrder: "Die Warteschlange in dieser Reihenfolge abarbeiten", howMany: "Wie viele Aufgaben?",
 		end2: "Sitzungen: 2 · Ende: fertig", settings: "Einstellungen: Agent, allein arbeiten", alone: "Der Agent allein",
-		minutesAsk: "Zeit für eine Aufgabe in Minuten", minutesItem: "Zeit für eine Aufgabe: 60 Min.", badMinutes: "--minutes nimmt eine ganze Zahl 5–600, nicht 3, oder 0 für zurück", back: "← Zurück",
+		minutesAsk: "Zeit für eine Aufgabe in Minuten", minutesWhere: "Wo sollen 30 Min. gelten?", minutesItem: "Zeit für eine Aufgabe: 60 Min.", badMinutes: "--minutes nimmt eine ganze Zahl 5–600, nicht 3, oder 0 für zurück", back: "← Zurück",
 		modeResearch: "Modus: Forschung — nur als Strom-Archiv behalten", modeArchive: "Modus: Strom-Archiv — Forschung einschalten", yes: "j",
 		nowArchive: "die Forschung ist jetzt ein Strom-Archiv: 3 Aufgaben zurückgestellt", nowResearch: "die Forschung ist eingeschaltet: 3 Aufgaben sind zurück"},
 	{lang: "cs", env: "LANG=cs_CZ.UTF-8",
 		work: "Nechat agenta pracovat samotného", inOrder: "Pracovat v pořadí fronty", howMany: "Kolik úkolů?",
 		end2: "sezení: 2 · konec: hotovo", settings: "Nastavení: agent, samostatná práce", alone: "Samostatná práce agenta",
-		minutesAsk: "Čas na jeden úkol v minutách", minutesItem: "Čas na jeden úkol: 60 min", badMinutes: "--minutes bere celé číslo 5–600, ne 3, nebo 0 pro návrat", back: "← Zpět",
+		minutesAsk: "Čas na jeden úkol v minutách", minutesWhere: "Kde má platit 30 min?", minutesItem: "Čas na jeden úkol: 60 min", badMinutes: "--minutes bere celé číslo 5–600, ne 3, nebo 0 pro návrat", back: "← Zpět",
 		modeResearch: "Režim: výzkum — nechat jen jako Archiv Stromu", modeArchive: "Režim: Archiv Stromu — zapnout výzkum", yes: "a",
 		nowArchive: "výzkum je teď Archiv Stromu: 3 úkoly odloženy", nowResearch: "výzkum je zapnutý: 3 úkoly se vrátily"},
 }
@@ -213,12 +220,12 @@ func TestMenuWorkInOrder(t *testing.T) {
 		w := menuLanguages[0]
 		h := menuResearch(t)
 		d := startMenu(t, h, w.env)
-		d.answer(w.work, "\x1b[B") // the arrow key down to the second item
+		// The cursor starts on the choice most often wanted while tasks are open.
 		d.answer("> "+w.work, "\r")
 		d.answer(w.inOrder, "\r")
 		d.answer(w.howMany, "\x1b") // Esc: one level back, to the same menu
 		d.answer(w.inOrder, "\r")
-		d.answer(w.howMany, "\x7f2\r") // the offered 1 replaced by 2
+		d.answer(w.howMany, "2\r") // the offered 1 is no digit of what is typed
 		d.expect(w.end2)
 		d.answer(w.work, "\x1b") // Esc on the first level leaves
 		d.leave()
@@ -241,7 +248,7 @@ func TestMenuMinutes(t *testing.T) {
 			d.answer(w.minutesItem, "1\r")
 			d.answer(w.minutesAsk, "0\r")
 			d.answer(w.minutesItem, "4\r") // the same menu again, unchanged: back
-			d.answer(w.back, "7\r")        // Settings: back to the first level
+			d.answer(w.back, "8\r")        // Settings: back to the first level
 			d.answer(w.work, "5\r")
 			d.leave()
 			if out := h.must(t, "config", "get", "run.minutes"); !strings.Contains(out, "60") || !strings.Contains(out, "default") {
@@ -254,6 +261,7 @@ func TestMenuMinutes(t *testing.T) {
 			d.answer(w.minutesItem, "1\r")
 			d.answer(w.minutesAsk, "3\r")
 			d.answer(w.badMinutes, "30\r")
+			d.answer(w.minutesWhere, "2\r") // this computer
 			d.answer(w.work, "5\r")
 			d.leave()
 			if out := h.must(t, "config", "get", "run.minutes"); !strings.Contains(out, "30") || !strings.Contains(out, "user") {
@@ -327,7 +335,7 @@ func TestSetupOnTerminal(t *testing.T) {
 // English menu's.
 func TestMenuEveryScreenInGermanAndCzech(t *testing.T) {
 	ids := []string{"menu.work_alone", "menu.queue", "menu.add_task", "menu.answer", "menu.unpark", "menu.settings",
-		"menu.alone", "menu.gate_test", "menu.agent_choose", "menu.language_choose", "menu.maintenance", "menu.install_hooks",
+		"menu.alone", "menu.gate_test", "menu.agent_choose", "menu.language_choose", "menu.accessible_choose", "menu.accessible_choice_on", "menu.maintenance", "menu.install_hooks",
 		"menu.check_files", "menu.files_ok", "menu.archives_title", "menu.archive_add", "menu.setup_question", "menu.new_archive", "menu.back",
 		"menu.leave", "menu.work_picked", "menu.pick_task", "menu.nothing_waiting", "menu.nothing_parked", "menu.task_title", "menu.task_body", "menu.mode_research"}
 	for _, tt := range []struct{ lang, env string }{{"de", "LANG=de_DE.UTF-8"}, {"cs", "LANG=cs_CZ.UTF-8"}} {
@@ -365,16 +373,19 @@ func TestMenuEveryScreenInGermanAndCzech(t *testing.T) {
 			d.answer(say("menu.language_choose"), "4\r") // as the system says
 			main("4\r")
 			d.answer(say("menu.maintenance"), "4\r")
-			d.answer(say("menu.archive_add"), "2\r") // back to Settings
-			d.answer(say("menu.maintenance"), "7\r") // back to the first level
+			d.answer(say("menu.accessible_choose"), "1\r") // on, as it is
 			main("4\r")
 			d.answer(say("menu.maintenance"), "5\r")
+			d.answer(say("menu.archive_add"), "2\r") // back to Settings
+			d.answer(say("menu.maintenance"), "8\r") // back to the first level
+			main("4\r")
+			d.answer(say("menu.maintenance"), "6\r")
 			d.answer(say("menu.check_files"), "2\r")
 			d.expect(say("menu.files_ok"))
 			main("4\r")
-			d.answer(say("menu.maintenance"), "6\r")
-			d.answer(say("menu.setup_question"), "3\r")
 			d.answer(say("menu.maintenance"), "7\r")
+			d.answer(say("menu.setup_question"), "3\r")
+			d.answer(say("menu.maintenance"), "8\r")
 			main("5\r")
 			d.leave()
 			screen := d.screen()

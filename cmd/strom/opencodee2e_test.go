@@ -43,7 +43,7 @@ func TestOpenCodeWrapUpAtTimeLimit(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, want 0:\n%s\n%s", code, screen, c.transcripts(t))
 	}
-	mustContain(t, "the run's output", screen, "time limit: the agent has 5m0s more", "ended: closed")
+	mustContain(t, "the run's output", screen, "time limit: the agent has 5 minutes more", "ended: closed")
 	mustSeeUserText(t, c, wrapUp)
 	mustContain(t, "the commit", c.git(t, "log", "-1", "--format=%B"), "wrapped up at the time limit")
 }

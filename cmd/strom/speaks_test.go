@@ -159,3 +159,95 @@ func TestEnglishIn(t *testing.T) {
 		}
 	}
 }
+
+// whollyCmd is the testscript command "wholly LANG": every line the last command
+// printed (stdout and stderr) holds no word of the English catalog that LANG's
+// catalog does not also use, once machine words are taken out (machineRE and
+// wholeExceptions), and no duration as Go writes it (5m0s).
+func whollyCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: wholly de|cs")
+	}
+	var bad []string
+	for _, stream := range []string{"stdout", "stderr"} {
+		for _, line := range strings.Split(ts.ReadFile(stream), "\n") {
+			if why := notWhole(args[0], line); why != "" {
+				bad = append(bad, fmt.Sprintf("%s: %q (%s)", stream, line, why))
+			}
+		}
+	}
+	if len(bad) > 0 {
+		ts.Fatalf("not wholly %s:\n%s", args[0], strings.Join(bad, "\n"))
+	}
+}
+
+// goDuration matches a duration as Go's time.Duration.String writes it.
+var goDuration = regexp.MustCompile(`\b\d+h\d+m|\b\d+m\d+s\b|\b\d+(\.\d+)?(ms|s)\b`)
+
+// wholeExceptions are words of the English catalog that stay the same in every
+// language: names of programs and of strom's own things a person types.
+var wholeExceptions = map[string]bool{"strom": true, "git": true, "demo": true, "claude": true, "codex": true, "opencode": true, "grok": true, "command": true, "ctrl": true, "pid": true, "utc": true, "min": true}
+
+var (
+	wordRE       = regexp.MustCompile(`\p{L}+`)
+	foreignOnce  sync.Map // lang → map[string]bool
+	catalogWords = func(lang string) map[string]bool {
+		words := map[string]bool{}
+		for _, dir := range []string{"../../messages/catalog/", "../../messages/catalog/cli/"} {
+			b, err := os.ReadFile(dir + lang + ".toml")
+			if err != nil {
+				panic(err)
+			}
+			var raw map[string]any
+			if err := toml.Unmarshal(b, &raw); err != nil {
+				panic(err)
+			}
+			var walk func(m map[string]any)
+			walk = func(m map[string]any) {
+				for _, v := range m {
+					switch x := v.(type) {
+					case string:
+						for _, w := range wordRE.FindAllString(placeholder.ReplaceAllString(x, " "), -1) {
+							words[strings.ToLower(w)] = true
+						}
+					case map[string]any:
+						walk(x)
+					}
+				}
+			}
+			walk(raw)
+		}
+		return words
+	}
+)
+
+// englishOnly are the words of the English catalog that lang's catalog does not use.
+func englishOnly(lang string) map[string]bool {
+	if v, ok := foreignOnce.Load(lang); ok {
+		return v.(map[string]bool)
+	}
+	en, other := catalogWords("en"), catalogWords(lang)
+	out := map[string]bool{}
+	for w := range en {
+		if !other[w] && !wholeExceptions[w] && len(w) > 1 {
+			out[w] = true
+		}
+	}
+	foreignOnce.Store(lang, out)
+	return out
+}
+
+// notWhole says why line is not wholly in lang, "" when it is.
+func notWhole(lang, line string) string {
+	if d := goDuration.FindString(line); d != "" {
+		return "Go's duration " + d
+	}
+	rest := machineRE.ReplaceAllString(line, " ")
+	only := englishOnly(lang)
+	for _, w := range wordRE.FindAllString(rest, -1) {
+		if only[strings.ToLower(w)] {
+			return "the English word " + w
+		}
+	}
+	return ""
+}

@@ -136,7 +136,11 @@ func LoginAdvice(r *research.Research, p SessionPlan) string {
 	bin := p.Profile.Binary
 	if bin == "" {
 		// A command or the demo: strom does not know the program's login.
-		bin = "the agent"
+		return LoginUnknown
 	}
 	return "run " + bin + " once and log in"
 }
+
+// LoginUnknown is the login advice for an agent whose program strom does not
+// know (a command, the demo).
+const LoginUnknown = "run the agent once and log in"

@@ -31,12 +31,23 @@ func Identify(ctx context.Context, g *gitrepo.Repo) (Research, error) {
 // IdentifyTree names the research whose work tree's top folder is top, as Identify
 // does, mostly without starting git: HEAD is read from the ref files and its root
 // commit from the cache file roots (a commit's first-parent root never changes, so
-// the cache is never stale). open gives the repo where that cannot be done.
+// the cache is never stale), or else its first parent's. open gives the repo where
+// that cannot be done.
 func IdentifyTree(ctx context.Context, top, roots string, open func(context.Context) (*gitrepo.Repo, error)) (Research, error) {
 	if g, ok := gitrepo.Discover(top); ok {
 		if head, err := g.Head(ctx); err == nil {
 			if root := cachedRoot(roots, head); root != "" {
 				return Research{Root: root, Path: realPath(top)}, nil
+			}
+			// A commit since (a session's, a person's) shares its parent's root:
+			// one step back instead of a walk of the whole first-parent history.
+			if roots != "" {
+				if parent, err := g.FirstParent(ctx, head); err == nil && parent != "" {
+					if root := cachedRoot(roots, parent); root != "" {
+						keepRoot(roots, head, root)
+						return Research{Root: root, Path: realPath(top)}, nil
+					}
+				}
 			}
 			if root, err := g.RootCommit(ctx, head); err == nil {
 				keepRoot(roots, head, root)

@@ -299,6 +299,29 @@ func TestIdentifyTree(t *testing.T) {
 	if got, _ := IdentifyTree(ctx, dir, roots, open); got.Root != other {
 		t.Errorf("the cache was not read: %+v", got)
 	}
+	// A commit on top of a HEAD the cache knows takes its parent's root, kept
+	// then for itself: git is not asked to walk the history again.
+	if err := os.WriteFile(filepath.Join(dir, "next.txt"), []byte("next\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"add", "next.txt"}, {"commit", "-q", "-m", "next"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = dir, append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=A", "GIT_AUTHOR_EMAIL=a@x", "GIT_COMMITTER_NAME=A", "GIT_COMMITTER_EMAIL=a@x",
+			"GIT_AUTHOR_DATE=2026-11-30T10:00:00Z", "GIT_COMMITTER_DATE=2026-11-30T10:00:00Z")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	next, err := g.Head(ctx)
+	if err != nil || next == head {
+		t.Fatalf("HEAD after a commit: %s, %v", next, err)
+	}
+	if got, _ := IdentifyTree(ctx, dir, roots, open); got.Root != other {
+		t.Errorf("a commit on a known HEAD: %+v, want its parent's root %s", got, other)
+	}
+	if data, _ := os.ReadFile(roots); !strings.Contains(string(data), next+" "+other+"\n") {
+		t.Errorf("the new HEAD's root was not kept: %q", data)
+	}
 	// No cache file at all: git answers.
 	if got, _ := IdentifyTree(ctx, dir, "", open); got != want {
 		t.Errorf("without a cache: %+v", got)

@@ -36,6 +36,7 @@ var Rules = []Rule{
 	{Path: "settings/run.sessionsPerTask", Why: "a number of sessions"},
 	{Path: "settings/sync.remote", Why: "names a remote of this clone's own git config: its URL and the programs git runs for it come from that config, not from the tree"},
 	{Path: "settings/messages.language", Why: "the language strom speaks"},
+	{Path: "settings/menu.accessible", Why: "read from the user's settings only: how the menu asks"},
 	{Path: "settings/init.mode", Why: "read from the user's settings only: what strom init makes of a new research"},
 	{Path: "settings/run.gate", Why: "read from the user's settings only, where a person confirms it on a terminal"},
 

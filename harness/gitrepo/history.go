@@ -30,6 +30,17 @@ func (r *Repo) RootCommit(ctx context.Context, rev string) (string, error) {
 	return lines[len(lines)-1], nil
 }
 
+// FirstParent is the first parent of the commit rev, "" for a root commit: one
+// git process, however long the history.
+func (r *Repo) FirstParent(ctx context.Context, rev string) (string, error) {
+	out, err := r.git(ctx, []string{"log", "-1", "--format=%P", rev, "--"}, nil, nil)
+	if err != nil {
+		return "", fmt.Errorf("read the parent of %s: %w", rev, err)
+	}
+	parent, _, _ := strings.Cut(strings.TrimSpace(string(out)), " ")
+	return parent, nil
+}
+
 // FileVersion is a file as one commit left it.
 type FileVersion struct {
 	Commit Commit

@@ -15,6 +15,16 @@ import (
 
 // Branch is the current branch's short name; "" on a detached HEAD.
 func (r *Repo) Branch(ctx context.Context) (string, error) {
+	// HEAD's file names the branch; git is asked only of what it does not say.
+	if b, err := os.ReadFile(filepath.Join(r.GitDir, "HEAD")); err == nil {
+		s := strings.TrimSpace(string(b))
+		if name, ok := strings.CutPrefix(s, "ref: refs/heads/"); ok {
+			return name, nil
+		}
+		if isHash(s) {
+			return "", nil
+		}
+	}
 	out, err := r.git(ctx, []string{"symbolic-ref", "-q", "--short", "HEAD"}, nil, nil)
 	if err != nil {
 		var ge *GitError
@@ -57,13 +67,133 @@ func TrackingRef(remote, branch string) string {
 
 // Fetch brings remote's branch into TrackingRef(remote, branch). A remote that
 // does not answer gives an error wrapping ErrRemoteAway.
+//
+// The fetch starts no `git maintenance run --auto` of its own: a synced run
+// fetches before and after every session, and the commits it makes run git's
+// automatic maintenance as always.
 func (r *Repo) Fetch(ctx context.Context, remote, branch string) error {
-	spec := "+refs/heads/" + branch + ":" + TrackingRef(remote, branch)
-	if _, err := r.git(ctx, []string{"fetch", "-q", "--no-tags", "--no-write-fetch-head", remote, spec}, nil, nil); err != nil {
+	return r.FetchWith(ctx, remote, branch, "", "")
+}
+
+// FetchWith is Fetch that in the same git fetch also brings the remote's refs
+// under prefix (a folder under refs/, ending in "/"; "" for none) to the same
+// names under into, and removes those under into the remote no longer has.
+func (r *Repo) FetchWith(ctx context.Context, remote, branch, prefix, into string) error {
+	args := []string{"fetch", "-q", "--no-tags", "--no-write-fetch-head", "--no-auto-maintenance"}
+	if prefix != "" {
+		args = append(args, "--prune")
+	}
+	args = append(args, remote, "+refs/heads/"+branch+":"+TrackingRef(remote, branch))
+	if prefix != "" {
+		args = append(args, "+"+prefix+"*:"+into+"*")
+	}
+	if _, err := r.git(ctx, args, nil, nil); err != nil {
 		return fmt.Errorf("fetch %s from %s: %w: %w", branch, remote, ErrRemoteAway, err)
 	}
 	return nil
 }
+
+// FetchRefs brings the remote's refs under prefix (a folder under refs/, ending
+// in "/") to the same names under into, and removes those under into the remote
+// no longer has. Errors as Fetch's.
+func (r *Repo) FetchRefs(ctx context.Context, remote, prefix, into string) error {
+	spec := "+" + prefix + "*:" + into + "*"
+	if _, err := r.git(ctx, []string{"fetch", "-q", "--no-tags", "--no-write-fetch-head", "--no-auto-maintenance", "--prune", remote, spec}, nil, nil); err != nil {
+		return fmt.Errorf("fetch %s from %s: %w: %w", prefix, remote, ErrRemoteAway, err)
+	}
+	return nil
+}
+
+// RemoteTip asks the remote which commit its branch names ("" when it has no
+// such branch), without fetching it. An error wraps ErrRemoteAway.
+func (r *Repo) RemoteTip(ctx context.Context, remote, branch string) (string, error) {
+	out, err := r.git(ctx, []string{"ls-remote", remote, "refs/heads/" + branch}, nil, nil)
+	if err != nil {
+		return "", fmt.Errorf("ask %s for %s: %w: %w", remote, branch, ErrRemoteAway, err)
+	}
+	hash, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\t")
+	return hash, nil
+}
+
+// RefCommit is a ref and the commit it names.
+type RefCommit struct {
+	Ref     string // the full name
+	Hash    string
+	Message Message
+}
+
+// RefsUnder lists the refs under prefix (a folder under refs/, ending in "/")
+// with their commits' messages, in the order of their names.
+func (r *Repo) RefsUnder(ctx context.Context, prefix string) ([]RefCommit, error) {
+	out, err := r.git(ctx, []string{"for-each-ref", "--format=%(refname)%00%(objectname)%00%(contents)%00", prefix}, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("list the refs under %s: %w", prefix, err)
+	}
+	f := strings.Split(string(out), "\x00")
+	var refs []RefCommit
+	for i := 0; i+2 < len(f); i += 3 {
+		refs = append(refs, RefCommit{Ref: strings.TrimLeft(f[i], "\n"), Hash: f[i+1], Message: ParseMessage(f[i+2])})
+	}
+	return refs, nil
+}
+
+// RefUpdate is one ref a push sets: Dst to the commit Src ("" deletes Dst). With
+// Lease, only while the remote's Dst is Expect ("" expects no such ref), whatever
+// its history; without, only as a fast-forward.
+type RefUpdate struct {
+	Src, Dst string
+	Lease    bool
+	Expect   string
+}
+
+// PushRefs pushes the updates to remote in one git push, each under its lease
+// (--force-with-lease=Dst:Expect): with atomic, all of them or none. A ref whose
+// lease failed or that the remote refused gives ErrPushRejected, and rejected
+// names those refs with git's summary of each (when not atomic, the others are
+// set); a push that did not reach the remote gives an error wrapping ErrRemoteAway.
+func (r *Repo) PushRefs(ctx context.Context, remote string, atomic bool, updates ...RefUpdate) (rejected map[string]string, err error) {
+	args := []string{"push", "--porcelain", "--no-verify"}
+	if atomic {
+		args = append(args, "--atomic")
+	}
+	for _, u := range updates {
+		if u.Lease {
+			args = append(args, "--force-with-lease="+u.Dst+":"+u.Expect)
+		}
+	}
+	args = append(args, remote)
+	for _, u := range updates {
+		args = append(args, u.Src+":"+u.Dst)
+	}
+	out, err := r.git(ctx, args, nil, nil)
+	if err == nil {
+		return nil, nil
+	}
+	// --porcelain: one line per ref, "<flag>\t<from>:<to>\t<summary>"; "!" is a
+	// ref that was not set.
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	var lines []string
+	for sc.Scan() {
+		f := strings.Split(sc.Text(), "\t")
+		if len(f) >= 3 && f[0] == "!" {
+			_, to, _ := strings.Cut(f[1], ":")
+			if rejected == nil {
+				rejected = map[string]string{}
+			}
+			rejected[to] = f[2]
+			lines = append(lines, to+" "+f[2])
+		}
+	}
+	if len(rejected) > 0 {
+		return rejected, fmt.Errorf("push to %s: %s: %w", remote, strings.Join(lines, ", "), ErrPushRejected)
+	}
+	return nil, fmt.Errorf("push to %s: %w: %w", remote, ErrRemoteAway, err)
+}
+
+// LeaseFailed reports whether git's summary of a rejected ref says its lease
+// failed: the remote's ref was not what the push expected. The summary's words
+// are git's own, not translated.
+func LeaseFailed(summary string) bool { return strings.Contains(summary, "stale info") }
 
 // Merge merges ref into the current branch (a fast-forward when it can), with the
 // clone's merge drivers, local changes stashed and put back (--autostash). A merge
@@ -112,7 +242,7 @@ func (r *Repo) Push(ctx context.Context, remote, branch string) error {
 // has the trailer key; every such commit of HEAD when ref does not exist.
 func (r *Repo) CountAhead(ctx context.Context, ref, key string) (int, error) {
 	rng := "HEAD"
-	if _, err := r.git(ctx, []string{"rev-parse", "-q", "--verify", ref + "^{commit}"}, nil, nil); err == nil {
+	if tip, _ := r.Tip(ctx, ref); tip != "" {
 		rng = ref + "..HEAD"
 	}
 	out, err := r.git(ctx, []string{"log", "--format=%(trailers:key=" + key + ",valueonly,separator=%x2C)%x00", rng}, nil, nil)
@@ -299,8 +429,18 @@ func (r *Repo) Extract(ctx context.Context, rev, dir string, paths ...string) er
 	}
 }
 
-// Tip returns the commit ref names, "" when there is none.
+// Tip returns the commit ref (a full name under refs/) names, "" when there is
+// none. It reads the ref files and asks git only of a layout it does not know.
 func (r *Repo) Tip(ctx context.Context, ref string) (string, error) {
+	if strings.HasPrefix(ref, "refs/") {
+		h, err := r.refFromFiles(ref)
+		if errors.Is(err, ErrNoCommits) {
+			return "", nil
+		}
+		if err == nil {
+			return h, nil
+		}
+	}
 	out, err := r.git(ctx, []string{"rev-parse", "-q", "--verify", ref + "^{commit}"}, nil, nil)
 	if err != nil {
 		return "", nil

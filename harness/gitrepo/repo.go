@@ -240,12 +240,34 @@ func gitEnv(extra []string) []string {
 // command builds a git command. On cancellation git gets SIGTERM, not SIGKILL: git
 // removes its lock files on SIGTERM, a killed git leaves index.lock behind.
 func command(ctx context.Context, dir string, args []string, env []string) *exec.Cmd {
+	countGit(args)
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = dir
 	cmd.Env = gitEnv(env)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 10 * time.Second
 	return cmd
+}
+
+// EnvGitLog names a file to which every git process gitrepo starts appends a
+// line, its arguments: the tests and benchmarks that count the git processes of
+// a session set it. Unset, nothing is written.
+const EnvGitLog = "STROM_TEST_GIT_LOG"
+
+// countGit notes a git process about to start in the file EnvGitLog names.
+func countGit(args []string) {
+	path := os.Getenv(EnvGitLog)
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return
+	}
+	// One write of a short line with O_APPEND: lines of processes writing at once
+	// do not mix.
+	_, _ = f.WriteString(strings.ReplaceAll(strings.Join(args, " "), "\n", " ") + "\n")
+	_ = f.Close()
 }
 
 func runGit(ctx context.Context, dir string, args []string, stdin io.Reader, env []string) ([]byte, error) {

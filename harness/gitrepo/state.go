@@ -100,11 +100,14 @@ func (r *Repo) Head(ctx context.Context) (string, error) {
 var errUnknownLayout = errors.New("unknown ref layout")
 
 // headFromFiles resolves HEAD through loose refs and packed-refs.
-func (r *Repo) headFromFiles() (string, error) {
+func (r *Repo) headFromFiles() (string, error) { return r.refFromFiles("HEAD") }
+
+// refFromFiles resolves the ref name (HEAD, or a full name under refs/) through
+// loose refs and packed-refs: ErrNoCommits when it does not exist.
+func (r *Repo) refFromFiles(name string) (string, error) {
 	if _, err := os.Stat(filepath.Join(r.CommonDir, "reftable")); err == nil {
 		return "", errUnknownLayout
 	}
-	name := "HEAD"
 	for range 5 {
 		dir := r.CommonDir
 		if name == "HEAD" || !strings.HasPrefix(name, "refs/") || perWorktreeRef(name) {

@@ -24,6 +24,19 @@ var drivers = []struct{ name, kind, title string }{
 // .strom/.gitattributes when it is missing or differs. It reports whether it
 // changed anything.
 func Install(ctx context.Context, g *gitrepo.Repo, tree *statefiles.Tree, strom string) (bool, error) {
+	// One git process reads what is registered, and only what is missing or
+	// names another strom is registered.
+	have, err := g.ConfigMatching(ctx, `^merge\.strom-`)
+	if err != nil {
+		return false, fmt.Errorf("install merge drivers: %w", err)
+	}
+	return InstallHaving(ctx, g, tree, strom, have)
+}
+
+// InstallHaving is Install given the clone's git config as read (its
+// merge.strom-* keys at least): a synced run reads its config once, and starts
+// git to register drivers only when they are missing or name another strom.
+func InstallHaving(ctx context.Context, g *gitrepo.Repo, tree *statefiles.Tree, strom string, have map[string]string) (bool, error) {
 	changed := false
 	path := tree.Path(statefiles.AttributesFile)
 	if old, err := statefiles.ReadFile(path); err != nil || !bytes.Equal(old, []byte(statefiles.Attributes)) {
@@ -31,12 +44,6 @@ func Install(ctx context.Context, g *gitrepo.Repo, tree *statefiles.Tree, strom 
 			return false, fmt.Errorf("install merge drivers: %w", err)
 		}
 		changed = true
-	}
-	// One git process reads what is registered: a synced run asks at every
-	// start, and registers only what is missing or names another strom.
-	have, err := g.ConfigMatching(ctx, `^merge\.strom-`)
-	if err != nil {
-		return changed, fmt.Errorf("install merge drivers: %w", err)
 	}
 	for _, d := range drivers {
 		cmd := shellword.Quote(strom) + " hooks merge-driver " + d.kind + " %O %A %B %P"

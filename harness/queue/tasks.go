@@ -12,7 +12,9 @@ package queue
 import (
 	"context"
 	"errors"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/strom-research/strom/harness/mode"
@@ -245,3 +247,26 @@ func CheckNeeds(r *research.Research, needs []string) error {
 
 // ErrNoArchive means a task names an archive the settings give no probe.
 var ErrNoArchive = errors.New("no archive is set up with the name")
+
+// The reasons a run parks a task with, kept in English in the task's file (the
+// state's stable words) and said in the person's language by SayParkReason.
+var (
+	parkedEmptyRE      = regexp.MustCompile(`^(\d+) sessions in a row recorded nothing$`)
+	parkedUnfinishedRE = regexp.MustCompile(`^(\d+) sessions without finishing$`)
+)
+
+// SayParkReason is a parking reason as a person reads it: the reasons strom
+// itself parks with in p's language, a person's own reason as it was given (on
+// one line).
+func SayParkReason(p *messages.Printer, reason string) string {
+	if reason == mode.ArchiveReason {
+		return p.Say("task.archive_reason")
+	}
+	for re, id := range map[*regexp.Regexp]string{parkedEmptyRE: "task.parked_empty", parkedUnfinishedRE: "task.parked_unfinished"} {
+		if m := re.FindStringSubmatch(reason); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			return p.Say(id, messages.Args{"Count": n})
+		}
+	}
+	return termsafe.Line(reason)
+}

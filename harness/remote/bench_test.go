@@ -18,16 +18,14 @@ func benchSync(b *testing.B) *Sync {
 // claimOnce is the i-th claim: a commit of claim.txt, undone if the claim loses.
 func claimOnce(ctx context.Context, b *testing.B, a *Sync, i int) {
 	b.Helper()
-	ok, err := a.Claim(ctx, func(ctx context.Context) (*Claim, error) {
-		c := commitFile(b, a, "claim.txt", fmt.Sprint(i))
-		return &Claim{Commit: c, Undo: func(ctx context.Context) error { return a.Git.UndoCommit(ctx, c, "claim.txt") }}, nil
-	})
+	ok, err := a.Claim(ctx, firstFree(b, a, []string{fmt.Sprintf("T-%d", i+1)}, nil, nil))
 	if err != nil || !ok {
 		b.Fatal(ok, err)
 	}
 }
 
-// BenchmarkClaim is one claim: integrate (fetch, merge), a commit, a push. The
+// BenchmarkClaim is one claim: integrate (fetch the claims and the branch,
+// merge), a commit, the push of its claim ref, a look at the branch. The
 // issue's figure: at most twice BenchmarkFetchPush, a plain fetch and push of
 // the same commit on the same remote.
 func BenchmarkClaim(b *testing.B) {
@@ -64,7 +62,7 @@ func BenchmarkClaimAndPublish(b *testing.B) {
 		b.StopTimer() // the session's commit is the session's, not the sync's
 		commitFile(b, a, "session.txt", fmt.Sprint(i))
 		b.StartTimer()
-		if err := a.Publish(ctx); err != nil {
+		if err := a.Publish(ctx, func(Held) bool { return true }, 0); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,10 +1,14 @@
 // Package remote syncs a research with the git remote several machines share
-// (sync.remote): it integrates the remote's branch before a task is claimed and
-// after a session, claims a task with a pushed commit, and pushes session commits.
-// git's atomic ref update on the remote is the lock: of two claims of one task,
-// the one pushed first holds, and the other machine takes back its own and looks
-// again. A remote that cannot be reached never loses a commit: commits stay in the
-// clone and are pushed by the next Publish.
+// (sync.remote): it integrates the remote's branch and claims before a task is
+// claimed and after a session, claims a task by creating its ref on the remote,
+// and pushes session commits. git's atomic ref update on the remote is the lock:
+// a claim is the ref refs/strom/claims/<task>, created by a push whose lease
+// expects none, so of two claims of one task the one pushed first holds, the other
+// machine takes back its own and tries the next task, and claims of different
+// tasks never meet. A session's push deletes its claim in the same atomic push,
+// so a claim lives as long as its session's end is not on the branch. A remote
+// that cannot be reached never loses a commit: commits stay in the clone and are
+// pushed by the next Publish.
 package remote
 
 import (
@@ -12,6 +16,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/strom-research/strom/harness/gitrepo"
@@ -54,6 +60,11 @@ type Sync struct {
 	AfterMerge func(ctx context.Context) error
 	// Clock waits between rounds (nil: the real clock).
 	Clock clock.Clock
+
+	fresh  bool            // the claims and the branch were just integrated (Fresh)
+	merged string          // the remote's branch as this clone merged it last
+	held   map[string]Held // the remote's claims as the last fetch of them saw them
+	won    []Held          // claims this clone made since, not yet deleted
 }
 
 // backoff waits a random part of the try's backoff, or until ctx ends.
@@ -78,7 +89,20 @@ func Resolve(ctx context.Context, g *gitrepo.Repo, name, host string) (*Sync, er
 	if name == "" {
 		return nil, nil
 	}
-	if g.RemoteURL(ctx, name) == "" {
+	cfg, err := g.ConfigMatching(ctx, `^(remote\.|branch\.)`)
+	if err != nil {
+		return nil, fmt.Errorf("resolve sync.remote: %w", err)
+	}
+	return ResolveConfig(ctx, g, name, host, cfg)
+}
+
+// ResolveConfig is Resolve given the clone's git config (its remote.* and
+// branch.* keys at least, as ConfigMatching reads them).
+func ResolveConfig(ctx context.Context, g *gitrepo.Repo, name, host string, cfg map[string]string) (*Sync, error) {
+	if name == "" {
+		return nil, nil
+	}
+	if cfg["remote."+name+".url"] == "" {
 		return nil, fmt.Errorf("resolve sync.remote: %w: %q is not a remote of this clone: add it (git remote add %s URL) or set sync.remote to one git remote lists", ErrNoRemote, name, name)
 	}
 	b, err := g.Branch(ctx)
@@ -88,7 +112,7 @@ func Resolve(ctx context.Context, g *gitrepo.Repo, name, host string) (*Sync, er
 	if b == "" {
 		return nil, fmt.Errorf("resolve sync.remote: %w", gitrepo.ErrDetachedHead)
 	}
-	if rem, up, err := g.Upstream(ctx); err == nil && rem == name && up != "" {
+	if up := strings.TrimPrefix(cfg["branch."+b+".merge"], "refs/heads/"); cfg["branch."+b+".remote"] == name && up != "" {
 		b = up
 	}
 	return &Sync{Git: g, Remote: name, Branch: b, Host: host}, nil
@@ -97,17 +121,65 @@ func Resolve(ctx context.Context, g *gitrepo.Repo, name, host string) (*Sync, er
 // Ref is the local ref that follows the remote's branch.
 func (s *Sync) Ref() string { return gitrepo.TrackingRef(s.Remote, s.Branch) }
 
+// ClaimsPrefix is where the remote keeps its claims: a ref per task
+// (refs/strom/claims/T-17), naming the claim commit of the session that holds it.
+// A claim is made by creating its ref, which git does for one push alone (the
+// lease expects no such ref); claims of different tasks never meet. The ref goes
+// in the same atomic push that brings the session's end to the branch.
+const ClaimsPrefix = "refs/strom/claims/"
+
+// Held is a claim on the remote, as the last fetch saw it.
+type Held struct {
+	Task    string
+	Commit  string // the claim commit the ref names
+	Host    string // the machine that made it
+	Session string // the session it is for
+}
+
+// trackedClaims is where a fetch keeps the remote's claims in this clone.
+func (s *Sync) trackedClaims() string { return "refs/strom/remote-claims/" + s.Remote + "/" }
+
 // Integrate fetches the remote's branch and merges it into the current one, with
 // strom's merge drivers for its own files. A remote away gives an error wrapping
 // gitrepo.ErrRemoteAway; files of the research's own that both sides changed give
 // a *gitrepo.ConflictError, with the merge taken back (nothing lost). A remote
 // branch that does not exist yet is nothing to merge.
-func (s *Sync) Integrate(ctx context.Context) error {
-	if err := s.Git.Fetch(ctx, s.Remote, s.Branch); err != nil {
-		if exists, lerr := s.Git.RemoteHasBranch(ctx, s.Remote, s.Branch); lerr == nil && !exists {
-			return nil
+func (s *Sync) Integrate(ctx context.Context) error { return s.integrate(ctx, false) }
+
+// IntegrateClaims is Integrate that also brings the remote's claims (Claims).
+func (s *Sync) IntegrateClaims(ctx context.Context) error { return s.integrate(ctx, true) }
+
+func (s *Sync) integrate(ctx context.Context, claims bool) error {
+	// The claims come in the same fetch as the branch: a claim deleted just
+	// then is caught by the look after the claim (verify).
+	prefix, into := "", ""
+	if claims {
+		prefix, into = ClaimsPrefix, s.trackedClaims()
+	}
+	if err := s.Git.FetchWith(ctx, s.Remote, s.Branch, prefix, into); err != nil {
+		exists, lerr := s.Git.RemoteHasBranch(ctx, s.Remote, s.Branch)
+		if lerr != nil || exists {
+			return err
 		}
-		return err
+		if claims {
+			// No branch yet: the claims alone.
+			if err := s.Git.FetchRefs(ctx, s.Remote, prefix, into); err != nil {
+				return err
+			}
+			return s.readClaims(ctx)
+		}
+		return nil
+	}
+	if claims {
+		if err := s.readClaims(ctx); err != nil {
+			return err
+		}
+	}
+	// A branch this clone merged last and that has not moved since is nothing
+	// to merge: no git is started for it.
+	tip, _ := s.Git.Tip(ctx, s.Ref())
+	if tip != "" && tip == s.merged {
+		return nil
 	}
 	if s.BeforeMerge != nil {
 		if err := s.BeforeMerge(ctx); err != nil {
@@ -117,27 +189,128 @@ func (s *Sync) Integrate(ctx context.Context) error {
 	if err := s.Git.Merge(ctx, s.Ref(), "strom: merge "+s.Remote+"/"+s.Branch, "strom", "strom@localhost"); err != nil {
 		return err
 	}
+	s.merged = tip
 	if s.AfterMerge != nil {
 		return s.AfterMerge(ctx)
 	}
 	return nil
 }
 
+// Fresh says that the claims and the branch were just integrated, with nothing
+// done since: the next Claim starts from them.
+func (s *Sync) Fresh() { s.fresh = true }
+
+// readClaims reads the claims the last fetch brought.
+func (s *Sync) readClaims(ctx context.Context) error {
+	refs, err := s.Git.RefsUnder(ctx, s.trackedClaims())
+	if err != nil {
+		return err
+	}
+	s.held = map[string]Held{}
+	for _, rc := range refs {
+		task := strings.TrimPrefix(rc.Ref, s.trackedClaims())
+		if v, ok := rc.Message.Trailer(TrailerClaim); !ok || v != task {
+			continue // not a claim commit of strom's
+		}
+		h := Held{Task: task, Commit: rc.Hash}
+		h.Host, _ = rc.Message.Trailer(TrailerHost)
+		for _, l := range strings.Split(rc.Message.Body, "\n") {
+			if id, ok := strings.CutPrefix(strings.TrimSpace(l), "session "); ok {
+				h.Session = id
+				break
+			}
+		}
+		s.held[task] = h
+	}
+	// A claim of this clone's the remote no longer holds as it was made went
+	// (another machine took its task over).
+	s.won = slices.DeleteFunc(s.won, func(w Held) bool { return s.held[w.Task].Commit != w.Commit })
+	return nil
+}
+
+// FetchedClaims reads the claims the last fetch of them brought into this
+// clone, by task, without asking the remote.
+func (s *Sync) FetchedClaims(ctx context.Context) (map[string]Held, error) {
+	if err := s.readClaims(ctx); err != nil {
+		return nil, err
+	}
+	return s.held, nil
+}
+
+// Claims are the claims on the remote as the last fetch of them saw them, with
+// this clone's own won since, by task.
+func (s *Sync) Claims() map[string]Held {
+	m := make(map[string]Held, len(s.held)+len(s.won))
+	for k, v := range s.held {
+		m[k] = v
+	}
+	for _, h := range s.won {
+		m[h.Task] = h
+	}
+	return m
+}
+
+// Trailers of claim commits: the task taken and the machine that took it. The
+// commit's body names the session ("session <id>").
+const (
+	TrailerClaim = "Strom-Claim"
+	TrailerHost  = "Strom-Host"
+)
+
+// ErrMoving means the remote's branch moved on in each of the rounds Publish
+// was given: the commits stay in the clone for a later push.
+var ErrMoving = errors.New("the remote's branch kept moving")
+
 // Publish pushes the clone's commits to the remote's branch, integrating first
-// whenever the branch moved on, for as long as others' pushes explain each
-// refusal. Errors as Integrate's, and ErrBusy.
-func (s *Sync) Publish(ctx context.Context) error {
+// whenever the branch moved on: in at most tries rounds (ErrMoving after them),
+// or with tries 0 for as long as others' pushes explain each refusal. In the same
+// atomic push go the deletions of this machine's claims that ended says have
+// ended in the commits pushed (their tasks' sessions reach the branch with it):
+// a claim holds its task until then, so a session's commit may wait in the clone
+// for a later push while other machines work on. ended nil keeps them all.
+// Errors as Integrate's, and ErrBusy.
+func (s *Sync) Publish(ctx context.Context, ended func(Held) bool, tries int) error {
 	var r rounds
-	r.stuck(ctx, s)
+	tipKnown := false
 	for try := 0; ; try++ {
-		err := s.Git.Push(ctx, s.Remote, s.Branch)
+		if tries > 0 && try >= tries {
+			return fmt.Errorf("push to %s: %w (%d times)", s.Remote, ErrMoving, tries)
+		}
+		updates := []gitrepo.RefUpdate{{Src: "HEAD", Dst: "refs/heads/" + s.Branch}}
+		var drop []Held
+		if ended != nil {
+			for _, h := range s.Claims() {
+				if h.Host == s.Host && ended(h) {
+					drop = append(drop, h)
+					updates = append(updates, gitrepo.RefUpdate{Dst: ClaimsPrefix + h.Task, Lease: true, Expect: h.Commit})
+				}
+			}
+		}
+		rejected, err := s.Git.PushRefs(ctx, s.Remote, len(drop) > 0, updates...)
+		if err == nil {
+			s.forget(drop)
+			if tip, terr := s.Git.Head(ctx); terr == nil {
+				s.merged = tip // the branch on the remote is HEAD now
+			}
+			return nil
+		}
 		if !errors.Is(err, gitrepo.ErrPushRejected) {
 			return err
+		}
+		if !tipKnown {
+			r.stuck(ctx, s)
+			tipKnown = true
 		}
 		if err := s.backoff(ctx, try); err != nil {
 			return err
 		}
-		if err := s.Integrate(ctx); err != nil {
+		// A claim's lease failed (another machine took the task over): the
+		// claims are read again with the branch.
+		leaseFailed := false
+		for ref, why := range rejected {
+			leaseFailed = leaseFailed || (strings.HasPrefix(ref, ClaimsPrefix) && gitrepo.LeaseFailed(why))
+		}
+		if err := s.integrate(ctx, leaseFailed); err != nil {
 			return err
 		}
 		if r.stuck(ctx, s) {
@@ -146,35 +319,82 @@ func (s *Sync) Publish(ctx context.Context) error {
 	}
 }
 
-// Claim is a task taken in a local commit not pushed yet.
-type Claim struct {
-	Commit string
-	// Undo takes the claim back: its commit and its change of the queue.
-	Undo func(context.Context) error
+// forget drops claims deleted on the remote from what this clone knows.
+func (s *Sync) forget(drop []Held) {
+	for _, h := range drop {
+		delete(s.held, h.Task)
+		s.won = slices.DeleteFunc(s.won, func(w Held) bool { return w.Task == h.Task })
+	}
 }
 
-// Claim integrates, asks take for a claim of the first open task and pushes it.
-// A push the remote refused (another machine pushed first, maybe a claim of the
-// same task) undoes the claim and goes round again: take then sees the merged
-// queue. take returns nil when no task is left. A remote away undoes the claim
-// and gives an error wrapping gitrepo.ErrRemoteAway: a claim that is not on the
-// remote is no claim.
-func (s *Sync) Claim(ctx context.Context, take func(ctx context.Context) (*Claim, error)) (bool, error) {
+// Claim is a task taken in a local commit not pushed yet.
+type Claim struct {
+	Task    string
+	Session string
+	Commit  string
+	// Over is the claim commit the remote holds for the task, which this claim
+	// replaces (a takeover); "" when the remote holds none.
+	Over string
+	// Undo takes the claim back: its commit and its change of the queue.
+	Undo func(context.Context) error
+	// Still reports whether the task is still free in the remote's branch at the
+	// commit tip, which moved since take looked: a claim deleted just before this
+	// one was made may have had its session pushed meanwhile.
+	Still func(ctx context.Context, tip string) (bool, error)
+}
+
+// Claim integrates the remote's branch and claims, asks take for a claim of the
+// first task it may take, and creates the task's claim ref on the remote. A task
+// another machine claimed first is added to lost, and take is asked again with
+// it: claims of other tasks do not hinder a claim. take returns nil when no task
+// is left, given held (the remote's claims by task) and lost. A remote away
+// undoes the claim and gives an error wrapping gitrepo.ErrRemoteAway: a claim
+// that is not on the remote is no claim.
+func (s *Sync) Claim(ctx context.Context, take func(ctx context.Context, held map[string]Held, lost map[string]bool) (*Claim, error)) (bool, error) {
 	var r rounds
+	stuckKnown := false
+	lost := map[string]bool{}
+	fetched := true
+	// A view of the remote the run's start has just fetched is not fetched
+	// again: the lease and the look after the claim keep a claim right.
+	if !s.fresh {
+		if err := s.IntegrateClaims(ctx); err != nil {
+			return false, err
+		}
+	}
+	s.fresh = false
 	for try := 0; ; try++ {
-		if err := s.Integrate(ctx); err != nil {
+		c, err := take(ctx, s.Claims(), lost)
+		if err != nil {
 			return false, err
 		}
-		if r.stuck(ctx, s) {
-			return false, fmt.Errorf("claim a task on %s: %w (%d times)", s.Remote, ErrBusy, MaxStuck)
+		if c == nil {
+			if fetched {
+				return false, nil
+			}
+			// Every task this view showed was lost to others: look again.
+			if err := s.IntegrateClaims(ctx); err != nil {
+				return false, err
+			}
+			clear(lost)
+			fetched = true
+			continue
 		}
-		c, err := take(ctx)
-		if err != nil || c == nil {
-			return false, err
-		}
-		err = s.Git.Push(ctx, s.Remote, s.Branch)
+		ref := ClaimsPrefix + c.Task
+		rejected, err := s.Git.PushRefs(ctx, s.Remote, false, gitrepo.RefUpdate{Src: c.Commit, Dst: ref, Lease: true, Expect: c.Over})
+		taken := gitrepo.LeaseFailed(rejected[ref])
 		if err == nil {
-			return true, nil
+			still, verr := s.verify(ctx, c)
+			if verr == nil && still {
+				s.won = append(s.won, Held{Task: c.Task, Commit: c.Commit, Host: s.Host, Session: c.Session})
+				return true, nil
+			}
+			// The task's session reached the branch meanwhile: the claim goes.
+			_, _ = s.Git.PushRefs(context.WithoutCancel(ctx), s.Remote, false, gitrepo.RefUpdate{Dst: ref, Lease: true, Expect: c.Commit})
+			err, taken = verr, verr == nil
+			if taken {
+				err = fmt.Errorf("claim %s: %w", c.Task, gitrepo.ErrPushRejected)
+			}
 		}
 		if uerr := c.Undo(context.WithoutCancel(ctx)); uerr != nil {
 			return false, fmt.Errorf("take back the claim: %w (after: %w)", uerr, err)
@@ -182,10 +402,52 @@ func (s *Sync) Claim(ctx context.Context, take func(ctx context.Context) (*Claim
 		if !errors.Is(err, gitrepo.ErrPushRejected) {
 			return false, err
 		}
+		if taken {
+			// Another machine holds the task: the next one is tried at once.
+			lost[c.Task] = true
+			fetched = false
+			continue
+		}
+		// The remote refused the claim for another reason (a hook, a ref locked
+		// at that moment): another round, for as long as the remote moves.
+		if !stuckKnown {
+			r.stuck(ctx, s)
+			stuckKnown = true
+		}
 		if err := s.backoff(ctx, try); err != nil {
 			return false, err
 		}
+		if err := s.IntegrateClaims(ctx); err != nil {
+			return false, err
+		}
+		clear(lost)
+		fetched = true
+		if r.stuck(ctx, s) {
+			return false, fmt.Errorf("claim a task on %s: %w (%d times)", s.Remote, ErrBusy, MaxStuck)
+		}
 	}
+}
+
+// verify fetches the remote's branch after a claim was made and asks c.Still
+// when it moved since it was merged.
+func (s *Sync) verify(ctx context.Context, c *Claim) (bool, error) {
+	// Asking for the branch's tip costs no fetch when it has not moved.
+	if tip, err := s.Git.RemoteTip(ctx, s.Remote, s.Branch); err != nil {
+		return false, err
+	} else if tip == "" || tip == s.merged {
+		return true, nil
+	}
+	if err := s.Git.Fetch(ctx, s.Remote, s.Branch); err != nil {
+		if exists, lerr := s.Git.RemoteHasBranch(ctx, s.Remote, s.Branch); lerr == nil && !exists {
+			return true, nil
+		}
+		return false, err
+	}
+	tip, _ := s.Git.Tip(ctx, s.Ref())
+	if tip == s.merged || c.Still == nil {
+		return true, nil
+	}
+	return c.Still(ctx, tip)
 }
 
 // rounds follows the remote's branch from one round of integrate and push to
@@ -210,6 +472,17 @@ func (r *rounds) stuck(ctx context.Context, s *Sync) bool {
 	}
 	r.tip = tip
 	return r.still >= MaxStuck
+}
+
+// InSync reports, without starting git, whether this clone's HEAD is the
+// remote's branch as this clone last merged or pushed it: nothing to push.
+func (s *Sync) InSync(ctx context.Context) bool {
+	head, err := s.Git.Head(ctx)
+	if err != nil || head != s.merged {
+		return false
+	}
+	tip, _ := s.Git.Tip(ctx, s.Ref())
+	return tip == head
 }
 
 // Unpushed counts the clone's commits with trailer key that the remote's branch

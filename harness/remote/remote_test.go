@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -111,44 +112,145 @@ func TestResolve(t *testing.T) {
 	}
 }
 
-// TestClaimRejectedTakesBack: another machine pushed between the fetch and the
-// push of a claim. The claim is undone, the other's commit merged in, and take
-// asked again; the second claim reaches the remote.
-func TestClaimRejectedTakesBack(t *testing.T) {
+// claimCommit commits claim.txt in s as the claim of task (its trailers and
+// session line), and returns the Claim of it.
+func claimCommit(t testing.TB, s *Sync, task string, held map[string]Held, undos *int) *Claim {
+	t.Helper()
+	write(t, s.Git.Root, "claim.txt", task+" on "+s.Host+"\n")
+	git(t, s.Git.Root, "add", "-A")
+	git(t, s.Git.Root, "commit", "-q", "-m", task+" claimed\n\nsession 20261130T090000Z-"+s.Host+"\n\nStrom-Claim: "+task+"\nStrom-Host: "+s.Host)
+	c := git(t, s.Git.Root, "rev-parse", "HEAD")
+	return &Claim{Task: task, Session: "20261130T090000Z-" + s.Host, Commit: c, Over: held[task].Commit, Undo: func(ctx context.Context) error {
+		if undos != nil {
+			*undos++
+		}
+		return s.Git.UndoCommit(ctx, c, "claim.txt")
+	}}
+}
+
+// firstFree is a take that claims the first of tasks neither held nor lost;
+// before is called with the task just before its claim is pushed.
+func firstFree(t testing.TB, s *Sync, tasks []string, undos *int, before func(task string)) func(context.Context, map[string]Held, map[string]bool) (*Claim, error) {
+	return func(ctx context.Context, held map[string]Held, lost map[string]bool) (*Claim, error) {
+		for _, task := range tasks {
+			if _, ok := held[task]; ok || lost[task] {
+				continue
+			}
+			c := claimCommit(t, s, task, held, undos)
+			if before != nil {
+				before(task)
+			}
+			return c, nil
+		}
+		return nil, nil
+	}
+}
+
+// claimAs claims task for s; it fails the test when s does not get it.
+func claimAs(t testing.TB, s *Sync, task string) {
+	t.Helper()
+	if ok, err := s.Claim(context.Background(), firstFree(t, s, []string{task}, nil, nil)); !ok || err != nil {
+		t.Fatalf("%s claims %s: %v, %v", s.Host, task, ok, err)
+	}
+}
+
+// TestClaimLostTakesNext: another machine claimed the task between this one's
+// fetch and its claim's push. The claim is undone and take asked again with the
+// task lost; the next task's claim is made, and the branch is not touched.
+func TestClaimLostTakesNext(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	bare, ms := machines(t, 2)
 	a, b := ms[0], ms[1]
+	branch := git(t, bare, "rev-parse", "main")
 	takes, undos := 0, 0
-	var claims []string
-	ok, err := a.Claim(ctx, func(ctx context.Context) (*Claim, error) {
+	ok, err := a.Claim(ctx, firstFree(t, a, []string{"T-1", "T-2"}, &undos, func(task string) {
 		takes++
 		if takes == 1 {
-			// b claims and pushes first.
-			commitFile(t, b, "b.txt", "b\n")
-			if err := b.Git.Push(ctx, b.Remote, b.Branch); err != nil {
-				t.Fatal(err)
-			}
+			claimAs(t, b, task) // b claims it first
 		}
-		c := commitFile(t, a, "claim.txt", strings.Repeat("a", takes)+"\n")
-		claims = append(claims, c)
-		return &Claim{Commit: c, Undo: func(ctx context.Context) error {
-			undos++
-			return a.Git.UndoCommit(ctx, c, "claim.txt")
-		}}, nil
-	})
+	}))
 	if err != nil || !ok {
 		t.Fatalf("Claim = %v, %v", ok, err)
 	}
 	if takes != 2 || undos != 1 {
 		t.Errorf("take asked %d times, undo %d; want 2 and 1", takes, undos)
 	}
-	remoteLog := git(t, bare, "log", "--format=%H", "main")
-	if strings.Contains(remoteLog, claims[0]) || !strings.Contains(remoteLog, claims[1]) {
-		t.Errorf("the remote has the refused claim or lacks the second:\n%s", remoteLog)
+	if got := git(t, bare, "log", "-1", "--format=%(trailers:key=Strom-Host,valueonly)", "refs/strom/claims/T-1"); got != "mb" {
+		t.Errorf("T-1's claim on the remote is by %q, want mb", got)
 	}
-	if git(t, bare, "show", "main:b.txt") != "b" {
-		t.Error("the other machine's commit is not on the remote")
+	if got := git(t, bare, "log", "-1", "--format=%(trailers:key=Strom-Host,valueonly)", "refs/strom/claims/T-2"); got != "ma" {
+		t.Errorf("T-2's claim on the remote is by %q, want ma", got)
+	}
+	if got := git(t, bare, "rev-parse", "main"); got != branch {
+		t.Errorf("a claim moved the remote's branch")
+	}
+}
+
+// TestClaimsDoNotMeet: another machine pushes a session to the branch between
+// this one's fetch and its claim: the claim is made in its first try all the
+// same, after Still said the task is free at the branch's new tip.
+func TestClaimsDoNotMeet(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, ms := machines(t, 2)
+	a, b := ms[0], ms[1]
+	takes, stills := 0, 0
+	take := firstFree(t, a, []string{"T-1"}, nil, func(string) {
+		takes++
+		commitFile(t, b, "b.txt", "b\n")
+		if err := b.Publish(ctx, nil, 0); err != nil {
+			t.Fatal(err)
+		}
+	})
+	ok, err := a.Claim(ctx, func(ctx context.Context, held map[string]Held, lost map[string]bool) (*Claim, error) {
+		c, err := take(ctx, held, lost)
+		if c != nil {
+			c.Still = func(ctx context.Context, tip string) (bool, error) {
+				stills++
+				if want := git(t, b.Git.Root, "rev-parse", "HEAD"); tip != want {
+					t.Errorf("Still asked of %s, want the branch's tip %s", tip, want)
+				}
+				return true, nil
+			}
+		}
+		return c, err
+	})
+	if err != nil || !ok || takes != 1 || stills != 1 {
+		t.Fatalf("Claim = %v, %v after %d takes and %d looks; want one of each", ok, err, takes, stills)
+	}
+}
+
+// TestClaimNotStillReleases: the task's session reached the branch between
+// this machine's fetch and its claim (Still says so): the claim ref is deleted
+// again, the claim undone, and the next task taken.
+func TestClaimNotStillReleases(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	bare, ms := machines(t, 2)
+	a, b := ms[0], ms[1]
+	undos := 0
+	take := firstFree(t, a, []string{"T-1", "T-2"}, &undos, func(task string) {
+		if task == "T-1" {
+			commitFile(t, b, "b.txt", "T-1 done\n")
+			if err := b.Publish(ctx, nil, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	ok, err := a.Claim(ctx, func(ctx context.Context, held map[string]Held, lost map[string]bool) (*Claim, error) {
+		c, err := take(ctx, held, lost)
+		if c != nil {
+			task := c.Task
+			c.Still = func(context.Context, string) (bool, error) { return task != "T-1", nil }
+		}
+		return c, err
+	})
+	if err != nil || !ok || undos != 1 {
+		t.Fatalf("Claim = %v, %v with %d undos; want a claim after one undo", ok, err, undos)
+	}
+	if refs := git(t, bare, "for-each-ref", "--format=%(refname)", "refs/strom/"); refs != "refs/strom/claims/T-2" {
+		t.Errorf("the remote's claims: %q, want T-2's alone", refs)
 	}
 }
 
@@ -160,24 +262,50 @@ func TestClaimRemoteAway(t *testing.T) {
 	bare, ms := machines(t, 1)
 	a := ms[0]
 	undos := 0
-	ok, err := a.Claim(ctx, func(ctx context.Context) (*Claim, error) {
-		c := commitFile(t, a, "claim.txt", "a\n")
+	ok, err := a.Claim(ctx, firstFree(t, a, []string{"T-1"}, &undos, func(string) {
 		if err := os.Rename(bare, bare+".away"); err != nil {
 			t.Fatal(err)
 		}
-		return &Claim{Commit: c, Undo: func(ctx context.Context) error {
-			undos++
-			return a.Git.UndoCommit(ctx, c, "claim.txt")
-		}}, nil
-	})
+	}))
 	if ok || !errors.Is(err, gitrepo.ErrRemoteAway) || undos != 1 {
 		t.Fatalf("Claim with the remote away = %v, %v (undos %d)", ok, err, undos)
 	}
-	if _, err := a.Claim(ctx, func(ctx context.Context) (*Claim, error) {
+	if _, err := a.Claim(ctx, func(context.Context, map[string]Held, map[string]bool) (*Claim, error) {
 		t.Fatal("take asked while the remote is away")
 		return nil, nil
 	}); !errors.Is(err, gitrepo.ErrRemoteAway) {
 		t.Errorf("the next Claim = %v", err)
+	}
+}
+
+// TestPublishDeletesEndedClaims: the push of a session's commit deletes, in the
+// same atomic push, this machine's claims that ended says ended; a claim another
+// machine took over is left to it, and the push goes through.
+func TestPublishDeletesEndedClaims(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	bare, ms := machines(t, 2)
+	a, b := ms[0], ms[1]
+	claimAs(t, a, "T-1")
+	claimAs(t, a, "T-2")
+	// b takes T-2 over (a's claim grew old).
+	if err := b.IntegrateClaims(ctx); err != nil {
+		t.Fatal(err)
+	}
+	held := b.Claims()
+	c := claimCommit(t, b, "T-2", held, nil)
+	if _, err := b.Git.PushRefs(ctx, b.Remote, false, gitrepo.RefUpdate{Src: c.Commit, Dst: ClaimsPrefix + "T-2", Lease: true, Expect: held["T-2"].Commit}); err != nil {
+		t.Fatalf("take T-2 over: %v", err)
+	}
+	session := commitFile(t, a, "session.txt", "T-1 and T-2 ended\n")
+	if err := a.Publish(ctx, func(Held) bool { return true }, 0); err != nil {
+		t.Fatalf("Publish: %v", err)
+	}
+	if got := git(t, bare, "rev-parse", "main"); got != session {
+		t.Errorf("the remote's branch is %s, want the session's commit %s", got, session)
+	}
+	if refs := git(t, bare, "for-each-ref", "--format=%(refname) %(objectname)", "refs/strom/"); refs != "refs/strom/claims/T-2 "+c.Commit {
+		t.Errorf("the remote's claims: %q, want b's of T-2 alone", refs)
 	}
 }
 
@@ -194,7 +322,7 @@ func TestPublishKeepsCommitsWhileAway(t *testing.T) {
 	write(t, a.Git.Root, "s.txt", "session\n")
 	git(t, a.Git.Root, "add", "-A")
 	git(t, a.Git.Root, "commit", "-q", "-m", "session\n\nStrom-Session: s1")
-	if err := a.Publish(ctx); !errors.Is(err, gitrepo.ErrRemoteAway) {
+	if err := a.Publish(ctx, nil, 0); !errors.Is(err, gitrepo.ErrRemoteAway) {
 		t.Fatalf("Publish while away = %v", err)
 	}
 	if n, err := a.Unpushed(ctx, "Strom-Session"); n != 1 || err != nil {
@@ -204,10 +332,10 @@ func TestPublishKeepsCommitsWhileAway(t *testing.T) {
 		t.Fatal(err)
 	}
 	commitFile(t, b, "b.txt", "b\n")
-	if err := b.Publish(ctx); err != nil {
+	if err := b.Publish(ctx, nil, 0); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Publish(ctx); err != nil {
+	if err := a.Publish(ctx, nil, 0); err != nil {
 		t.Fatalf("Publish with the remote back: %v", err)
 	}
 	if n, _ := a.Unpushed(ctx, "Strom-Session"); n != 0 {
@@ -226,7 +354,7 @@ func TestIntegrateConflictTakesBack(t *testing.T) {
 	_, ms := machines(t, 2)
 	a, b := ms[0], ms[1]
 	commitFile(t, b, "notes.md", "b's notes\n")
-	if err := b.Publish(ctx); err != nil {
+	if err := b.Publish(ctx, nil, 0); err != nil {
 		t.Fatal(err)
 	}
 	head := commitFile(t, a, "notes.md", "a's notes\n")
@@ -260,7 +388,7 @@ func TestBeforeMergeSeesBoth(t *testing.T) {
 	a, b := ms[0], ms[1]
 	base := git(t, a.Git.Root, "rev-parse", "HEAD")
 	commitFile(t, b, "b.txt", "b")
-	if err := b.Publish(ctx); err != nil {
+	if err := b.Publish(ctx, nil, 0); err != nil {
 		t.Fatal(err)
 	}
 	ours := commitFile(t, a, "a.txt", "a")
@@ -303,33 +431,31 @@ func (instant) After(time.Duration) <-chan time.Time {
 	return c
 }
 
-// TestClaimNeverGivesUpOnProgress: another machine pushes first in 40 rounds in a
-// row; the claim goes on and reaches the remote in the 41st. A machine never ends
-// its run because others made progress.
+// TestClaimNeverGivesUpOnProgress: another machine claims first the task this
+// one takes, 40 times in a row; the claim goes on and is made in the 41st. A
+// machine never ends its run because others made progress.
 func TestClaimNeverGivesUpOnProgress(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	bare, ms := machines(t, 2)
 	a, b := ms[0], ms[1]
 	a.Clock = instant{}
+	var tasks []string
+	for i := 1; i <= 41; i++ {
+		tasks = append(tasks, "T-"+strconv.Itoa(i))
+	}
 	takes := 0
-	ok, err := a.Claim(ctx, func(ctx context.Context) (*Claim, error) {
+	ok, err := a.Claim(ctx, firstFree(t, a, tasks, nil, func(task string) {
 		takes++
 		if takes <= 40 {
-			git(t, b.Git.Root, "pull", "-q", "--no-rebase", "--no-edit")
-			commitFile(t, b, "b.txt", strings.Repeat("b", takes)+"\n")
-			if err := b.Git.Push(ctx, b.Remote, b.Branch); err != nil {
-				t.Fatal(err)
-			}
+			claimAs(t, b, task)
 		}
-		c := commitFile(t, a, "claim.txt", strings.Repeat("a", takes)+"\n")
-		return &Claim{Commit: c, Undo: func(ctx context.Context) error { return a.Git.UndoCommit(ctx, c, "claim.txt") }}, nil
-	})
+	}))
 	if err != nil || !ok || takes != 41 {
 		t.Fatalf("Claim = %v, %v after %d takes; want a claim in the 41st", ok, err, takes)
 	}
-	if !strings.Contains(git(t, bare, "show", "main:claim.txt"), strings.Repeat("a", 41)) {
-		t.Error("the claim is not on the remote")
+	if got := git(t, bare, "log", "-1", "--format=%(trailers:key=Strom-Host,valueonly)", "refs/strom/claims/T-41"); got != "ma" {
+		t.Errorf("T-41's claim is by %q", got)
 	}
 }
 
@@ -347,19 +473,53 @@ func TestClaimStuckGivesUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	takes, undos := 0, 0
-	ok, err := a.Claim(ctx, func(ctx context.Context) (*Claim, error) {
-		takes++
-		c := commitFile(t, a, "claim.txt", strings.Repeat("a", takes)+"\n")
-		return &Claim{Commit: c, Undo: func(ctx context.Context) error {
-			undos++
-			return a.Git.UndoCommit(ctx, c, "claim.txt")
-		}}, nil
-	})
+	ok, err := a.Claim(ctx, firstFree(t, a, []string{"T-1", "T-2"}, &undos, func(string) { takes++ }))
 	if ok || !errors.Is(err, ErrBusy) || takes != MaxStuck || undos != takes {
 		t.Fatalf("Claim = %v, %v after %d takes and %d undos; want ErrBusy after %d", ok, err, takes, undos, MaxStuck)
 	}
 	commitFile(t, a, "session.txt", "found\n")
-	if err := a.Publish(ctx); !errors.Is(err, ErrBusy) {
+	if err := a.Publish(ctx, nil, 0); !errors.Is(err, ErrBusy) {
 		t.Fatalf("Publish = %v, want ErrBusy", err)
+	}
+}
+
+// TestPublishLaterWhileMoving: another machine pushes in each round of this
+// one's Publish: after its tries it gives ErrMoving, the session's commit and
+// the claim that holds its task stay; a later Publish pushes both, the claim
+// deleted with it.
+func TestPublishLaterWhileMoving(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	bare, ms := machines(t, 2)
+	a, b := ms[0], ms[1]
+	a.Clock = instant{}
+	claimAs(t, a, "T-1")
+	session := commitFile(t, a, "session.txt", "T-1 ended\n")
+	n := 0
+	push := func(ctx context.Context) error {
+		n++
+		git(t, b.Git.Root, "pull", "-q", "--no-rebase", "--no-edit")
+		commitFile(t, b, "b.txt", strings.Repeat("b", n)+"\n")
+		return b.Publish(ctx, nil, 0)
+	}
+	if err := push(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a.BeforeMerge = push
+	if err := a.Publish(ctx, func(Held) bool { return true }, 2); !errors.Is(err, ErrMoving) {
+		t.Fatalf("Publish while b pushes in every round = %v, want ErrMoving", err)
+	}
+	if git(t, bare, "for-each-ref", "--format=%(refname)", "refs/strom/") != "refs/strom/claims/T-1" {
+		t.Error("the claim of the session not pushed is gone")
+	}
+	a.BeforeMerge = nil
+	if err := a.Publish(ctx, func(Held) bool { return true }, 0); err != nil {
+		t.Fatalf("the later Publish: %v", err)
+	}
+	if err := exec.Command("git", "-C", bare, "merge-base", "--is-ancestor", session, "main").Run(); err != nil {
+		t.Error("the session's commit is not on the remote")
+	}
+	if refs := git(t, bare, "for-each-ref", "refs/strom/"); refs != "" {
+		t.Errorf("claims left: %s", refs)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/strom-research/strom/harness/limits"
 	"github.com/strom-research/strom/internal/termsafe"
+	"github.com/strom-research/strom/messages"
 )
 
 // AgentStartError means the agent's program could not be started at all (not
@@ -54,7 +55,7 @@ func StartError(argv []string, err error) error {
 
 // NotStartedDetail is the sentence for an agent whose shell could not start the
 // program it names: the exit and the shell's last words ("sh: 1: ./x.sh: not found").
-func NotStartedDetail(status string, tail []byte) string {
+func NotStartedDetail(p *messages.Printer, status string, tail []byte) string {
 	last := ""
 	for _, l := range strings.Split(limits.StripVT(string(tail)), "\n") {
 		if l = strings.TrimSpace(l); l != "" {
@@ -64,9 +65,8 @@ func NotStartedDetail(status string, tail []byte) string {
 	if r := []rune(last); len(r) > 160 {
 		last = string(r[:159]) + "…"
 	}
-	d := "the agent's program could not be started (" + status + ")"
-	if last != "" {
-		d += ": " + termsafe.String(last)
+	if last == "" {
+		return p.Say("watch.not_started", messages.Args{"Status": status})
 	}
-	return d
+	return p.Say("watch.not_started_said", messages.Args{"Status": status, "Said": termsafe.String(last)})
 }

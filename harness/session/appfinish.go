@@ -89,5 +89,5 @@ func appFinishAnswered(r *research.Research, a *AppAsk, id string, yes bool, out
 		fmt.Fprintf(out, "The app's request could not be passed on: %v\r\n", err)
 		return
 	}
-	fmt.Fprint(out, "⏹ Asked the session to finish: the agent records and closes.\r\n")
+	fmt.Fprint(out, r.Messages().Say("watch.asked_finish")+"\r\n")
 }

@@ -244,10 +244,12 @@ func RunSession(ctx context.Context, r *research.Research, p agents.SessionPlan,
 // for an answer. It fills end, reset, detail and screen.
 func agentStopped(msg *messages.Printer, stream *agents.StreamSignals, pats limits.Patterns, p agents.SessionPlan, tail []byte) (sessionStats, bool) {
 	if sig, ok := agents.AgentSignal(stream, pats, tail); ok {
+		// The agent's own words, quoted: they are in the agent's language.
+		said := msg.Say("watch.agent_said", messages.Args{"Text": termsafe.Line(sig.Text)})
 		if sig.Kind == limits.Limit {
-			return sessionStats{end: ends.EndSubscriptionLimit, reset: sig.Reset, detail: sig.Text}, true
+			return sessionStats{end: ends.EndSubscriptionLimit, reset: sig.Reset, detail: said}, true
 		}
-		return sessionStats{end: ends.EndNotLoggedIn, detail: sig.Text}, true
+		return sessionStats{end: ends.EndNotLoggedIn, detail: said}, true
 	}
 	if scr, end, ok := PersonScreen(p, tail); ok {
 		said := SayScreen(msg, p, scr)
@@ -295,18 +297,18 @@ func watch(ctx context.Context, r *research.Research, sess *agentpty.Session, p 
 		hand++
 		AppFinishDropped(r, ask, id)
 		if hand > 1 || p.Interactive {
-			stop(ends.EndStoppedByHand, "stopped by hand (Ctrl-C)")
+			stop(ends.EndStoppedByHand, r.Messages().Say("watch.by_ctrl_c"))
 			return
 		}
 		_ = runfiles.RequestFinish(r, id, "Ctrl-C")
-		fmt.Fprintln(ev.Out, "\r\n⏹ Asked the session to finish: the agent records and closes. Ctrl-C again stops it now.\r")
+		fmt.Fprint(ev.Out, "\r\n"+r.Messages().Say("watch.asked_finish_again")+"\r\n")
 	}
 	for {
 		select {
 		case <-sess.Done():
 			goto exited
 		case <-ctx.Done():
-			stop(ends.EndStoppedByHand, "strom was told to stop")
+			stop(ends.EndStoppedByHand, r.Messages().Say("watch.told_to_stop"))
 		case <-ints: // Ctrl-C read from the raw terminal
 			ctrlC()
 		case <-ev.Interrupts: // SIGINT, when no terminal is raw
@@ -346,7 +348,7 @@ func watch(ctx context.Context, r *research.Research, sess *agentpty.Session, p 
 		}
 		// strom session stop: at once, the task back in the queue.
 		if _, ok := runfiles.Requested(r, "stop", id); ok {
-			stop(ends.EndStoppedByHand, "stopped by hand (strom session stop)")
+			stop(ends.EndStoppedByHand, r.Messages().Say("watch.by_session_stop"))
 			continue
 		}
 		// Typed text from strom session send.
@@ -368,10 +370,10 @@ func watch(ctx context.Context, r *research.Research, sess *agentpty.Session, p 
 				deadline = deadline.Add(ExtraTime)
 				_ = runfiles.UpdateRun(r, func(ri *runfiles.RunInfo) { ri.Deadline = deadline })
 				_ = sess.Type(p.Profile.WrapUp)
-				fmt.Fprintf(ev.Out, "⏱ time limit: the agent has %s more to record and close\r\n", ExtraTime)
+				fmt.Fprint(ev.Out, r.Messages().Say("watch.extra_time", messages.Args{"Time": SayDuration(r.Messages(), ExtraTime)})+"\r\n")
 				continue
 			}
-			stop(ends.EndTimeLimit, "the session reached its time limit")
+			stop(ends.EndTimeLimit, r.Messages().Say("watch.time_limit"))
 			continue
 		}
 		// An agent that sits idle is nudged once, then given up on.
@@ -393,7 +395,7 @@ func watch(ctx context.Context, r *research.Research, sess *agentpty.Session, p 
 					_ = sess.Type(p.Profile.Nudge)
 				}
 			case !nudgedAt.IsZero() && now.Sub(nudgedAt) >= p.Idle:
-				stop(ends.EndAgentFailed, fmt.Sprintf("the agent sat idle for %s after a nudge", p.Idle))
+				stop(ends.EndAgentFailed, r.Messages().Say("watch.idle", messages.Args{"Time": SayDuration(r.Messages(), p.Idle)}))
 			}
 		}
 	}
@@ -421,11 +423,11 @@ exited:
 		return st
 	}
 	if err != nil || status.Code != 0 || status.Signaled() {
-		st.end, st.detail = ends.EndAgentFailed, fmt.Sprintf("the agent ended with %s without closing the session", status)
+		st.end, st.detail = ends.EndAgentFailed, r.Messages().Say("watch.ended_without_close", messages.Args{"Status": sayStatus(r.Messages(), status)})
 		if !status.Signaled() && (status.Code == 126 || status.Code == 127) {
 			// A shell's "cannot execute" and "not found" (POSIX): the program the
 			// agent's line names never started (agentstart.go).
-			st.notStarted, st.detail = true, NotStartedDetail(status.String(), sess.Tail())
+			st.notStarted, st.detail = true, NotStartedDetail(r.Messages(), sayStatus(r.Messages(), status), sess.Tail())
 		}
 		return st
 	}
