@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/strom-research/strom/schemas"
 )
@@ -31,7 +32,7 @@ const (
 	memoMax    = 256 // sums kept, newest last
 	// validator names how strom validates besides the schema's bytes: the library and
 	// its settings. Change it with either, and every content is validated again.
-	validator = "jsonschema v5.3.1, draft 2020-12, formats asserted, a key twice refused"
+	validator = "jsonschema v5.3.1, draft 2020-12, formats asserted, a key twice refused, UTF-8 only"
 )
 
 // sum names one content under one schema; the zero sum names nothing.
@@ -198,7 +199,13 @@ func hexDigit(c byte) (byte, bool) {
 
 // known reports whether data was found valid under the schema before, and returns
 // the sum that remember takes once it is.
+//
+// Bytes that are not UTF-8 are never known: validation refuses them, and a memo of
+// an older strom that did not may hold them.
 func (m *memo) known(schemaName string, data []byte) (sum, bool) {
+	if !utf8.Valid(data) {
+		return sum{}, false
+	}
 	s := sumOf(schemaName, data)
 	if !s.ok {
 		return s, false

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
@@ -171,10 +172,30 @@ func check(file, schemaName string, data []byte) error {
 	return nil
 }
 
+// checkUTF8 refuses bytes that are not UTF-8: encoding/json would read each as
+// U+FFFD, and strom would then run or show a text nobody wrote.
+func checkUTF8(file string, line int, data []byte) error {
+	if utf8.Valid(data) {
+		return nil
+	}
+	at := 0
+	for at < len(data) {
+		r, n := utf8.DecodeRune(data[at:])
+		if r == utf8.RuneError && n <= 1 {
+			break
+		}
+		at += n
+	}
+	return &SchemaError{File: file, Line: line, Rule: fmt.Sprintf("not UTF-8 text (byte %d): JSON would read it as U+FFFD, a text nobody wrote", at)}
+}
+
 // validate validates data (a whole file, or line `line` of one) against a schema and
 // turns the first broken rule into a SchemaError for file.
 func validate(file string, line int, schemaName string, data []byte) error {
 	validatedBytes.Add(int64(len(data)))
+	if err := checkUTF8(file, line, data); err != nil {
+		return err
+	}
 	v, err := decode(data)
 	if err != nil {
 		return &SchemaError{File: file, Line: line, Rule: "not valid JSON (" + jsonProblem(data, err) + ")"}

@@ -377,3 +377,24 @@ func equalSums(a, b [][sha256.Size]byte) bool {
 	}
 	return true
 }
+
+// Bytes that are not UTF-8 in a file of the state or the settings are refused, as
+// every command refuses them in a value it is given: encoding/json would read each
+// as U+FFFD and run or show a text nobody wrote.
+func TestNotUTF8Refused(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ file, data string }{
+		{ConfigFile, "{\"version\":1,\"settings\":{\"check.command\":\"echo \xff\"}}"},
+		{ConfigFile, "{\"version\":1,\"settings\":{\"agent.command\":\"a\xc3\"}}"},
+		{ProgressFile, "{\"version\":1,\"time\":\"2026-01-10T00:00:00Z\",\"task\":\"T-1\",\"text\":\"a\xed\xa0\x80\"}\n"},
+	} {
+		err := Validate(c.file, []byte(c.data))
+		var se *SchemaError
+		if !errors.As(err, &se) || !strings.Contains(err.Error(), "not UTF-8") {
+			t.Errorf("Validate(%s, %q) = %v, want a SchemaError saying it is not UTF-8", c.file, c.data, err)
+		}
+	}
+	if err := Validate(ConfigFile, []byte(`{"version":1,"settings":{"check.command":"echo Tábor \ufffd"}}`)); err != nil {
+		t.Errorf("UTF-8 with a replacement character of its own: %v", err)
+	}
+}

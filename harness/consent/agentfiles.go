@@ -103,43 +103,105 @@ func FileValues(root, program string) ([]Value, error) {
 	return out, nil
 }
 
+// maxLinkDepth bounds how many linked folders inside one another a walk follows.
+const maxLinkDepth = 8
+
 func dirValues(root, dir string, f AgentFile) ([]Value, error) {
-	var out []Value
-	top := filepath.Join(root, filepath.FromSlash(dir))
-	if _, err := os.Lstat(top); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(dir))); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	err := filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
-		inside := strings.TrimPrefix(rel, dir+"/")
-		if d.IsDir() {
-			if f.skip != nil && p != top && f.skip(inside+"/") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if f.skip != nil && f.skip(inside) {
-			return nil
-		}
-		v, ok, err := fileValue(root, rel, f)
-		if ok {
-			out = append(out, v)
-		}
-		return err
-	})
-	if err != nil {
+	w := walk{root: root, dir: dir, f: f, seen: map[string]bool{}}
+	if err := w.visit(dir, 0); err != nil {
 		return nil, fmt.Errorf("read the agent's files: %w", err)
 	}
-	return out, nil
+	return w.out, nil
+}
+
+// walk lists the files of an agent's folder as the agent's program reads them:
+// a linked folder that stays in the research is walked as if it were there, its
+// files named by where the program finds them (.opencode/plugins/p.js for a
+// .opencode that links to tools/oc).
+type walk struct {
+	root, dir string
+	f         AgentFile
+	seen      map[string]bool // the folders walked, by their real path
+	out       []Value
+}
+
+func (w *walk) visit(rel string, depth int) error {
+	p := filepath.Join(w.root, filepath.FromSlash(rel))
+	info, err := os.Lstat(p)
+	if err != nil {
+		return err
+	}
+	inside := strings.TrimPrefix(rel, w.dir+"/")
+	isDir := info.IsDir()
+	if info.Mode()&fs.ModeSymlink != 0 {
+		real, ok := inResearch(w.root, p)
+		if st, err := os.Stat(p); !ok || err != nil || !st.IsDir() || depth >= maxLinkDepth || w.seen[real] {
+			return w.file(rel, inside)
+		}
+		isDir = true
+	}
+	if !isDir {
+		return w.file(rel, inside)
+	}
+	if w.f.skip != nil && rel != w.dir && w.f.skip(inside+"/") {
+		return nil
+	}
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		w.seen[real] = true
+	}
+	entries, err := os.ReadDir(p)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		next := depth
+		if e.Type()&fs.ModeSymlink != 0 {
+			next++
+		}
+		if err := w.visit(rel+"/"+e.Name(), next); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *walk) file(rel, inside string) error {
+	if w.f.skip != nil && w.f.skip(inside) {
+		return nil
+	}
+	v, ok, err := fileValue(w.root, rel, w.f)
+	if ok {
+		w.out = append(w.out, v)
+	}
+	return err
+}
+
+// inResearch is the real path of p with every link resolved, and whether it lies
+// in the research's work tree root: what the research's commits can change.
+func inResearch(root, p string) (string, bool) {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", false
+	}
+	top, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", false
+	}
+	rel, err := filepath.Rel(top, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return real, true
 }
 
 // fileValue is the value of the file at rel; ok false when it does not exist or
-// holds nothing that needs allowing. A symbolic link is its target's name: what it
-// points to is read by the program wherever it is.
+// holds nothing that needs allowing. A symbolic link is its target's name, and
+// when it leads to a file of the research, that file's contents too: the program
+// reads them through it, and a commit can change them. A link that leaves the
+// research leads to the person's own files.
 func fileValue(root, rel string, f AgentFile) (Value, bool, error) {
 	p := filepath.Join(root, filepath.FromSlash(rel))
 	info, err := os.Lstat(p)
@@ -157,6 +219,22 @@ func fileValue(root, rel string, f AgentFile) (Value, bool, error) {
 			return Value{}, false, fmt.Errorf("read the agent's files: %w", err)
 		}
 		data = []byte("symlink " + target)
+		if real, ok := inResearch(root, p); ok {
+			if st, err := os.Stat(real); err == nil && st.Mode().IsRegular() {
+				content, err := os.ReadFile(real)
+				if err != nil {
+					return Value{}, false, fmt.Errorf("read the agent's files: %w", err)
+				}
+				if f.part != nil {
+					kept, ok := f.part(rel, content)
+					if !ok {
+						return Value{}, false, nil
+					}
+					content = kept
+				}
+				data = append(append(data, '\n'), content...)
+			}
+		}
 	case info.Mode().IsRegular():
 		if data, err = os.ReadFile(p); err != nil {
 			return Value{}, false, fmt.Errorf("read the agent's files: %w", err)
@@ -230,7 +308,7 @@ func withoutKeys(data []byte, drop func(string) bool) ([]byte, bool) {
 // program.
 func fileRule(program, file string) (AgentFile, bool) {
 	for _, f := range FilesOf(program) {
-		if f.Path == file || strings.HasSuffix(f.Path, "/") && strings.HasPrefix(file, f.Path) {
+		if f.Path == file || strings.HasSuffix(f.Path, "/") && (strings.HasPrefix(file, f.Path) || file+"/" == f.Path) {
 			return f, true
 		}
 	}

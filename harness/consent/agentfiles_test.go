@@ -2,6 +2,7 @@ package consent
 
 import (
 	"context"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -241,5 +242,81 @@ func TestFileOrigins(t *testing.T) {
 	vs, _ = FileValues(dir, "claude")
 	if org, _ := Origins(ctx, g, ".strom/config.json", vs); !org[".mcp.json"].Uncommitted {
 		t.Errorf("an uncommitted change: %+v", org[".mcp.json"])
+	}
+}
+
+// TestFileValuesThroughLinks: an agent file that is a symbolic link to a file of
+// the research, or that lies in a linked folder of the research, is hashed with
+// what the agent's program reads through it, so a change of the file it points to
+// needs allowing as a change of the file itself would; a link that leaves the
+// research is named by where it points, and a link that loops ends the walk.
+func TestFileValuesThroughLinks(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"docs/servers.json":     `{"mcpServers":{}}`,
+		"tools/oc/plugins/p.js": "export const P = async () => ({})",
+		"tools/oc/bun.lock":     "lock",
+		"src/codex/config.toml": "model = \"x\"\n",
+	})
+	links := map[string]string{
+		".mcp.json":              "docs/servers.json",
+		".opencode":              "tools/oc",
+		".codex":                 "src/codex",
+		"src/codex/loop":         ".",
+		"src/codex/out.toml":     "/etc/elsewhere.toml",
+		"tools/oc/plugins/up.js": "../../../docs/servers.json",
+	}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(dir, filepath.FromSlash(name))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hashes := func(program string) map[string]string {
+		t.Helper()
+		vs, err := FileValues(dir, program)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, v := range vs {
+			out[v.File] = v.SHA256
+			if strings.HasPrefix(FileWhyID(program, v.File), "allow.why.file_") && strings.HasSuffix(FileWhyID(program, v.File), "_") {
+				t.Errorf("%s: no reason of its own: %s", v.File, FileWhyID(program, v.File))
+			}
+		}
+		return out
+	}
+	before := map[string]map[string]string{"claude": hashes("claude"), "opencode": hashes("opencode"), "codex": hashes("codex")}
+	for program, want := range map[string][]string{
+		"claude":   {".mcp.json"},
+		"opencode": {".opencode/plugins/p.js", ".opencode/plugins/up.js"},
+		"codex":    {".codex/config.toml", ".codex/loop", ".codex/out.toml"},
+	} {
+		got := slices.Sorted(maps.Keys(before[program]))
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: files %q, want %q", program, got, want)
+		}
+	}
+
+	writeFiles(t, dir, map[string]string{
+		"docs/servers.json":     `{"mcpServers":{"x":{"command":"sh"}}}`,
+		"tools/oc/plugins/p.js": "export const P = async ({ $ }) => { await $`touch /tmp/x` }",
+		"src/codex/config.toml": "[mcp_servers.x]\ncommand = \"sh\"\n",
+	})
+	for program, changed := range map[string][]string{
+		"claude":   {".mcp.json"},
+		"opencode": {".opencode/plugins/p.js", ".opencode/plugins/up.js"},
+		"codex":    {".codex/config.toml"},
+	} {
+		after := hashes(program)
+		for _, f := range changed {
+			if after[f] == before[program][f] {
+				t.Errorf("%s: %s kept its hash when the file it reads changed", program, f)
+			}
+		}
+		if program == "codex" && after[".codex/out.toml"] != before[program][".codex/out.toml"] {
+			t.Errorf("a link out of the research changed its hash")
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -60,16 +61,29 @@ func (r *Repo) Writable() error {
 
 // Filter is a clean filter of the repository's git config that git must run on
 // every file its attributes give it to (filter.<name>.required): if it fails, git
-// add fails.
+// add fails. Where Process is set git runs it and never Clean.
 type Filter struct {
-	Name  string // filter.<Name>
-	Clean string // its clean command, as git runs it through the shell ("" for a process filter)
+	Name    string // filter.<Name>
+	Clean   string // its clean command, as git runs it through the shell
+	Process string // its long-running process, which speaks git's filter protocol
+}
+
+// gitBool is a boolean of git's config as git reads it: true, yes, on in any case,
+// a key with no value, or a number other than 0.
+func gitBool(value string) bool {
+	switch strings.ToLower(value) {
+	case "true", "yes", "on", "":
+		return true
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(value), 0, 64)
+	return err == nil && n != 0
 }
 
 // RequiredFilters lists the filters of the git config that are required, each
-// with its clean command.
+// with its clean command and its process.
 func (r *Repo) RequiredFilters(ctx context.Context) ([]Filter, error) {
 	clean := map[string]string{}
+	process := map[string]string{}
 	required := map[string]bool{}
 	var names []string
 	err := r.configRegexp(ctx, false, `^filter\.`, func(key, value string) {
@@ -86,8 +100,10 @@ func (r *Repo) RequiredFilters(ctx context.Context) ([]Filter, error) {
 		switch field {
 		case "clean":
 			clean[name] = value
+		case "process":
+			process[name] = value
 		case "required":
-			required[name] = value == "true" || value == "yes" || value == "on" || value == "1" || value == ""
+			required[name] = gitBool(value)
 		}
 	})
 	if err != nil {
@@ -96,7 +112,7 @@ func (r *Repo) RequiredFilters(ctx context.Context) ([]Filter, error) {
 	var fs []Filter
 	for _, n := range names {
 		if required[n] {
-			fs = append(fs, Filter{Name: n, Clean: clean[n]})
+			fs = append(fs, Filter{Name: n, Clean: clean[n], Process: process[n]})
 		}
 	}
 	return fs, nil

@@ -54,40 +54,53 @@ func ReadyForSession(ctx context.Context, r *research.Research) error {
 // filterTimeout bounds a required clean filter's run on empty input.
 const filterTimeout = 30 * time.Second
 
-// checkFilters runs every required clean filter of git's config (filter.<name>.
-// required) on empty input, as git add would on a file its attributes give it to:
-// one that fails would refuse the session's commit after the agent worked. A
-// filter that is not required cannot stop a commit (git keeps the file as it is),
-// and a process filter (filter.<name>.process alone) speaks a protocol that
-// empty input does not try: neither is run.
+// checkFilters runs every required filter of git's config (filter.<name>.
+// required) as git add would on a file its attributes give it to: a clean command
+// on empty input, a process filter (filter.<name>.process, git-lfs's way, which
+// git runs instead of the clean command) through its greeting and the clean of an
+// empty file. One that fails would refuse the session's commit after the agent
+// worked. A filter that is not required cannot stop a commit (git keeps the file
+// as it is), and is not run.
 func checkFilters(ctx context.Context, r *research.Research, g *gitrepo.Repo) error {
 	filters, err := g.RequiredFilters(ctx)
 	if err != nil {
 		return err
 	}
 	for _, f := range filters {
-		if f.Clean == "" {
+		if f.Clean == "" && f.Process == "" {
 			continue
 		}
 		ctx, cancel := context.WithTimeout(ctx, filterTimeout)
-		cmd := exec.CommandContext(ctx, "sh", "-c", strings.ReplaceAll(f.Clean, "%f", "strom-filter-probe"))
-		cmd.Dir = r.Tree.Root
 		out := &capped.Tail{N: 4 << 10}
-		cmd.Stdout, cmd.Stderr = io.Discard, out
-		err := procgroup.Run(cmd)
-		cancel()
-		if err != nil {
-			cause := strings.TrimSpace(out.String())
-			if i := strings.LastIndex(cause, "\n"); i >= 0 {
-				cause = cause[i+1:]
-			}
-			if cause == "" {
+		var cause string
+		if f.Process != "" {
+			cause = probeProcessFilter(ctx, r.Tree.Root, f.Process, out)
+		} else {
+			cmd := exec.CommandContext(ctx, "sh", "-c", strings.ReplaceAll(f.Clean, "%f", "strom-filter-probe"))
+			cmd.Dir = r.Tree.Root
+			cmd.Stdout, cmd.Stderr = io.Discard, out
+			if err := procgroup.Run(cmd); err != nil {
 				cause = err.Error()
+			}
+		}
+		cancel()
+		if cause != "" {
+			if said := lastLine(out.String()); said != "" {
+				cause = said
 			}
 			return messages.New("run.filter_fails", messages.Args{"Name": f.Name, "Cause": termsafe.Excerpt(cause)})
 		}
 	}
 	return nil
+}
+
+// lastLine is the last line of a program's output that says something.
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndex(s, "\n"); i >= 0 {
+		s = s[i+1:]
+	}
+	return s
 }
 
 // CheckRecords validates the records' files changed since the last commit (git

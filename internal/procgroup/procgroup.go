@@ -6,7 +6,9 @@
 // process it left behind still held its stdout or stderr open; and its output is
 // read to its end once the group is gone, so nothing it wrote is lost.
 //
-// A process that leaves the group on purpose (setsid, a daemon) is beyond this: its
+// A process that leaves the group on purpose (setsid, a daemon's double fork) is
+// found again on Linux by the environment variable MarkVar, which it inherited, and
+// killed too; elsewhere, or when it emptied its environment, it is beyond this: its
 // output is read for at most Grace after the group was killed. Where process groups
 // do not exist (Windows, until a job object does it there), the program alone is
 // stopped when its context ends.
@@ -31,9 +33,17 @@ import (
 // WaitDelay when it sets none) the writing of a Stdin that is not a file.
 const Grace = 2 * time.Second
 
+// MarkVar is the environment variable each program strom asks a question of gets,
+// with a value no other program has: every process it starts inherits it, also one
+// that left the process group (setsid, a daemon's double fork), and is found again
+// by it in /proc once the question is answered. Only a process that empties its
+// own environment escapes.
+const MarkVar = "STROM_ASKED"
+
 // Group is a program started by Start.
 type Group struct {
 	cmd     *exec.Cmd
+	token   string // the value of MarkVar its processes carry, "" where none is looked for
 	readers []*os.File
 	copies  sync.WaitGroup
 }
@@ -88,6 +98,7 @@ func Start(cmd *exec.Cmd) (*Group, error) {
 		}
 	}
 	inGroup(cmd)
+	g.token = mark(cmd)
 	if cmd.WaitDelay == 0 {
 		cmd.WaitDelay = Grace
 	}
@@ -110,6 +121,7 @@ func (g *Group) Wait() error {
 	// The program has ended and been reaped; its group's number cannot have been
 	// given to another group while a process of this one lives.
 	killGroup(g.cmd.Process.Pid)
+	killMarked(g.token)
 	done := make(chan struct{})
 	go func() {
 		g.copies.Wait()

@@ -2,8 +2,9 @@
 // titles, texts and records (which an agent may have written) are shown as escapes
 // instead of reaching the terminal raw. It guarantees that what String and Writer
 // write holds no C0 control character but newline, tab and the carriage return of a
-// "\r\n", no DEL, no C1 control and no byte that is not UTF-8; what Line and
-// Excerpt return holds none of those and no newline, tab or carriage return either,
+// "\r\n", no DEL, no C1 control, no directional override, embedding or isolate and
+// no byte that is not UTF-8; what Line and Excerpt return holds none of those and no
+// newline, tab, carriage return, line or paragraph separator either,
 // so outside text put on a line of strom's stays on that one line.
 package termsafe
 
@@ -15,8 +16,8 @@ import (
 )
 
 // String returns s with every control character shown as an escape: ESC as \x1b,
-// BEL as \x07, a lone CR as \r, DEL and the C1 controls as \u007f and \u009b, an
-// invalid byte as \xff. encoding/json escapes the C0 controls itself and leaves DEL
+// BEL as \x07, a lone CR as \r, DEL and the C1 controls as \u007f and \u009b, the
+// directional overrides, embeddings and isolates as \u202e, an invalid byte as \xff. encoding/json escapes the C0 controls itself and leaves DEL
 // and C1 raw, so JSON output stays valid JSON.
 func String(s string) string {
 	if clean(s) {
@@ -28,7 +29,7 @@ func String(s string) string {
 // Line returns s on one line, for a line strom prints or commits that carries
 // outside text (a title, a record, a reason, a question): every control character
 // is shown as String shows it, and so are newline, tab and carriage return, as \n,
-// \t and \r. A title cannot then begin a line of its own that looks like one of
+// \t and \r, and the line and paragraph separators, as \u2028 and \u2029. A title cannot then begin a line of its own that looks like one of
 // strom's.
 func Line(s string) string {
 	if oneLine(s) {
@@ -59,7 +60,7 @@ func escape(s string, line bool) string {
 			b.WriteString(`\r`)
 		case r < 0x20:
 			fmt.Fprintf(&b, `\x%02x`, r)
-		case r == 0x7f || (r >= 0x80 && r < 0xa0):
+		case r == 0x7f || (r >= 0x80 && r < 0xa0) || bidi(r) || line && separator(r):
 			// As \u escapes these read the same inside a JSON string, which
 			// encoding/json leaves them raw in.
 			fmt.Fprintf(&b, `\u%04x`, r)
@@ -98,11 +99,26 @@ func oneLine(s string) bool {
 		return false
 	}
 	for _, r := range s {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || bidi(r) || separator(r) {
 			return false
 		}
 	}
 	return true
+}
+
+// bidi reports whether r is one of Unicode's explicit directional embeddings,
+// overrides and isolates (U+202A to U+202E, U+2066 to U+2069): shown raw, they
+// reorder the text after them on the terminal's line, so that a title can make
+// the words of strom's line read otherwise. The marks U+200E and U+200F, which
+// right-to-left text uses and which reorder nothing by themselves, stay.
+func bidi(r rune) bool {
+	return r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
+}
+
+// separator reports whether r is Unicode's line or paragraph separator (U+2028,
+// U+2029), which some terminals and viewers break a line at.
+func separator(r rune) bool {
+	return r == 0x2028 || r == 0x2029
 }
 
 // clean reports whether s needs no escape, without allocating.
@@ -117,7 +133,7 @@ func clean(s string) bool {
 			if i+1 >= len(s) || s[i+1] != '\n' {
 				return false
 			}
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || bidi(r):
 			return false
 		}
 	}

@@ -22,6 +22,9 @@ func TestString(t *testing.T) {
 		{"bad \xff byte", `bad \xff byte`},
 		{"del\x7f", `del\u007f`},
 		{"title \x1b]0;pwned\a", `title \x1b]0;pwned\x07`},
+		{"bidi \u202eevil\u202c \u2066x\u2069", `bidi \u202eevil\u202c \u2066x\u2069`},
+		{"שלום עולם", "שלום עולם"},
+		{"para\u2028sep", "para\u2028sep"},
 	}
 	for _, tt := range tests {
 		if got := String(tt.in); got != tt.want {
@@ -47,7 +50,7 @@ func TestWriter(t *testing.T) {
 // text, whatever control characters the text held.
 func TestJSONStaysJSON(t *testing.T) {
 	t.Parallel()
-	in := "title \x1b[2J\a\r\x7f\u009b\u0085 end"
+	in := "title \x1b[2J\a\r\x7f\u009b\u0085\u202e\u2028 end"
 	b, err := json.Marshal(map[string]string{"title": in})
 	if err != nil {
 		t.Fatal(err)
@@ -74,6 +77,9 @@ func TestLine(t *testing.T) {
 		{"title \x1b]0;pwned\a", `title \x1b]0;pwned\x07`},
 		{"csi \u009b2J del\x7f", `csi \u009b2J del\u007f`},
 		{"bad \xff byte", `bad \xff byte`},
+		{"ls\u2028▶ session 1\u2029", `ls\u2028▶ session 1\u2029`},
+		{"\u202e)nim 06( \"eltit\"", `\u202e)nim 06( "eltit"`},
+		{"lrm \u200f mark", "lrm \u200f mark"},
 	}
 	for _, tt := range tests {
 		got := Line(tt.in)
