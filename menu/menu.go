@@ -292,6 +292,11 @@ func (m *menu) input(title, offered string, valid func(string) error) (string, s
 	}
 	var value string
 	st := m.run(field.Title(m.fit(title, titleFrame)).Value(&value))
+	if st != stepOK {
+		// The form may still be reading value: a Ctrl-C leaves an accessible
+		// form waiting on its line.
+		return "", st
+	}
 	if strings.TrimSpace(value) == "" {
 		value = offered
 	}
