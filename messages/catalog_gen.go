@@ -691,10 +691,20 @@ var catalogEn = []*i18n.Message{
 	{ID: "watch.idle", Other: "the agent sat idle for {{.Time}} after a nudge"},
 	{ID: "watch.not_started", Other: "the agent's program could not be started ({{.Status}})"},
 	{ID: "watch.not_started_said", Other: "the agent's program could not be started ({{.Status}}): {{.Said}}"},
+	{ID: "watch.own_api401", Other: "Claude Code got API error 401: its login is not valid"},
+	{ID: "watch.own_api429", Other: "Claude Code got API error 429: a usage limit of the subscription is reached"},
+	{ID: "watch.own_limit", Other: "Claude Code reports a usage limit of the subscription reached"},
+	{ID: "watch.own_login", Other: "Claude Code could not authenticate: its login is not valid"},
+	{ID: "watch.own_window", Other: "Claude Code reports its {{.Window}} reached"},
 	{ID: "watch.status_exit", Other: "exit {{.Code}}"},
 	{ID: "watch.status_signal", Other: "signal {{.Signal}} ({{.Name}})"},
 	{ID: "watch.time_limit", Other: "the session reached its time limit"},
 	{ID: "watch.told_to_stop", Other: "strom was told to stop"},
+	{ID: "watch.window_five_hour", Other: "five-hour limit"},
+	{ID: "watch.window_other", Other: "limit “{{.Name}}”"},
+	{ID: "watch.window_seven_day", Other: "weekly limit"},
+	{ID: "watch.window_seven_day_opus", Other: "weekly limit for Opus"},
+	{ID: "watch.window_seven_day_sonnet", Other: "weekly limit for Sonnet"},
 }
 
 // catalogDe are the messages of catalog/de.toml.
@@ -1384,10 +1394,20 @@ var catalogDe = []*i18n.Message{
 	{ID: "watch.idle", Other: "der Agent war nach einem Anstoß {{.Time}} lang untätig"},
 	{ID: "watch.not_started", Other: "das Programm des Agenten ließ sich nicht starten ({{.Status}})"},
 	{ID: "watch.not_started_said", Other: "das Programm des Agenten ließ sich nicht starten ({{.Status}}): {{.Said}}"},
+	{ID: "watch.own_api401", Other: "Claude Code bekam den API-Fehler 401: seine Anmeldung ist nicht gültig"},
+	{ID: "watch.own_api429", Other: "Claude Code bekam den API-Fehler 429: ein Limit des Abonnements ist erreicht"},
+	{ID: "watch.own_limit", Other: "Claude Code meldet ein erreichtes Limit des Abonnements"},
+	{ID: "watch.own_login", Other: "Claude Code konnte sich nicht anmelden: seine Anmeldung ist nicht gültig"},
+	{ID: "watch.own_window", Other: "Claude Code meldet: {{.Window}} erreicht"},
 	{ID: "watch.status_exit", Other: "Exit-Code {{.Code}}"},
 	{ID: "watch.status_signal", Other: "Signal {{.Signal}} ({{.Name}})"},
 	{ID: "watch.time_limit", Other: "die Sitzung hat ihr Zeitlimit erreicht"},
 	{ID: "watch.told_to_stop", Other: "strom sollte aufhören"},
+	{ID: "watch.window_five_hour", Other: "Fünf-Stunden-Limit"},
+	{ID: "watch.window_other", Other: "Limit „{{.Name}}“"},
+	{ID: "watch.window_seven_day", Other: "Wochenlimit"},
+	{ID: "watch.window_seven_day_opus", Other: "Wochenlimit für Opus"},
+	{ID: "watch.window_seven_day_sonnet", Other: "Wochenlimit für Sonnet"},
 }
 
 // catalogCs are the messages of catalog/cs.toml.
@@ -2077,10 +2097,20 @@ var catalogCs = []*i18n.Message{
 	{ID: "watch.idle", Other: "agent po pobídnutí nic nedělal {{.Time}}"},
 	{ID: "watch.not_started", Other: "program agenta nešel spustit ({{.Status}})"},
 	{ID: "watch.not_started_said", Other: "program agenta nešel spustit ({{.Status}}): {{.Said}}"},
+	{ID: "watch.own_api401", Other: "Claude Code dostal chybu API 401: jeho přihlášení neplatí"},
+	{ID: "watch.own_api429", Other: "Claude Code dostal chybu API 429: limit předplatného je vyčerpán"},
+	{ID: "watch.own_limit", Other: "Claude Code hlásí vyčerpaný limit předplatného"},
+	{ID: "watch.own_login", Other: "Claude Code se nemohl ověřit: jeho přihlášení neplatí"},
+	{ID: "watch.own_window", Other: "Claude Code hlásí vyčerpaný {{.Window}}"},
 	{ID: "watch.status_exit", Other: "návratovým kódem {{.Code}}"},
 	{ID: "watch.status_signal", Other: "signálem {{.Signal}} ({{.Name}})"},
 	{ID: "watch.time_limit", Other: "sezení dosáhlo svého časového limitu"},
 	{ID: "watch.told_to_stop", Other: "strom dostal pokyn skončit"},
+	{ID: "watch.window_five_hour", Other: "pětihodinový limit"},
+	{ID: "watch.window_other", Other: "limit „{{.Name}}“"},
+	{ID: "watch.window_seven_day", Other: "týdenní limit"},
+	{ID: "watch.window_seven_day_opus", Other: "týdenní limit pro Opus"},
+	{ID: "watch.window_seven_day_sonnet", Other: "týdenní limit pro Sonnet"},
 }
 
 // cliEn are the messages of catalog/cli/en.toml.

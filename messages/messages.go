@@ -132,14 +132,15 @@ func (p *Printer) Lang() string {
 }
 
 // Say returns the message id in the printer's language with its placeholders filled.
-// A nil printer speaks English.
+// A nil printer speaks English. A placeholder given a time.Duration says it in
+// words (Duration).
 func (p *Printer) Say(id string, args ...Args) string {
 	if p == nil {
 		p = For(English)
 	}
 	var data Args
 	if len(args) > 0 {
-		data = args[0]
+		data = inWords(p, args[0])
 	}
 	if s, ok := p.sayDirect(id, data); ok {
 		return s

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/BurntSushi/toml"
 	"github.com/google/go-cmp/cmp"
@@ -422,6 +423,32 @@ func TestHas(t *testing.T) {
 	for id, want := range map[string]bool{"stop.done": true, "help.allow.exits": true, "no.such.id": false, "stop": false, "": false} {
 		if got := Has(id); got != want {
 			t.Errorf("Has(%q) = %v, want %v", id, got, want)
+		}
+	}
+}
+
+// TestDurationInWords: a time.Duration given to a placeholder is said in the
+// printer's words, never in Go's "2m0s".
+func TestDurationInWords(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		lang string
+		d    time.Duration
+		want string
+	}{
+		{English, 2 * time.Minute, "2 minutes"},
+		{English, 90 * time.Minute, "1 hour 30 minutes"},
+		{English, 0, "0 seconds"},
+		{"de", 2 * time.Minute, "2 Minuten"},
+		{"cs", 125 * time.Second, "2 minuty 5 sekund"},
+	} {
+		p := For(tc.lang)
+		if got := p.Duration(tc.d); got != tc.want {
+			t.Errorf("%s: Duration(%v) = %q, want %q", tc.lang, tc.d, got, tc.want)
+		}
+		got := p.Text(New("gates.timeout", Args{"Gate": "g", "Timeout": tc.d}))
+		if !strings.Contains(got, "("+tc.want+")") {
+			t.Errorf("%s: gates.timeout with %v = %q, want it to say (%s)", tc.lang, tc.d, got, tc.want)
 		}
 	}
 }

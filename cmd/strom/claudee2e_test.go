@@ -341,7 +341,7 @@ func TestClaudeSubscriptionLimit(t *testing.T) {
 				}
 				// The client says the time as 3:04pm; strom says it as 3:04 PM.
 				mustContain(t, "the run's output", screen,
-					"ended: subscription-limit — "+tc.says[cc.version],
+					"ended: subscription-limit — the agent said “"+tc.says[cc.version],
 					"1 session · stopped: subscription limit (resets "+reset.Format("3:04 PM"))
 				if got := c.trailer(t, "Strom-End"); got != "subscription-limit" {
 					t.Errorf("Strom-End = %q", got)

@@ -15,7 +15,6 @@ import (
 	"github.com/strom-research/strom/harness/limits"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
-	"github.com/strom-research/strom/harness/session"
 	"github.com/strom-research/strom/statefiles"
 
 	"github.com/strom-research/strom/messages"
@@ -113,7 +112,7 @@ func usageCommand(s *sys) *ffcli.Command {
 			} else {
 				fmt.Fprintln(s.stdout, s.say("usage_week.five_hours", messages.Args{"Used": pctText(out.FiveHourUsed)}))
 			}
-			fmt.Fprintln(s.stdout, s.say("usage_week.source", messages.Args{"Source": out.Source, "Age": session.SayDuration(s.msg(), time.Duration(out.AgeS*float64(time.Second)))}))
+			fmt.Fprintln(s.stdout, s.say("usage_week.source", messages.Args{"Source": out.Source, "Age": s.msg().Duration(time.Duration(out.AgeS*float64(time.Second)))}))
 			return nil
 		}),
 	}

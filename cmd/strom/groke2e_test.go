@@ -76,7 +76,7 @@ func TestGrokLimits(t *testing.T) {
 			t.Fatalf("exit %d, want 3:\n%s\n%s", code, screen, c.transcripts(t))
 		}
 		mustContain(t, "the run's output", screen,
-			"ended: subscription-limit — Sorry, I encountered an error: Grok API error: 429 Your team team-strom has either used all available credits",
+			"ended: subscription-limit — the agent said “Sorry, I encountered an error: Grok API error: 429 Your team team-strom has either used all available credits",
 			"1 session · stopped: subscription limit (the agent did not say when it resets)")
 		mustContain(t, "the task list", c.must(t, "task", "list"), "T-1  open", "T-2  open")
 	})
@@ -115,7 +115,7 @@ func TestGrokNotLoggedIn(t *testing.T) {
 			if code != 3 {
 				t.Fatalf("exit %d, want 3:\n%s\n%s", code, screen, c.transcripts(t))
 			}
-			mustContain(t, "the run's output", screen, "ended: not-logged-in — "+tc.says,
+			mustContain(t, "the run's output", screen, "ended: not-logged-in — the agent said “"+tc.says,
 				"1 session · stopped: the agent is not logged in — run grok once and log in")
 			mustContain(t, "the task list", c.must(t, "task", "list"), "T-1  open")
 		})

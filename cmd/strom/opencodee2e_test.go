@@ -84,7 +84,7 @@ func TestOpenCodeUsageLimit(t *testing.T) {
 	if code != 3 {
 		t.Fatalf("exit %d, want 3:\n%s\n%s", code, screen, c.transcripts(t))
 	}
-	mustContain(t, "the run's output", screen, "ended: subscription-limit — 5-hour usage limit reached. It will reset in 2 hours 30 minutes")
+	mustContain(t, "the run's output", screen, "ended: subscription-limit — the agent said “5-hour usage limit reached. It will reset in 2 hours 30 minutes")
 	// The reset is 2 h 30 min after OpenCode showed it, to the minute.
 	found := false
 	for at := start; !at.After(time.Now().UTC().Add(time.Minute)); at = at.Add(time.Minute) {
@@ -134,7 +134,7 @@ func TestOpenCodeNotLoggedIn(t *testing.T) {
 			if code != 3 {
 				t.Fatalf("exit %d, want 3:\n%s\n%s", code, screen, c.transcripts(t))
 			}
-			mustContain(t, "the run's output", screen, "ended: not-logged-in — "+tc.says,
+			mustContain(t, "the run's output", screen, "ended: not-logged-in — the agent said “"+tc.says,
 				"1 session · stopped: the agent is not logged in — run opencode once and log in")
 			mustContain(t, "the task list", c.must(t, "task", "list"), "T-1  open")
 		})

@@ -76,7 +76,7 @@ func CheckAgentVersion(ctx context.Context, r *research.Research, p SessionPlan)
 		said := versionSaid(stdout.String() + "\n" + stderr.String())
 		switch {
 		case ctx.Err() == context.DeadlineExceeded:
-			said = m.Say("versions.no_answer", messages.Args{"Timeout": agentVersionTimeout.String()})
+			said = m.Say("versions.no_answer", messages.Args{"Timeout": agentVersionTimeout})
 		case said == "" && runErr != nil:
 			said = runErr.Error()
 		case said == "":

@@ -79,7 +79,7 @@ func Probe(ctx context.Context, c clock.Clock, dir, name, line string) Result {
 	err := procgroup.Run(cmd)
 	select {
 	case <-timedOut:
-		res.saying(messages.New("archives.timeout", messages.Args{"Timeout": ProbeTimeout.String()}))
+		res.saying(messages.New("archives.timeout", messages.Args{"Timeout": ProbeTimeout}))
 		return res
 	default:
 	}

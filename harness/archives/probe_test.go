@@ -48,7 +48,7 @@ func TestProbeTimeout(t *testing.T) {
 	c.Advance(ProbeTimeout)
 	select {
 	case r := <-done:
-		if r.Answers || r.Why != "no answer within 30s" {
+		if r.Answers || r.Why != "no answer within 30 seconds" {
 			t.Fatalf("hanging probe: %+v", r)
 		}
 	case <-time.After(10 * time.Second):

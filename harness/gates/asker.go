@@ -100,7 +100,7 @@ func (a *Asker) Ask(ctx context.Context) Reply {
 	}
 	select {
 	case <-timedOut:
-		return Reply{Exit: -1, Err: messages.Errorf(ErrTimeout, "gates.timeout", messages.Args{"Gate": a.Spec.Name, "Timeout": timeout.String()})}
+		return Reply{Exit: -1, Err: messages.Errorf(ErrTimeout, "gates.timeout", messages.Args{"Gate": a.Spec.Name, "Timeout": timeout})}
 	default:
 	}
 	return rep

@@ -67,13 +67,14 @@ func FuzzMessageLine(f *testing.F) {
 }
 
 // FuzzStreamJSON: a stream-json line gives a signal only when it is one JSON
-// object; a rate_limit_event is a Limit exactly when its status is "rejected".
+// object, with either the agent's words or strom's own account of them; a
+// rate_limit_event is a Limit exactly when its status is "rejected".
 func FuzzStreamJSON(f *testing.F) {
 	f.Add([]byte(`{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":1774447200,"rateLimitType":"five_hour"}}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		sig, ok := ParseStreamJSON(line)
 		if ok {
-			if sig.Kind != Limit && sig.Kind != Login || sig.Agent == "" || sig.Text == "" {
+			if sig.Kind != Limit && sig.Kind != Login || sig.Agent == "" || (sig.Text == "") == (sig.Own == "") || (sig.Window != "") != (sig.Own == OwnWindow) {
 				t.Fatalf("signal %+v from %q", sig, line)
 			}
 			var obj map[string]any

@@ -46,9 +46,14 @@ func (k Kind) MarshalText() ([]byte, error) {
 type Signal struct {
 	Kind Kind `json:"kind"`
 	// Text is the screen line (lines, when the TUI wrapped the message) that
-	// matched, normalized; for a structured event, the agent's message, or the
-	// JSON line when the event carries no message.
-	Text string `json:"text"`
+	// matched, normalized; for a structured event, the agent's message. It is
+	// empty when the event carries no words: Own then says what strom read.
+	Text string `json:"text,omitempty"`
+	// Own is what a structured event without words says, in strom's own words
+	// rather than the agent's: one of the Own values, and for OwnWindow the
+	// window's name in Window.
+	Own    Own    `json:"own,omitempty"`
+	Window string `json:"window,omitempty"`
 	// Reset is the reset time as the agent wrote it ("5pm (Europe/Warsaw)",
 	// "1760004000"), empty when the message names none; read it with
 	// ParseReset.
@@ -56,6 +61,17 @@ type Signal struct {
 	// Agent is the agent whose patterns matched.
 	Agent string `json:"agent,omitempty"`
 }
+
+// Own names a limit or login event that came without the agent's words.
+type Own string
+
+const (
+	OwnLimit  Own = "limit"  // a usage limit of the subscription is reached
+	OwnWindow Own = "window" // a named limit window (Signal.Window) is reached
+	Own429    Own = "api429" // API error 429 on a subscription
+	Own401    Own = "api401" // API error 401: the login is not valid
+	OwnLogin  Own = "login"  // the client could not authenticate
+)
 
 // Patterns are the RE2 regular expressions that recognise one agent's limit
 // and login messages. Agent profiles carry them, so a user can override them in

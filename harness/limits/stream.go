@@ -57,7 +57,10 @@ func ParseStreamJSON(line []byte) (Signal, bool) {
 		if ev.RateLimitInfo == nil || ev.RateLimitInfo.Status != "rejected" {
 			return Signal{}, false
 		}
-		s := Signal{Kind: Limit, Text: limitSentence(ev.RateLimitInfo.RateLimitType), Agent: "claude"}
+		s := Signal{Kind: Limit, Own: OwnLimit, Agent: "claude"}
+		if w := ev.RateLimitInfo.RateLimitType; w != "" {
+			s.Own, s.Window = OwnWindow, w
+		}
 		if ev.RateLimitInfo.ResetsAt != nil && *ev.RateLimitInfo.ResetsAt > 0 {
 			s.Reset = strconv.FormatInt(int64(*ev.RateLimitInfo.ResetsAt), 10)
 		}
@@ -97,40 +100,25 @@ func claudeResult(ev streamEvent, line []byte) (Signal, bool) {
 	}
 	switch {
 	case ev.TerminalReason == "blocking_limit":
-		return Signal{Kind: Limit, Text: orSentence(text, "Claude Code stopped at a usage limit of the subscription"), Agent: "claude"}, true
+		return orOwn(Signal{Kind: Limit, Agent: "claude"}, text, OwnLimit), true
 	case status == 429 && !apiKeyRateLimit(text) && !billing(text):
 		// A 429 on a subscription is its limit, whatever words come with it.
-		return Signal{Kind: Limit, Text: orSentence(text, "Claude Code got API error 429: a usage limit of the subscription is reached"), Agent: "claude"}, true
+		return orOwn(Signal{Kind: Limit, Agent: "claude"}, text, Own429), true
 	case status == 401:
-		return Signal{Kind: Login, Text: orSentence(text, "Claude Code got API error 401: its login is not valid"), Agent: "claude"}, true
+		return orOwn(Signal{Kind: Login, Agent: "claude"}, text, Own401), true
 	}
 	return Signal{}, false
 }
 
-// orSentence is the agent's own one-line text, or a sentence of strom's when it
-// gave none: a raw JSON line is never shown to a person.
-func orSentence(text, sentence string) string {
+// orOwn gives s the agent's own one-line text, or when it gave none, the event
+// own names: a raw JSON line is never shown to a person.
+func orOwn(s Signal, text string, own Own) Signal {
 	if t := strings.Join(strings.Fields(text), " "); t != "" {
-		return t
+		s.Text = t
+	} else {
+		s.Own = own
 	}
-	return sentence
-}
-
-// limitSentence says which limit a rejected rate_limit_event names.
-func limitSentence(kind string) string {
-	name := map[string]string{
-		"five_hour":        "five-hour",
-		"seven_day":        "weekly",
-		"seven_day_opus":   "weekly Opus",
-		"seven_day_sonnet": "weekly Sonnet",
-	}[kind]
-	if name == "" && kind != "" {
-		name = strings.ReplaceAll(kind, "_", " ")
-	}
-	if name == "" {
-		return "Claude Code reports a usage limit of the subscription reached"
-	}
-	return "Claude Code reports its " + name + " limit reached"
+	return s
 }
 
 // billing reports Claude Code's messages for an account without credit: no limit
@@ -167,9 +155,9 @@ func claudeAssistant(ev streamEvent, line []byte) (Signal, bool) {
 		if apiKeyRateLimit(text) {
 			return Signal{}, false
 		}
-		return Signal{Kind: Limit, Text: orSentence(text, "Claude Code reports a usage limit of the subscription reached"), Agent: "claude"}, true
+		return orOwn(Signal{Kind: Limit, Agent: "claude"}, text, OwnLimit), true
 	case "authentication_failed":
-		return Signal{Kind: Login, Text: orSentence(text, "Claude Code could not authenticate: its login is not valid"), Agent: "claude"}, true
+		return orOwn(Signal{Kind: Login, Agent: "claude"}, text, OwnLogin), true
 	}
 	return Signal{}, false
 }

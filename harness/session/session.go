@@ -244,8 +244,7 @@ func RunSession(ctx context.Context, r *research.Research, p agents.SessionPlan,
 // for an answer. It fills end, reset, detail and screen.
 func agentStopped(msg *messages.Printer, stream *agents.StreamSignals, pats limits.Patterns, p agents.SessionPlan, tail []byte) (sessionStats, bool) {
 	if sig, ok := agents.AgentSignal(stream, pats, tail); ok {
-		// The agent's own words, quoted: they are in the agent's language.
-		said := msg.Say("watch.agent_said", messages.Args{"Text": termsafe.Line(sig.Text)})
+		said := saySignal(msg, sig)
 		if sig.Kind == limits.Limit {
 			return sessionStats{end: ends.EndSubscriptionLimit, reset: sig.Reset, detail: said}, true
 		}
@@ -256,6 +255,25 @@ func agentStopped(msg *messages.Printer, stream *agents.StreamSignals, pats limi
 		return sessionStats{end: end, detail: said, screen: said}, true
 	}
 	return sessionStats{}, false
+}
+
+// saySignal says what a limit or login signal reports: the agent's own words,
+// quoted, as they are in the agent's language; or strom's account of an event
+// that came without words.
+func saySignal(msg *messages.Printer, sig limits.Signal) string {
+	if sig.Own == "" {
+		return msg.Say("watch.agent_said", messages.Args{"Text": termsafe.Line(sig.Text)})
+	}
+	args := messages.Args{}
+	if sig.Own == limits.OwnWindow {
+		switch sig.Window {
+		case "five_hour", "seven_day", "seven_day_opus", "seven_day_sonnet":
+			args["Window"] = msg.Say("watch.window_" + sig.Window)
+		default:
+			args["Window"] = msg.Say("watch.window_other", messages.Args{"Name": termsafe.Line(strings.ReplaceAll(sig.Window, "_", " "))})
+		}
+	}
+	return msg.Say("watch.own_"+string(sig.Own), args)
 }
 
 // sessionStats is what watching a session found out.
@@ -370,7 +388,7 @@ func watch(ctx context.Context, r *research.Research, sess *agentpty.Session, p 
 				deadline = deadline.Add(ExtraTime)
 				_ = runfiles.UpdateRun(r, func(ri *runfiles.RunInfo) { ri.Deadline = deadline })
 				_ = sess.Type(p.Profile.WrapUp)
-				fmt.Fprint(ev.Out, r.Messages().Say("watch.extra_time", messages.Args{"Time": SayDuration(r.Messages(), ExtraTime)})+"\r\n")
+				fmt.Fprint(ev.Out, r.Messages().Say("watch.extra_time", messages.Args{"Time": r.Messages().Duration(ExtraTime)})+"\r\n")
 				continue
 			}
 			stop(ends.EndTimeLimit, r.Messages().Say("watch.time_limit"))
@@ -395,7 +413,7 @@ func watch(ctx context.Context, r *research.Research, sess *agentpty.Session, p 
 					_ = sess.Type(p.Profile.Nudge)
 				}
 			case !nudgedAt.IsZero() && now.Sub(nudgedAt) >= p.Idle:
-				stop(ends.EndAgentFailed, r.Messages().Say("watch.idle", messages.Args{"Time": SayDuration(r.Messages(), p.Idle)}))
+				stop(ends.EndAgentFailed, r.Messages().Say("watch.idle", messages.Args{"Time": r.Messages().Duration(p.Idle)}))
 			}
 		}
 	}

@@ -1,7 +1,6 @@
 package session
 
 import (
-	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -78,24 +77,6 @@ func SayTimeLeft(p *messages.Printer, now, deadline time.Time) string {
 		return p.Say("note.is_up")
 	}
 	return p.Say("note.left", messages.Args{"Left": sayDuration(p, left)})
-}
-
-// SayDuration says d in words, to the second, in p's language: "5 minutes",
-// "1 Stunde 30 Minuten", "2 minuty 5 sekund"; never Go's "5m0s".
-func SayDuration(p *messages.Printer, d time.Duration) string {
-	d = d.Truncate(time.Second)
-	h, m, s := int(d/time.Hour), int(d%time.Hour/time.Minute), int(d%time.Minute/time.Second)
-	var parts []string
-	if h > 0 {
-		parts = append(parts, p.Say("note.hours", messages.Args{"Count": h}))
-	}
-	if m > 0 {
-		parts = append(parts, p.Say("note.minutes", messages.Args{"Count": m}))
-	}
-	if s > 0 || len(parts) == 0 {
-		parts = append(parts, p.Say("note.seconds", messages.Args{"Count": s}))
-	}
-	return strings.Join(parts, " ")
 }
 
 // sayStatus says how the agent's program ended: its exit code, or the signal
