@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
@@ -130,26 +131,31 @@ func boundText(max int, chars bool) string {
 // a fifo or a device under .strom/ refused), but refuses one over FileMax
 // (errors.Is ErrTooBig) before reading it: by its size, or, for a file that does
 // not say its size, after FileMax+1 bytes.
-func readFile(path string) ([]byte, error) {
-	f, err := OpenRead(path)
+func readFile(path string) ([]byte, error) { return readWhole(path, true) }
+
+// readWhole is ReadFile, and readFile when bounded.
+func readWhole(path string, bounded bool) ([]byte, error) {
+	f, size, err := openFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if err := checkFileSize(shownPath(path), fi.Size()); err != nil {
-		return nil, err
+	var r io.Reader = f
+	if bounded {
+		if err := checkFileSize(shownPath(path), size); err != nil {
+			return nil, err
+		}
+		r = io.LimitReader(f, FileMax+1)
 	}
 	var buf bytes.Buffer
-	buf.Grow(int(fi.Size()) + bytes.MinRead)
-	if _, err := buf.ReadFrom(io.LimitReader(f, FileMax+1)); err != nil {
+	buf.Grow(int(size) + bytes.MinRead) // as os.ReadFile: room to see the end
+	if _, err := buf.ReadFrom(r); err != nil {
 		return nil, err
 	}
-	if err := checkFileSize(shownPath(path), int64(buf.Len())); err != nil {
-		return nil, err
+	if bounded {
+		if err := checkFileSize(shownPath(path), int64(buf.Len())); err != nil {
+			return nil, err
+		}
 	}
 	return buf.Bytes(), nil
 }

@@ -2,11 +2,11 @@ package statefiles
 
 import (
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/strom-research/strom/messages"
 )
@@ -18,7 +18,7 @@ import (
 // path under a .strom/ folder through the functions of this file: each folder from
 // .strom/ down is looked at without following it (lstat) and must be a real
 // folder, the file a regular one; then the file is opened with O_NOFOLLOW and
-// O_NONBLOCK (where the system has them) and what was opened is looked at again
+// O_NONBLOCK and what was opened is looked at again
 // (fstat), so a swap between the look and the open changes nothing. A path that is
 // not what strom expects is refused, before anything is read or written, with a
 // *NotPlainError that names it. A path outside every .strom/ folder (the user
@@ -163,44 +163,30 @@ func openFile(path string, flag int, perm os.FileMode) (*os.File, int64, error) 
 	if err != nil {
 		return nil, 0, err
 	}
-	if shown == "" {
-		f, err := os.OpenFile(path, flag, perm)
-		if err != nil {
-			return nil, 0, err
+	open := os.OpenFile
+	if shown != "" {
+		open = func(path string, flag int, perm os.FileMode) (*os.File, error) {
+			return openNoFollow(path, shown, flag, perm)
 		}
-		fi, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return nil, 0, err
-		}
-		return f, fi.Size(), nil
 	}
-	return openNoFollow(path, shown, flag, perm)
+	f, err := open(path, flag, perm)
+	if err != nil {
+		return nil, 0, err
+	}
+	fi, err := f.Stat()
+	if err == nil && shown != "" && kindOf(fi.Mode(), false) != "" {
+		err = &NotPlainError{File: shown, Kind: kindOf(fi.Mode(), false)}
+	}
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, fi.Size(), nil
 }
 
 // ReadFile is os.ReadFile through OpenFile: a file under .strom/ that is a link, a
 // fifo or a device is refused, not followed, and never waited for.
-func ReadFile(path string) ([]byte, error) {
-	f, size, err := openFile(path, os.O_RDONLY, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data := make([]byte, 0, size+512) // as os.ReadFile: room to see the end
-	for {
-		n, err := f.Read(data[len(data):cap(data)])
-		data = data[:len(data)+n]
-		if err == io.EOF {
-			return data, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)]
-		}
-	}
-}
+func ReadFile(path string) ([]byte, error) { return readWhole(path, false) }
 
 // OpenRead is os.Open through OpenFile (Open is a task's state).
 func OpenRead(path string) (*os.File, error) {
@@ -230,4 +216,29 @@ func MkdirAll(path string, perm os.FileMode) error {
 		return err
 	}
 	return os.MkdirAll(path, perm)
+}
+
+// openNoFollow opens a file under .strom/ (shown is its name for a person) that
+// CheckPath let pass: O_NOFOLLOW refuses a link that took its place since, and
+// O_NONBLOCK keeps a fifo from holding the open (openFile then refuses what is not
+// a regular file). The descriptor is blocking again, so that it is not registered
+// with the runtime's poller (which regular files refuse).
+func openNoFollow(path, shown string, flag int, perm os.FileMode) (*os.File, error) {
+	fd, err := syscall.Open(path, flag|syscall.O_CLOEXEC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, uint32(perm.Perm()))
+	for errors.Is(err, syscall.EINTR) {
+		fd, err = syscall.Open(path, flag|syscall.O_CLOEXEC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, uint32(perm.Perm()))
+	}
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, &NotPlainError{File: shown, Kind: kindLink}
+	}
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	if flag&syscall.O_NONBLOCK == 0 {
+		if err := syscall.SetNonblock(fd, false); err != nil {
+			syscall.Close(fd)
+			return nil, &os.PathError{Op: "open", Path: path, Err: err}
+		}
+	}
+	return os.NewFile(uintptr(fd), filepath.Clean(path)), nil
 }
