@@ -197,7 +197,7 @@ func FuzzShard(f *testing.F) {
 			}
 			return s.tasks, nil
 		},
-		func(tr *Tree, v any) error { _, _, err := tr.writeShard(rel, v.([]Task), nil); return err },
+		func(tr *Tree, v any) error { _, _, err := tr.writeShard(rel, v.([]Task), nil, true); return err },
 		nil,
 	}, `{"tasks": [`+fuzzTask+`, `+five+`]}`,
 		`{"tasks": [`+five+`, `+fuzzTask+`]}`,

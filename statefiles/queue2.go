@@ -38,19 +38,15 @@ func TaskOfFile(rel string) (string, bool) {
 // (e.g. "tasks/T-12.json"), naming them shown in errors: the schema, and the
 // file's name is the task's id.
 func ParseTask(shown, rel string, data []byte) (*Task, error) {
-	return parseTask(shown, rel, data, true)
-}
-
-// parseTask is ParseTask; memo says whether the memo of validated contents is asked
-// and told (a queue read whole asks it once for all its files).
-func parseTask(shown, rel string, data []byte, memo bool) (*Task, error) {
-	if memo {
-		if err := check(shown, schemas.Task, data); err != nil {
-			return nil, err
-		}
-	} else if err := validate(shown, 0, schemas.Task, data); err != nil {
+	if err := check(shown, schemas.Task, data); err != nil {
 		return nil, err
 	}
+	return decodeTask2(shown, rel, data)
+}
+
+// decodeTask2 decodes a version 2 task's file whose bytes are valid, and checks
+// that its name is the task's id.
+func decodeTask2(shown, rel string, data []byte) (*Task, error) {
 	var task Task
 	if err := json.Unmarshal(data, &task); err != nil {
 		return nil, &SchemaError{File: shown, Rule: err.Error()}
@@ -90,13 +86,13 @@ func EncodeTask(task *Task) ([]byte, error) {
 
 // taskFiles2 lists the ids of the version 2 task files in .strom/tasks/.
 func (t *Tree) taskFiles2() ([]string, error) {
-	files, err := t.filesIn(TasksDir, func(name string) (int, bool) {
+	rels, err := t.filesIn(TasksDir, func(name string) (int, bool) {
 		id, ok := TaskOfFile(TasksDir + "/" + name)
 		return idNumber(id), ok
 	})
-	ids := make([]string, len(files))
-	for i, f := range files {
-		ids[i] = strings.TrimSuffix(f.name, ".json")
+	ids := make([]string, len(rels))
+	for i, rel := range rels {
+		ids[i], _ = TaskOfFile(rel)
 	}
 	return ids, err
 }
@@ -125,30 +121,26 @@ func (t *Tree) loadTasks2(o *Order3) (*Queue, error) {
 	if err := CheckTaskFiles2(t.rel(QueueFile), o, files); err != nil {
 		return nil, err
 	}
-	raw := make([][]byte, len(o.Order))
+	rels := make([]string, len(o.Order))
 	for i, id := range o.Order {
-		if raw[i], err = readFile(t.Path(TaskFile(id))); err != nil {
-			return nil, readError(t.rel(TaskFile(id)), err)
-		}
+		rels[i] = TaskFile(id)
 	}
-	set := shardSetSum(o.Order, raw)
-	known := validated.knownSum(set)
-	q := &Queue{Version: 2, NextID: o.NextID, Tasks: make([]Task, len(o.Order))}
-	for i, id := range o.Order {
-		rel := TaskFile(id)
-		if !known {
-			task, err := parseTask(t.rel(rel), rel, raw[i], false)
-			if err != nil {
-				return nil, err
+	q := &Queue{Version: 2, NextID: o.NextID, Tasks: make([]Task, 0, len(rels))}
+	err = t.readSet(rels, func(rel string, data []byte, valid bool) error {
+		if !valid {
+			if err := validate(t.rel(rel), 0, schemas.Task, data); err != nil {
+				return err
 			}
-			q.Tasks[i] = *task
-			continue
 		}
-		if err := json.Unmarshal(raw[i], &q.Tasks[i]); err != nil || q.Tasks[i].ID != id {
-			return nil, &SchemaError{File: t.rel(rel), Rule: fmt.Sprintf("not the task %s", id)}
+		task, err := decodeTask2(t.rel(rel), rel, data)
+		if err == nil {
+			q.Tasks = append(q.Tasks, *task)
 		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
-	validated.remember(set)
 	return q, nil
 }
 

@@ -384,29 +384,17 @@ func (t *Tree) readAllShards() (map[string]Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw := make([][]byte, len(rels))
-	for i, rel := range rels {
-		if raw[i], err = readFile(t.Path(rel)); err != nil {
-			return nil, readError(t.rel(rel), err)
-		}
-	}
-	set := shardSetSum(rels, raw)
-	known := validated.knownSum(set)
 	all := map[string]Task{}
-	for i, rel := range rels {
-		var tasks []Task
-		if known {
-			if tasks, err = unmarshalShard(raw[i]); err != nil {
-				return nil, &SchemaError{File: t.rel(rel), Rule: err.Error()}
-			}
-		} else if tasks, err = parseShard(t.rel(rel), rel, raw[i], false); err != nil {
-			return nil, err
-		}
+	err = t.readSet(rels, func(rel string, data []byte, valid bool) error {
+		tasks, err := parseShard(t.rel(rel), rel, data, valid)
 		for _, task := range tasks {
 			all[task.ID] = task
 		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
-	validated.remember(set)
 	return all, nil
 }
 
@@ -520,7 +508,7 @@ func (t *Tree) SaveQueue(q *Queue) error {
 			if err != nil {
 				return readError(t.rel(rel), err)
 			}
-			if _, _, err := t.writeShard(rel, groups[rel], old); err != nil {
+			if _, _, err := t.writeShard(rel, groups[rel], old, true); err != nil {
 				return err
 			}
 		}

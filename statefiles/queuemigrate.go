@@ -109,7 +109,7 @@ func (t *Tree) migrateLocked(from int) error {
 	write := func(q *Queue, note bool) error {
 		groups := byShard(q.Tasks)
 		for _, rel := range slices.Sorted(maps.Keys(groups)) {
-			b, wrote, err := t.writeShardNoting(rel, groups[rel], cur[rel], note)
+			b, wrote, err := t.writeShard(rel, groups[rel], cur[rel], note)
 			if err != nil {
 				return err
 			}

@@ -67,11 +67,10 @@ func (t *Tree) writeTask(s *shard, was State, task Task) error {
 		return fmt.Errorf("write task %s: %s is of an older version", task.ID, t.rel(QueueFile))
 	}
 	if !o.follow(was, task) {
-		_, err := t.putTask(s, task)
-		return err
+		return t.putTask(s, task)
 	}
 	return t.journaled(func() error {
-		if _, err := t.putTask(s, task); err != nil {
+		if err := t.putTask(s, task); err != nil {
 			return err
 		}
 		_, err := t.writeOrder(o, data)
@@ -150,7 +149,7 @@ func (t *Tree) AddTaskLocked(build func(id string) (Task, error)) (Task, error) 
 	o.follow("", task)
 	o.NextID = n + 1
 	err = t.journaled(func() error {
-		if _, err := t.putTask(s, task); err != nil {
+		if err := t.putTask(s, task); err != nil {
 			return err
 		}
 		_, err := t.writeOrder(o, data)
