@@ -158,9 +158,6 @@ func LookupKey(name string) (Key, error) {
 	return Key{}, messages.Errorf(nil, "setting.unknown", messages.Args{"Name": termsafe.Excerpt(name), "Names": strings.Join(names, ", ")})
 }
 
-// Range describes the allowed values in words, in English.
-func (k Key) Range() string { return k.RangeSentence().Error() }
-
 // RangeSentence describes the allowed values in words a Printer says in the
 // person's language.
 func (k Key) RangeSentence() *messages.Error {

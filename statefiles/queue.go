@@ -156,18 +156,6 @@ func (q *Queue) FirstOpen() *Task {
 	return nil
 }
 
-// Count returns how many tasks are in each state.
-func (q *Queue) Count() map[State]int {
-	c := make(map[State]int, len(States))
-	for _, st := range States {
-		c[st] = 0
-	}
-	for _, task := range q.Tasks {
-		c[task.State]++
-	}
-	return c
-}
-
 // Park sets a task aside with a reason, remembering the state to return to.
 func (t *Task) Park(reason string, now time.Time) error {
 	switch t.State {

@@ -72,10 +72,10 @@ func EncodeOrder3(o *Order3) ([]byte, error) {
 // order's order. A task of a shard that is not in the order and whose id is not
 // below next_id is an add a killed strom (one without the journal) left half
 // written: it is put at the end, as added.
-func (t *Tree) loadShards3(o *Order3) (*Queue, map[string]Task, error) {
+func (t *Tree) loadShards3(o *Order3) (*Queue, error) {
 	all, err := t.readAllShards()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	shown := t.rel(QueueFile)
 	in := make(map[string]bool, len(o.Order))
@@ -89,7 +89,7 @@ func (t *Tree) loadShards3(o *Order3) (*Queue, map[string]Task, error) {
 			continue
 		}
 		if idNumber(id) < o.NextID {
-			return nil, nil, &SchemaError{File: shown, Pointer: "/order",
+			return nil, &SchemaError{File: shown, Pointer: "/order",
 				Rule: fmt.Sprintf("task %s of %s/%s is not in the order: add %q to the order, or take the task out of the file", id, DirName, ShardFile(id), id)}
 		}
 		order = append(order, id)
@@ -99,11 +99,10 @@ func (t *Tree) loadShards3(o *Order3) (*Queue, map[string]Task, error) {
 	for i, id := range order {
 		task, ok := all[id]
 		if !ok {
-			return nil, nil, &SchemaError{File: shown, Pointer: fmt.Sprintf("/order/%d", i),
-				Rule: fmt.Sprintf("task %s is not in its file %s/%s: restore it (git checkout HEAD -- %s/%s) or take %s out of the order", id, DirName, ShardFile(id), DirName, ShardFile(id), id)}
+			return nil, notInFile(shown, fmt.Sprintf("/order/%d", i), id, "order")
 		}
 		q.Tasks[i] = task
 		q.NextID = max(q.NextID, idNumber(id)+1)
 	}
-	return q, all, nil
+	return q, nil
 }

@@ -218,50 +218,46 @@ func (o *Order) follow(was State, task Task) bool {
 	return changed
 }
 
-// reconcile builds the queue from o and every task (by id, all of them) and
-// returns it with the order that says what the tasks' files say, and the ids
-// where o said otherwise (none when only the count of done tasks differs). A
-// task o lists that no file holds is an error.
-func reconcile(shown string, o *Order, all map[string]Task) (*Queue, *Order, []string, error) {
-	right := &Order{Version: QueueVersion, NextID: o.NextID}
-	q := &Queue{Version: QueueVersion, Tasks: make([]Task, 0, len(all))}
+// reconcile builds the queue from o and every task (by id, all of them): the
+// tasks not done in o's order, those o lacks after them by id, then the done
+// ones by id. It returns the ids where o said otherwise (none when only the count
+// of done tasks differs). A task o lists that no file holds is an error.
+func reconcile(shown string, o *Order, all map[string]Task) (*Queue, []string, error) {
+	q := &Queue{Version: QueueVersion, NextID: o.NextID, Tasks: make([]Task, 0, len(all))}
 	var healed []string
 	in := make(map[string]bool, len(o.Live))
 	for i, e := range o.Live {
 		task, ok := all[e.ID]
 		if !ok {
-			return nil, nil, nil, &SchemaError{File: shown, Pointer: fmt.Sprintf("/tasks/%d", i),
-				Rule: fmt.Sprintf("task %s is not in its file %s/%s: restore it (git checkout HEAD -- %s/%s) or take %s out of the queue", e.ID, DirName, ShardFile(e.ID), DirName, ShardFile(e.ID), e.ID)}
+			return nil, nil, notInFile(shown, fmt.Sprintf("/tasks/%d", i), e.ID, "queue")
 		}
 		in[e.ID] = true
 		if task.State != e.State {
 			healed = append(healed, e.ID)
 		}
 		if task.State != Done {
-			right.Live = append(right.Live, Entry{ID: e.ID, State: task.State})
 			q.Tasks = append(q.Tasks, task)
 		}
 	}
-	ids := slices.SortedFunc(maps.Keys(all), func(a, b string) int { return idNumber(a) - idNumber(b) })
-	for _, id := range ids {
-		task := all[id]
-		if task.State != Done && !in[id] {
+	var done []Task
+	for _, id := range slices.SortedFunc(maps.Keys(all), func(a, b string) int { return idNumber(a) - idNumber(b) }) {
+		switch task := all[id]; {
+		case task.State == Done:
+			done = append(done, task)
+		case !in[id]:
 			healed = append(healed, id)
-			right.Live = append(right.Live, Entry{ID: id, State: task.State})
 			q.Tasks = append(q.Tasks, task)
 		}
 	}
-	for _, id := range ids {
-		if all[id].State == Done {
-			right.Done++
-			q.Tasks = append(q.Tasks, all[id])
-		}
-		if n := idNumber(id); n >= right.NextID {
-			right.NextID = n + 1
-		}
-	}
-	q.NextID = right.NextID
-	return q, right, healed, nil
+	q.Tasks = append(q.Tasks, done...)
+	return q, healed, q.check(shown)
+}
+
+// notInFile is the error for task id, which the queue (or the order: list) lists
+// at ptr, missing from its file.
+func notInFile(shown, ptr, id, list string) error {
+	return &SchemaError{File: shown, Pointer: ptr,
+		Rule: fmt.Sprintf("task %s is not in its file %s/%s: restore it (git checkout HEAD -- %s/%s) or take %s out of the %s", id, DirName, ShardFile(id), DirName, ShardFile(id), id, list)}
 }
 
 // readOrder reads queue.json as it stands: its version, for version 4 its order,
@@ -339,28 +335,14 @@ func (t *Tree) LoadQueue() (*Queue, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch v {
-	case 1:
-		return ParseQueue(t.rel(QueueFile), data)
-	case 2:
-		o2, err := parseOrder3(t.rel(QueueFile), data)
-		if err != nil {
-			return nil, err
-		}
-		return t.loadTasks2(o2)
-	case 3:
-		o3, err := parseOrder3(t.rel(QueueFile), data)
-		if err != nil {
-			return nil, err
-		}
-		q, _, err := t.loadShards3(o3)
-		return q, err
+	if v < QueueVersion {
+		return t.readOlder(v, data)
 	}
 	all, err := t.readAllShards()
 	if err != nil {
 		return nil, err
 	}
-	q, right, healed, err := reconcile(t.rel(QueueFile), o, all)
+	q, healed, err := reconcile(t.rel(QueueFile), o, all)
 	if err != nil {
 		// A change being written, or left half written by a kill, spans these
 		// files: once it is whole (under the lock) they are read again.
@@ -371,7 +353,7 @@ func (t *Tree) LoadQueue() (*Queue, error) {
 		}
 		return nil, err
 	}
-	if len(healed) > 0 || right.Done != o.Done {
+	if right := orderOf(q, o.NextID); len(healed) > 0 || right.Done != o.Done {
 		t.heal(data, right, healed)
 	}
 	return q, nil
@@ -618,8 +600,7 @@ func CheckFiles(shown string, o *Order, tasks []Task, read map[string]bool) erro
 		switch {
 		case !read[ShardFile(e.ID)]:
 		case !ok:
-			return &SchemaError{File: shown, Pointer: fmt.Sprintf("/tasks/%d", i),
-				Rule: fmt.Sprintf("task %s is not in its file %s/%s: restore it (git checkout HEAD -- %s/%s) or take %s out of the queue", e.ID, DirName, ShardFile(e.ID), DirName, ShardFile(e.ID), e.ID)}
+			return notInFile(shown, fmt.Sprintf("/tasks/%d", i), e.ID, "queue")
 		case task.State != e.State:
 			return &SchemaError{File: shown, Pointer: fmt.Sprintf("/tasks/%d", i),
 				Rule: fmt.Sprintf("task %s is %s in its file %s/%s but %s in the queue: make them agree (any strom command that reads the task does)", e.ID, task.State, DirName, ShardFile(e.ID), e.State)}
