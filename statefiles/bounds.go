@@ -57,23 +57,13 @@ const (
 	ReasonText   TextKind = "reason"
 )
 
-// bound is the kind's bound: max characters when chars, else max bytes.
-func (k TextKind) bound() (max int, chars bool) {
-	switch k {
-	case TitleText:
-		return TitleMax, true
-	case ReasonText:
-		return ReasonMax, true
-	case BodyText:
-		return BodyMax, false
-	case AnswerText:
-		return AnswerMax, false
-	case RecordText:
-		return RecordMax, false
-	case QuestionText:
-		return QuestionMax, false
-	}
-	panic("statefiles: unknown text kind " + string(k))
+// textBounds is each kind's bound: max characters when chars, else max bytes.
+var textBounds = map[TextKind]struct {
+	max   int
+	chars bool
+}{
+	TitleText: {TitleMax, true}, ReasonText: {ReasonMax, true}, BodyText: {BodyMax, false},
+	AnswerText: {AnswerMax, false}, RecordText: {RecordMax, false}, QuestionText: {QuestionMax, false},
 }
 
 // CheckInput refuses a text of kind k that strom would not keep as it was given,
@@ -84,7 +74,11 @@ func (k TextKind) bound() (max int, chars bool) {
 // ("--body-file notes.md") — for the sentence; "" for a command's argument, which
 // needs no name.
 func CheckInput(k TextKind, text, from string) error {
-	max, chars := k.bound()
+	b, ok := textBounds[k]
+	if !ok {
+		panic("statefiles: unknown text kind " + string(k))
+	}
+	max, chars := b.max, b.chars
 	n := len(text)
 	if chars && n > max {
 		n = utf8.RuneCountInString(text)

@@ -106,18 +106,12 @@ func stateShown(path string) (shown string, start int, ok bool) {
 	return filepath.ToSlash(path[i:]), i, true
 }
 
-// CheckPath refuses path when it lies under a .strom/ folder and a folder on the
+// checkPath refuses path when it lies under a .strom/ folder and a folder on the
 // way from .strom/ to it, or path itself, is not what strom keeps there: a real
 // folder on the way, and at path a regular file (a real folder when folder is set).
 // What does not exist yet passes: strom makes it. Nothing is followed, read or
-// written.
-func CheckPath(path string, folder bool) error {
-	_, err := checkPath(path, folder)
-	return err
-}
-
-// checkPath is CheckPath, returning the name a person reads ("" for a path outside
-// every .strom/ folder, which is not looked at).
+// written. It returns the name a person reads ("" for a path outside every
+// .strom/ folder, which is not looked at).
 func checkPath(path string, folder bool) (shown string, err error) {
 	shown, start, ok := stateShown(path)
 	if !ok {
@@ -150,7 +144,7 @@ func checkPath(path string, folder bool) (shown string, err error) {
 }
 
 // OpenFile is os.OpenFile for a file strom keeps under .strom/: it refuses a link,
-// a fifo, a device or a socket at the path or on the way to it (CheckPath), and
+// a fifo, a device or a socket at the path or on the way to it (checkPath), and
 // opens without following a link that appeared since. Elsewhere it is os.OpenFile.
 func OpenFile(path string, flag int, perm os.FileMode) (*os.File, error) {
 	f, _, err := openFile(path, flag, perm)
@@ -212,14 +206,14 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 // MkdirAll is os.MkdirAll for a folder under .strom/: a link, or anything but a
 // folder, on the way to it or at it is refused rather than followed.
 func MkdirAll(path string, perm os.FileMode) error {
-	if err := CheckPath(path, true); err != nil {
+	if _, err := checkPath(path, true); err != nil {
 		return err
 	}
 	return os.MkdirAll(path, perm)
 }
 
 // openNoFollow opens a file under .strom/ (shown is its name for a person) that
-// CheckPath let pass: O_NOFOLLOW refuses a link that took its place since, and
+// checkPath let pass: O_NOFOLLOW refuses a link that took its place since, and
 // O_NONBLOCK keeps a fifo from holding the open (openFile then refuses what is not
 // a regular file). The descriptor is blocking again, so that it is not registered
 // with the runtime's poller (which regular files refuse).

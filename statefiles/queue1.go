@@ -15,7 +15,7 @@ import (
 // committed: a history written before the tasks had files of their own), naming
 // them shown in errors.
 func ParseQueue(shown string, data []byte) (*Queue, error) {
-	if v := queueVersion(data); v > QueueVersion {
+	if v := QueueVersionOf(data); v > QueueVersion {
 		return nil, newerQueue(shown, v)
 	} else if v == 2 || v == QueueVersion {
 		return nil, &SchemaError{File: shown, Pointer: "/version", Rule: fmt.Sprintf("version %d holds the order only: its tasks are in .strom/tasks/", v)}
@@ -38,12 +38,8 @@ func ParseQueue(shown string, data []byte) (*Queue, error) {
 func EncodeQueue(q *Queue) ([]byte, error) {
 	v1 := *q
 	v1.Version = 1
-	data, err := marshal(&v1)
-	if err != nil {
-		return nil, fmt.Errorf("encode %s: %w", QueueFile, err)
-	}
-	if _, err := ParseQueue(DirName+"/"+QueueFile, data); err != nil {
-		return nil, err
-	}
-	return data, nil
+	return encodeValid(&v1, QueueFile, func(data []byte) error {
+		_, err := ParseQueue(DirName+"/"+QueueFile, data)
+		return err
+	})
 }

@@ -73,15 +73,11 @@ func ParseTaskObject(shown string, data []byte) (*Task, error) {
 // EncodeTask returns the bytes of a version 2 task's file, checked: what a merge of
 // two version 2 histories leaves behind.
 func EncodeTask(task *Task) ([]byte, error) {
-	data, err := marshal(task)
-	if err != nil {
-		return nil, fmt.Errorf("encode task %s: %w", task.ID, err)
-	}
 	rel := TaskFile(task.ID)
-	if _, err := ParseTask(DirName+"/"+rel, rel, data); err != nil {
-		return nil, err
-	}
-	return data, nil
+	return encodeValid(task, "task "+task.ID, func(data []byte) error {
+		_, err := ParseTask(DirName+"/"+rel, rel, data)
+		return err
+	})
 }
 
 // taskFiles2 lists the ids of the version 2 task files in .strom/tasks/.

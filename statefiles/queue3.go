@@ -21,9 +21,10 @@ type Order3 struct {
 	Order   []string `json:"order"`
 }
 
-// parseOrder3 validates the bytes of a queue.json of version 3 or 2, naming them
-// shown in errors: no id twice; next_id is raised past every id.
-func parseOrder3(shown string, data []byte) (*Order3, error) {
+// ParseOrder3 validates the bytes of a queue.json of version 3 or 2 (on disk, or
+// of two histories a merge meets), naming them shown in errors: no id twice;
+// next_id is raised past every id.
+func ParseOrder3(shown string, data []byte) (*Order3, error) {
 	if err := check(shown, schemas.Queue3, data); err != nil {
 		return nil, err
 	}
@@ -48,24 +49,16 @@ func parseOrder3(shown string, data []byte) (*Order3, error) {
 	return o, nil
 }
 
-// ParseOrder3 is parseOrder3 for the merge of two histories that both have a
-// queue.json of version 3 or 2.
-func ParseOrder3(shown string, data []byte) (*Order3, error) { return parseOrder3(shown, data) }
-
 // EncodeOrder3 returns the bytes of a queue.json of version 3 for o, checked.
 func EncodeOrder3(o *Order3) ([]byte, error) {
 	o.Version = 3
 	if o.Order == nil {
 		o.Order = []string{}
 	}
-	data, err := marshal(o)
-	if err != nil {
-		return nil, fmt.Errorf("encode %s: %w", QueueFile, err)
-	}
-	if _, err := parseOrder3(DirName+"/"+QueueFile, data); err != nil {
-		return nil, err
-	}
-	return data, nil
+	return encodeValid(o, QueueFile, func(data []byte) error {
+		_, err := ParseOrder3(DirName+"/"+QueueFile, data)
+		return err
+	})
 }
 
 // loadShards3 reads every shard of a version 3 queue and puts its tasks in the

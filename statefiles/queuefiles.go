@@ -67,9 +67,10 @@ func validID(id string) bool {
 	return n > 0 && id == "T-"+strconv.Itoa(n)
 }
 
-// queueVersion reads the version of queue.json bytes. strom writes it first, so
-// the first bytes tell it; other layouts are decoded.
-func queueVersion(data []byte) int {
+// QueueVersionOf returns the version queue.json bytes say they are (0 when they
+// say none). strom writes it first, so the first bytes tell it; other layouts
+// are decoded.
+func QueueVersionOf(data []byte) int {
 	const prefix = "{\n  \"version\": "
 	if rest, ok := bytes.CutPrefix(data, []byte(prefix)); ok {
 		if i := bytes.IndexByte(rest[:min(len(rest), 12)], ','); i > 0 {
@@ -91,10 +92,6 @@ func queueVersion(data []byte) int {
 	return n
 }
 
-// QueueVersionOf returns the version queue.json bytes say they are (0 when they
-// say none).
-func QueueVersionOf(data []byte) int { return queueVersion(data) }
-
 // newerQueue is the error for a queue.json of a version this strom does not know.
 func newerQueue(shown string, version int) error {
 	return fmt.Errorf("%s is %w (version %d; this strom knows up to %d): update strom", shown, ErrNewerStrom, version, QueueVersion)
@@ -104,7 +101,7 @@ func newerQueue(shown string, version int) error {
 // committed), naming them shown in errors. It checks what the schema cannot say:
 // no task twice; next_id is raised past every id.
 func ParseOrder(shown string, data []byte) (*Order, error) {
-	switch v := queueVersion(data); {
+	switch v := QueueVersionOf(data); {
 	case v > QueueVersion:
 		return nil, newerQueue(shown, v)
 	case v > 0 && v < QueueVersion:
@@ -274,7 +271,7 @@ func (t *Tree) readOrder() (version int, o *Order, data []byte, err error) {
 	if data == nil {
 		return 0, &Order{Version: QueueVersion, NextID: 1}, nil, nil
 	}
-	switch v := queueVersion(data); {
+	switch v := QueueVersionOf(data); {
 	case v > QueueVersion:
 		return v, nil, data, newerQueue(shown, v)
 	case v >= 1 && v < QueueVersion:
@@ -532,7 +529,7 @@ func (t *Tree) headVersion() (int, error) {
 	defer f.Close()
 	var b [64]byte
 	n, _ := f.Read(b[:])
-	if v := queueVersion(b[:n]); v != 0 {
+	if v := QueueVersionOf(b[:n]); v != 0 {
 		if v > QueueVersion {
 			return v, newerQueue(t.rel(QueueFile), v)
 		}
@@ -562,12 +559,12 @@ func Validate(rel string, data []byte) error {
 	}
 	switch {
 	case rel == QueueFile:
-		switch queueVersion(data) {
+		switch QueueVersionOf(data) {
 		case 1:
 			_, err := ParseQueue(shown, data)
 			return err
 		case 2, 3:
-			_, err := parseOrder3(shown, data)
+			_, err := ParseOrder3(shown, data)
 			return err
 		}
 		_, err := ParseOrder(shown, data)

@@ -31,7 +31,7 @@ func (t *Tree) readOlder(from int, data []byte) (*Queue, error) {
 	if from == 1 {
 		return ParseQueue(shown, data)
 	}
-	o, err := parseOrder3(shown, data)
+	o, err := ParseOrder3(shown, data)
 	if err != nil {
 		return nil, err
 	}

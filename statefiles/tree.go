@@ -149,7 +149,7 @@ func readOptional(path string) ([]byte, error) {
 // name is kept: reading it refuses it (OpenFile), where leaving it out would hide
 // it.
 func (t *Tree) filesIn(rel string, number func(name string) (int, bool)) ([]string, error) {
-	if err := CheckPath(t.Path(rel), true); err != nil {
+	if _, err := checkPath(t.Path(rel), true); err != nil {
 		return nil, err
 	}
 	ents, err := os.ReadDir(t.Path(rel))
