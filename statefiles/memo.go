@@ -141,24 +141,24 @@ func readMemo(path string) [][sha256.Size]byte {
 // the sum that remember takes once it is.
 func (m *memo) known(schemaName string, data []byte) (sum, bool) {
 	s := sumOf(schemaName, data)
-	if !s.ok {
-		return s, false
-	}
-	return s, m.has(s.k)
+	return s, m.has(s)
 }
 
-// has reports whether the memo holds k.
-func (m *memo) has(k [sha256.Size]byte) bool {
+// has reports whether the memo holds s (never the zero sum).
+func (m *memo) has(s sum) bool {
+	if !s.ok {
+		return false
+	}
 	m.load()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if !m.holds(k) && m.path != "" {
+	if !m.holds(s.k) && m.path != "" {
 		// Another strom process (the agent's command, beside a run) may have
 		// validated these bytes since this one read the memo: reading it again
 		// costs far less than validating.
 		m.sums = readMemo(m.path)
 	}
-	return m.holds(k)
+	return m.holds(s.k)
 }
 
 // remember records a content as valid under its schema and writes the memo, merged with

@@ -90,11 +90,6 @@ func shardSetSum(names []string, data [][]byte) sum {
 	return schemasSum("shards\x00", []string{schemas.Shard, schemas.Task}, parts...)
 }
 
-// knownSum reports whether the memo holds s.
-func (m *memo) knownSum(s sum) bool {
-	return s.ok && m.has(s.k)
-}
-
 // readSet reads the files rels (under .strom/) and gives each to parse with its
 // bytes; valid says the memo knows the set, read whole before (the same bytes
 // under the same schemas, memo.go), so parse need only decode. A set parse
@@ -108,7 +103,7 @@ func (t *Tree) readSet(rels []string, parse func(rel string, data []byte, valid 
 		}
 	}
 	set := shardSetSum(rels, raw)
-	valid := validated.knownSum(set)
+	valid := validated.has(set)
 	for i, rel := range rels {
 		if err := parse(rel, raw[i], valid); err != nil {
 			return err
@@ -123,7 +118,7 @@ func (t *Tree) readSet(rels []string, parse func(rel string, data []byte, valid 
 // order.
 func ParseShard(shown, rel string, data []byte) ([]Task, error) {
 	s := shardSum(data)
-	valid := validated.knownSum(s)
+	valid := validated.has(s)
 	tasks, err := parseShard(shown, rel, data, valid)
 	if err == nil && !valid {
 		validated.remember(s)

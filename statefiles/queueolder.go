@@ -4,17 +4,58 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/strom-research/strom/schemas"
 )
 
+// The older layouts of the queue: version 1 (every task in queue.json), 2 (a file
+// per task) and 3 (the order of every task in queue.json, the tasks in files of a
+// hundred). strom reads them as they are (the read-only commands of a research
+// not yet migrated, a history's older commits, a merge of two older histories)
+// and migrates them to version 4 at the first write (queuemigrate.go).
+
+// Version 1 of queue.json held every task in the one file.
+
+// ParseQueue validates the bytes of a version 1 queue.json (on disk, staged or
+// committed: a history written before the tasks had files of their own), naming
+// them shown in errors.
+func ParseQueue(shown string, data []byte) (*Queue, error) {
+	if v := QueueVersionOf(data); v > QueueVersion {
+		return nil, newerQueue(shown, v)
+	} else if v == 2 || v == QueueVersion {
+		return nil, &SchemaError{File: shown, Pointer: "/version", Rule: fmt.Sprintf("version %d holds the order only: its tasks are in .strom/tasks/", v)}
+	}
+	q := &Queue{Version: 1, NextID: 1, Tasks: []Task{}}
+	if err := check(shown, schemas.Queue1, data); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(data, q); err != nil {
+		return nil, &SchemaError{File: shown, Rule: err.Error()}
+	}
+	if err := q.check(shown); err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+// EncodeQueue returns the bytes of q as a version 1 queue.json, checked: what a
+// merge of two version 1 histories leaves behind.
+func EncodeQueue(q *Queue) ([]byte, error) {
+	v1 := *q
+	v1.Version = 1
+	return encodeValid(&v1, QueueFile, func(data []byte) error {
+		_, err := ParseQueue(DirName+"/"+QueueFile, data)
+		return err
+	})
+}
+
 // Version 2 of the queue gave each task a file of its own, .strom/tasks/T-N.json,
-// beside queue.json's order. strom reads it as it is (the read-only commands of a
-// research not yet migrated, a history's older commits, a merge of two older
-// histories) and migrates it to version 3 at the first write (queuemigrate.go).
+// beside queue.json's order.
 
 // TaskFile names a task's file of version 2 relative to .strom/, e.g.
 // "tasks/T-12.json".
@@ -162,4 +203,94 @@ func CheckTaskFiles2(shown string, o *Order3, files []string) error {
 		}
 	}
 	return nil
+}
+
+// A queue.json of version 3 (and 2, of the same shape) held the order of every
+// task, done or not; version 3 kept the tasks in the same files of a hundred as
+// version 4, version 2 in a file each.
+
+// Order3 is queue.json of version 3 or 2: every task's id in queue order.
+type Order3 struct {
+	Version int      `json:"version"`
+	NextID  int      `json:"next_id"`
+	Order   []string `json:"order"`
+}
+
+// ParseOrder3 validates the bytes of a queue.json of version 3 or 2 (on disk, or
+// of two histories a merge meets), naming them shown in errors: no id twice;
+// next_id is raised past every id.
+func ParseOrder3(shown string, data []byte) (*Order3, error) {
+	if err := check(shown, schemas.Queue3, data); err != nil {
+		return nil, err
+	}
+	o := &Order3{}
+	if err := json.Unmarshal(data, o); err != nil {
+		return nil, &SchemaError{File: shown, Rule: err.Error()}
+	}
+	seen := make(map[string]int, len(o.Order))
+	for i, id := range o.Order {
+		if j, dup := seen[id]; dup {
+			return nil, &SchemaError{File: shown, Pointer: fmt.Sprintf("/order/%d", i),
+				Rule: fmt.Sprintf("task id %s is in the order twice (also at /order/%d)", id, j)}
+		}
+		if !validID(id) {
+			return nil, &SchemaError{File: shown, Pointer: fmt.Sprintf("/order/%d", i), Rule: fmt.Sprintf("%q is not a task id like T-12", id)}
+		}
+		seen[id] = i
+		if n := idNumber(id); n >= o.NextID {
+			o.NextID = n + 1
+		}
+	}
+	return o, nil
+}
+
+// EncodeOrder3 returns the bytes of a queue.json of version 3 for o, checked.
+func EncodeOrder3(o *Order3) ([]byte, error) {
+	o.Version = 3
+	if o.Order == nil {
+		o.Order = []string{}
+	}
+	return encodeValid(o, QueueFile, func(data []byte) error {
+		_, err := ParseOrder3(DirName+"/"+QueueFile, data)
+		return err
+	})
+}
+
+// loadShards3 reads every shard of a version 3 queue and puts its tasks in the
+// order's order. A task of a shard that is not in the order and whose id is not
+// below next_id is an add a killed strom (one without the journal) left half
+// written: it is put at the end, as added.
+func (t *Tree) loadShards3(o *Order3) (*Queue, error) {
+	all, err := t.readAllShards()
+	if err != nil {
+		return nil, err
+	}
+	shown := t.rel(QueueFile)
+	in := make(map[string]bool, len(o.Order))
+	for _, id := range o.Order {
+		in[id] = true
+	}
+	ids := slices.SortedFunc(maps.Keys(all), func(a, b string) int { return idNumber(a) - idNumber(b) })
+	order := slices.Clone(o.Order)
+	for _, id := range ids {
+		if in[id] {
+			continue
+		}
+		if idNumber(id) < o.NextID {
+			return nil, &SchemaError{File: shown, Pointer: "/order",
+				Rule: fmt.Sprintf("task %s of %s/%s is not in the order: add %q to the order, or take the task out of the file", id, DirName, ShardFile(id), id)}
+		}
+		order = append(order, id)
+		in[id] = true
+	}
+	q := &Queue{Version: 3, NextID: o.NextID, Tasks: make([]Task, len(order))}
+	for i, id := range order {
+		task, ok := all[id]
+		if !ok {
+			return nil, notInFile(shown, fmt.Sprintf("/order/%d", i), id, "order")
+		}
+		q.Tasks[i] = task
+		q.NextID = max(q.NextID, idNumber(id)+1)
+	}
+	return q, nil
 }
