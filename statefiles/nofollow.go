@@ -18,11 +18,11 @@ import (
 // path under a .strom/ folder through the functions of this file: each folder from
 // .strom/ down is looked at without following it (lstat) and must be a real
 // folder, the file a regular one; then the file is opened with O_NOFOLLOW and
-// O_NONBLOCK and what was opened is looked at again
-// (fstat), so a swap between the look and the open changes nothing. A path that is
-// not what strom expects is refused, before anything is read or written, with a
-// *NotPlainError that names it. A path outside every .strom/ folder (the user
-// config) is opened as the os package opens it.
+// O_NONBLOCK and what was opened is looked at again (fstat), so a swap between
+// the look and the open changes nothing. A path that is not what strom expects is
+// refused, before anything is read or written, with a *NotPlainError that names
+// it. A path outside every .strom/ folder (the user config) is opened as the os
+// package opens it.
 
 // ErrNotPlain means a path under .strom/ where strom keeps a file or a folder of its
 // own is something else: a symbolic link, a fifo, a device, a socket, or a folder
