@@ -46,18 +46,14 @@ func LoadAllowed(f SettingsFile) (*Allowed, error) {
 
 // UpdateAllowed loads, changes and saves allowed.json under the user config's lock.
 func UpdateAllowed(ctx context.Context, f SettingsFile, fn func(*Allowed) error) error {
-	lock := filepath.Join(RunDir, "lock")
-	unlock, err := LockFile(ctx, filepath.Join(filepath.Dir(f.Path), lock), filepath.ToSlash(filepath.Join(filepath.Dir(f.Shown), lock)))
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	a, err := LoadAllowed(f)
-	if err != nil {
-		return err
-	}
-	if err := fn(a); err != nil {
-		return err
-	}
-	return saveFile(f.Path, f.Shown, schemas.Allowed, a)
+	return f.locked(ctx, func() error {
+		a, err := LoadAllowed(f)
+		if err != nil {
+			return err
+		}
+		if err := fn(a); err != nil {
+			return err
+		}
+		return saveFile(f.Path, f.Shown, schemas.Allowed, a)
+	})
 }

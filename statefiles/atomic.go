@@ -10,7 +10,7 @@ import (
 // content, never a mix: a temporary file in the same folder (named .tmp-*, ignored by
 // .strom/.gitignore so a concurrent `git add -A` does not catch it), fsync, rename,
 // fsync of the folder. Under .strom/ a link, a fifo or a device at path or on the
-// way to it is refused before anything is written (CheckPath).
+// way to it is refused before anything is written (checkPath).
 func WriteAtomic(path string, data []byte, perm os.FileMode) error {
 	return replace(path, data, perm, true)
 }
@@ -27,7 +27,7 @@ func WriteTransient(path string, data []byte) error {
 }
 
 func replace(path string, data []byte, perm os.FileMode, durable bool) error {
-	if err := CheckPath(path, false); err != nil {
+	if _, err := checkPath(path, false); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	dir := filepath.Dir(path)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
@@ -56,23 +57,13 @@ const (
 	ReasonText   TextKind = "reason"
 )
 
-// bound is the kind's bound: max characters when chars, else max bytes.
-func (k TextKind) bound() (max int, chars bool) {
-	switch k {
-	case TitleText:
-		return TitleMax, true
-	case ReasonText:
-		return ReasonMax, true
-	case BodyText:
-		return BodyMax, false
-	case AnswerText:
-		return AnswerMax, false
-	case RecordText:
-		return RecordMax, false
-	case QuestionText:
-		return QuestionMax, false
-	}
-	panic("statefiles: unknown text kind " + string(k))
+// textBounds is each kind's bound: max characters when chars, else max bytes.
+var textBounds = map[TextKind]struct {
+	max   int
+	chars bool
+}{
+	TitleText: {TitleMax, true}, ReasonText: {ReasonMax, true}, BodyText: {BodyMax, false},
+	AnswerText: {AnswerMax, false}, RecordText: {RecordMax, false}, QuestionText: {QuestionMax, false},
 }
 
 // CheckInput refuses a text of kind k that strom would not keep as it was given,
@@ -83,7 +74,11 @@ func (k TextKind) bound() (max int, chars bool) {
 // ("--body-file notes.md") — for the sentence; "" for a command's argument, which
 // needs no name.
 func CheckInput(k TextKind, text, from string) error {
-	max, chars := k.bound()
+	b, ok := textBounds[k]
+	if !ok {
+		panic("statefiles: unknown text kind " + string(k))
+	}
+	max, chars := b.max, b.chars
 	n := len(text)
 	if chars && n > max {
 		n = utf8.RuneCountInString(text)
@@ -130,26 +125,31 @@ func boundText(max int, chars bool) string {
 // a fifo or a device under .strom/ refused), but refuses one over FileMax
 // (errors.Is ErrTooBig) before reading it: by its size, or, for a file that does
 // not say its size, after FileMax+1 bytes.
-func readFile(path string) ([]byte, error) {
-	f, err := OpenRead(path)
+func readFile(path string) ([]byte, error) { return readWhole(path, true) }
+
+// readWhole is ReadFile, and readFile when bounded.
+func readWhole(path string, bounded bool) ([]byte, error) {
+	f, size, err := openFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if err := checkFileSize(shownPath(path), fi.Size()); err != nil {
-		return nil, err
+	var r io.Reader = f
+	if bounded {
+		if err := checkFileSize(shownPath(path), size); err != nil {
+			return nil, err
+		}
+		r = io.LimitReader(f, FileMax+1)
 	}
 	var buf bytes.Buffer
-	buf.Grow(int(fi.Size()) + bytes.MinRead)
-	if _, err := buf.ReadFrom(io.LimitReader(f, FileMax+1)); err != nil {
+	buf.Grow(int(size) + bytes.MinRead) // as os.ReadFile: room to see the end
+	if _, err := buf.ReadFrom(r); err != nil {
 		return nil, err
 	}
-	if err := checkFileSize(shownPath(path), int64(buf.Len())); err != nil {
-		return nil, err
+	if bounded {
+		if err := checkFileSize(shownPath(path), int64(buf.Len())); err != nil {
+			return nil, err
+		}
 	}
 	return buf.Bytes(), nil
 }

@@ -82,22 +82,28 @@ func (f SettingsFile) Save(c *Config) error {
 // Update loads, changes and saves the settings under lock. The user file is locked
 // by its own lock file beside it; the tree's by the tree lock.
 func (f SettingsFile) Update(ctx context.Context, fn func(*Config) error) error {
-	// The lock lives in run/ beside the file: .strom/run/lock for the tree's
-	// settings, the same lock every state change takes.
+	return f.locked(ctx, func() error {
+		c, err := f.Load()
+		if err != nil {
+			return err
+		}
+		if err := fn(c); err != nil {
+			return err
+		}
+		return f.Save(c)
+	})
+}
+
+// locked runs fn under the lock of the folder of f: run/lock beside the file,
+// for the tree's settings .strom/run/lock, the same lock every state change takes.
+func (f SettingsFile) locked(ctx context.Context, fn func() error) error {
 	lock := filepath.Join(RunDir, "lock")
 	unlock, err := LockFile(ctx, filepath.Join(filepath.Dir(f.Path), lock), filepath.ToSlash(filepath.Join(filepath.Dir(f.Shown), lock)))
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	c, err := f.Load()
-	if err != nil {
-		return err
-	}
-	if err := fn(c); err != nil {
-		return err
-	}
-	return f.Save(c)
+	return fn()
 }
 
 // Kind is the type of a setting's value.
@@ -158,9 +164,6 @@ func LookupKey(name string) (Key, error) {
 	sort.Strings(names)
 	return Key{}, messages.Errorf(nil, "setting.unknown", messages.Args{"Name": termsafe.Excerpt(name), "Names": strings.Join(names, ", ")})
 }
-
-// Range describes the allowed values in words, in English.
-func (k Key) Range() string { return k.RangeSentence().Error() }
 
 // RangeSentence describes the allowed values in words a Printer says in the
 // person's language.

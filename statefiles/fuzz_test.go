@@ -137,7 +137,7 @@ func FuzzQueue(f *testing.F) {
 			return q, err
 		},
 		func(tr *Tree, v any) error { return tr.SaveQueue(v.(*Queue)) },
-		func(data []byte) bool { return queueVersion(data) >= 2 },
+		func(data []byte) bool { return QueueVersionOf(data) >= 2 },
 	}, fuzzQueue, `{"version": 1, "next_id": 1, "tasks": []}`, `{"version": 1, "next_id": 1, "tasks": [{"id": "T-1"}, {"id": "T-1"}]}`, `{"version": 1`)
 }
 
@@ -197,7 +197,7 @@ func FuzzShard(f *testing.F) {
 			}
 			return s.tasks, nil
 		},
-		func(tr *Tree, v any) error { _, _, err := tr.writeShard(rel, v.([]Task), nil); return err },
+		func(tr *Tree, v any) error { _, _, err := tr.writeShard(rel, v.([]Task), nil, true); return err },
 		nil,
 	}, `{"tasks": [`+fuzzTask+`, `+five+`]}`,
 		`{"tasks": [`+five+`, `+fuzzTask+`]}`,
@@ -225,7 +225,7 @@ func FuzzOrder(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if v := queueVersion(data); v >= 1 && v < QueueVersion {
+		if v := QueueVersionOf(data); v >= 1 && v < QueueVersion {
 			t.Skip("an older layout: FuzzQueue's and the migration's")
 		}
 		const shown = ".strom/" + QueueFile

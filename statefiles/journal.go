@@ -57,30 +57,27 @@ func (t *Tree) journaled(fn func() error) error {
 // put replaces the state file rel (under .strom/) with data, or, inside
 // journaled, adds it to the change.
 func (t *Tree) put(rel string, data []byte) error {
-	if t.pending != nil {
-		*t.pending = addChange(*t.pending, fileChange{Path: filepath.ToSlash(rel), Data: data})
-		return nil
-	}
-	return t.apply(fileChange{Path: filepath.ToSlash(rel), Data: data})
+	return t.change(fileChange{Path: filepath.ToSlash(rel), Data: data})
 }
 
 // drop removes the state file rel, or, inside journaled, adds its removal to the
 // change. A file that is not there is no error.
 func (t *Tree) drop(rel string) error {
-	if t.pending != nil {
-		*t.pending = addChange(*t.pending, fileChange{Path: filepath.ToSlash(rel), Remove: true})
-		return nil
-	}
-	return t.apply(fileChange{Path: filepath.ToSlash(rel), Remove: true})
+	return t.change(fileChange{Path: filepath.ToSlash(rel), Remove: true})
 }
 
-// addChange puts c into changes, in the place of an earlier change of its file.
-func addChange(changes []fileChange, c fileChange) []fileChange {
-	if i := slices.IndexFunc(changes, func(o fileChange) bool { return o.Path == c.Path }); i >= 0 {
-		changes[i] = c
-		return changes
+// change writes c, or, inside journaled, puts it into the change, in the place of
+// an earlier change of its file.
+func (t *Tree) change(c fileChange) error {
+	if t.pending == nil {
+		return t.apply(c)
 	}
-	return append(changes, c)
+	if i := slices.IndexFunc(*t.pending, func(o fileChange) bool { return o.Path == c.Path }); i >= 0 {
+		(*t.pending)[i] = c
+	} else {
+		*t.pending = append(*t.pending, c)
+	}
+	return nil
 }
 
 // apply writes one file of a change.

@@ -30,41 +30,30 @@ func loadFile(path, shown, schemaName string, v any) (found bool, err error) {
 // saveFile validates v and writes it atomically. An existing file that is invalid is
 // never replaced: the person may have a hand edit in it worth keeping.
 func saveFile(path, shown, schemaName string, v any) error {
-	_, err := saveFileData(path, shown, schemaName, v)
-	return err
-}
-
-// saveFileData is saveFile, returning the bytes the file holds after it.
-func saveFileData(path, shown, schemaName string, v any) (data []byte, err error) {
-	defer func() {
-		if err != nil {
-			data = nil
-		}
-	}()
-	data, err = marshal(v)
+	data, err := marshal(v)
 	if err != nil {
-		return nil, fmt.Errorf("encode %s: %w", shown, err)
+		return fmt.Errorf("encode %s: %w", shown, err)
 	}
 	if err := check(shown, schemaName, data); err != nil {
-		return nil, fmt.Errorf("refuse to write invalid data: %w", err)
+		return fmt.Errorf("refuse to write invalid data: %w", err)
 	}
 	if err := checkWriteSize(shown, data); err != nil {
-		return nil, err
+		return err
 	}
 	if old, err := readOptional(path); errors.Is(err, ErrTooBig) {
-		return nil, err // unread, so kept like an invalid file
+		return err // unread, so kept like an invalid file
 	} else if err == nil && old != nil {
 		if bytes.Equal(old, data) {
-			return data, nil
+			return nil
 		}
 		if err := check(shown, schemaName, old); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if err := MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("write %s: %w", shown, err)
+		return fmt.Errorf("write %s: %w", shown, err)
 	}
-	return data, WriteAtomic(path, data, 0o644)
+	return WriteAtomic(path, data, 0o644)
 }
 
 // marshal writes indented JSON with a final newline, so that diffs of state files in
@@ -80,14 +69,20 @@ func marshal(v any) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// EncodePark returns the bytes strom writes for p, checked against the schema.
-func EncodePark(p *Park) ([]byte, error) {
-	data, err := marshal(p)
+// encodeValid returns the bytes strom writes for v (marshal), named what in
+// errors, once valid says they are.
+func encodeValid(v any, what string, valid func([]byte) error) ([]byte, error) {
+	data, err := marshal(v)
 	if err != nil {
-		return nil, fmt.Errorf("encode %s: %w", ParkFile, err)
+		return nil, fmt.Errorf("encode %s: %w", what, err)
 	}
-	if err := Validate(ParkFile, data); err != nil {
+	if err := valid(data); err != nil {
 		return nil, err
 	}
 	return data, nil
+}
+
+// EncodePark returns the bytes strom writes for p, checked against the schema.
+func EncodePark(p *Park) ([]byte, error) {
+	return encodeValid(p, ParkFile, func(data []byte) error { return Validate(ParkFile, data) })
 }

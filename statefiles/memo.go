@@ -9,11 +9,9 @@ import (
 	"slices"
 	"sync"
 	"unicode/utf8"
-
-	"github.com/strom-research/strom/schemas"
 )
 
-//go:generate go run ./internal/gensums
+//go:generate go run ../internal/gensums
 
 // The memo of validated contents: validation is a pure function of a schema and the
 // bytes of a file, so strom remembers the SHA-256 of (schema, bytes) pairs it has
@@ -73,23 +71,6 @@ func schemaSum(schemaName string) ([sha256.Size]byte, bool) {
 	return [sha256.Size]byte{}, false
 }
 
-// computeSchemaSum is what schemaSum returns, from the schema's bytes.
-func computeSchemaSum(schemaName string) ([sha256.Size]byte, bool) {
-	src, err := schemas.FS.ReadFile(schemaName)
-	if err != nil {
-		return [sha256.Size]byte{}, false
-	}
-	h := sha256.New()
-	h.Write([]byte(validator))
-	h.Write([]byte{0})
-	h.Write([]byte(schemaName))
-	h.Write([]byte{0})
-	h.Write(src)
-	var s [sha256.Size]byte
-	h.Sum(s[:0])
-	return s, true
-}
-
 // sumOf is the sum of one content under one schema.
 func sumOf(schemaName string, data []byte) sum {
 	return schemasSum("", []string{schemaName}, data)
@@ -134,67 +115,27 @@ func (m *memo) holds(k [sha256.Size]byte) bool {
 // all is the sums the memo holds, oldest first. Hold mu, or be in load.
 func (m *memo) all() [][sha256.Size]byte { return m.sums }
 
-// readMemoBody reads the memo file's lines after its header; nil when the file is
-// missing or foreign.
-func readMemoBody(path string) []byte {
+// readMemo reads the sums in the memo file, oldest first: after its header, each
+// line of 64 lowercase hex digits (as every strom writes them), a CR before its
+// newline left out. Any other line is no sum; a missing or foreign file has none.
+func readMemo(path string) [][sha256.Size]byte {
 	data, err := os.ReadFile(path)
-	if err != nil || !bytes.HasPrefix(data, []byte(memoHeader+"\n")) {
+	rest, ok := bytes.CutPrefix(data, []byte(memoHeader+"\n"))
+	if err != nil || !ok {
 		return nil
 	}
-	return data[len(memoHeader)+1:]
-}
-
-// readMemo reads the sums in the memo file, oldest first. A missing or foreign
-// file has none.
-func readMemo(path string) [][sha256.Size]byte {
-	return decodeMemo(readMemoBody(path))
-}
-
-// decodeMemo reads the sums in the lines of a memo file, oldest first: each line
-// of 64 lowercase hex digits (as every strom writes them), a CR before its
-// newline left out. Any other line is no sum.
-func decodeMemo(rest []byte) [][sha256.Size]byte {
 	sums := make([][sha256.Size]byte, 0, len(rest)/(2*sha256.Size+1))
-	for len(rest) > 0 {
-		line := rest
-		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-			line, rest = rest[:i], rest[i+1:]
-		} else {
-			rest = nil
+	for line := range bytes.Lines(rest) {
+		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
+		var k [sha256.Size]byte
+		if len(line) != 2*sha256.Size || bytes.ContainsAny(line, "ABCDEF") {
+			continue
 		}
-		line = bytes.TrimSuffix(line, []byte("\r"))
-		if k, ok := decodeSum(line); ok {
+		if _, err := hex.Decode(k[:], line); err == nil {
 			sums = append(sums, k)
 		}
 	}
 	return sums
-}
-
-// decodeSum reads 64 lowercase hex digits.
-func decodeSum(line []byte) (k [sha256.Size]byte, ok bool) {
-	if len(line) != 2*sha256.Size {
-		return k, false
-	}
-	for i := range k {
-		hi, ok1 := hexDigit(line[2*i])
-		lo, ok2 := hexDigit(line[2*i+1])
-		if !ok1 || !ok2 {
-			return k, false
-		}
-		k[i] = hi<<4 | lo
-	}
-	return k, true
-}
-
-// hexDigit is the value of a lowercase hex digit.
-func hexDigit(c byte) (byte, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0', true
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
-	}
-	return 0, false
 }
 
 // known reports whether data was found valid under the schema before, and returns
@@ -207,24 +148,24 @@ func (m *memo) known(schemaName string, data []byte) (sum, bool) {
 		return sum{}, false
 	}
 	s := sumOf(schemaName, data)
-	if !s.ok {
-		return s, false
-	}
-	return s, m.has(s.k)
+	return s, m.has(s)
 }
 
-// has reports whether the memo holds k.
-func (m *memo) has(k [sha256.Size]byte) bool {
+// has reports whether the memo holds s (never the zero sum).
+func (m *memo) has(s sum) bool {
+	if !s.ok {
+		return false
+	}
 	m.load()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if !m.holds(k) && m.path != "" {
+	if !m.holds(s.k) && m.path != "" {
 		// Another strom process (the agent's command, beside a run) may have
 		// validated these bytes since this one read the memo: reading it again
 		// costs far less than validating.
 		m.sums = readMemo(m.path)
 	}
-	return m.holds(k)
+	return m.holds(s.k)
 }
 
 // remember records a content as valid under its schema and writes the memo, merged with
@@ -253,15 +194,11 @@ func (m *memo) remember(s sum) {
 	if len(sums) > memoMax {
 		sums = sums[len(sums)-memoMax:]
 	}
-	var buf bytes.Buffer
-	buf.Grow(len(memoHeader) + 1 + len(sums)*(2*sha256.Size+1))
-	buf.WriteString(memoHeader + "\n")
+	buf := make([]byte, 0, len(memoHeader)+1+len(sums)*(2*sha256.Size+1))
+	buf = append(buf, memoHeader+"\n"...)
 	for _, s := range sums {
-		var line [2*sha256.Size + 1]byte
-		hex.Encode(line[:], s[:])
-		line[2*sha256.Size] = '\n'
-		buf.Write(line[:])
+		buf = append(hex.AppendEncode(buf, s[:]), '\n')
 	}
 	m.sums = sums
-	_ = WriteTransient(m.path, buf.Bytes())
+	_ = WriteTransient(m.path, buf)
 }

@@ -2,11 +2,11 @@ package statefiles
 
 import (
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/strom-research/strom/messages"
 )
@@ -18,11 +18,11 @@ import (
 // path under a .strom/ folder through the functions of this file: each folder from
 // .strom/ down is looked at without following it (lstat) and must be a real
 // folder, the file a regular one; then the file is opened with O_NOFOLLOW and
-// O_NONBLOCK (where the system has them) and what was opened is looked at again
-// (fstat), so a swap between the look and the open changes nothing. A path that is
-// not what strom expects is refused, before anything is read or written, with a
-// *NotPlainError that names it. A path outside every .strom/ folder (the user
-// config) is opened as the os package opens it.
+// O_NONBLOCK and what was opened is looked at again (fstat), so a swap between
+// the look and the open changes nothing. A path that is not what strom expects is
+// refused, before anything is read or written, with a *NotPlainError that names
+// it. A path outside every .strom/ folder (the user config) is opened as the os
+// package opens it.
 
 // ErrNotPlain means a path under .strom/ where strom keeps a file or a folder of its
 // own is something else: a symbolic link, a fifo, a device, a socket, or a folder
@@ -106,18 +106,12 @@ func stateShown(path string) (shown string, start int, ok bool) {
 	return filepath.ToSlash(path[i:]), i, true
 }
 
-// CheckPath refuses path when it lies under a .strom/ folder and a folder on the
+// checkPath refuses path when it lies under a .strom/ folder and a folder on the
 // way from .strom/ to it, or path itself, is not what strom keeps there: a real
 // folder on the way, and at path a regular file (a real folder when folder is set).
 // What does not exist yet passes: strom makes it. Nothing is followed, read or
-// written.
-func CheckPath(path string, folder bool) error {
-	_, err := checkPath(path, folder)
-	return err
-}
-
-// checkPath is CheckPath, returning the name a person reads ("" for a path outside
-// every .strom/ folder, which is not looked at).
+// written. It returns the name a person reads ("" for a path outside every
+// .strom/ folder, which is not looked at).
 func checkPath(path string, folder bool) (shown string, err error) {
 	shown, start, ok := stateShown(path)
 	if !ok {
@@ -150,7 +144,7 @@ func checkPath(path string, folder bool) (shown string, err error) {
 }
 
 // OpenFile is os.OpenFile for a file strom keeps under .strom/: it refuses a link,
-// a fifo, a device or a socket at the path or on the way to it (CheckPath), and
+// a fifo, a device or a socket at the path or on the way to it (checkPath), and
 // opens without following a link that appeared since. Elsewhere it is os.OpenFile.
 func OpenFile(path string, flag int, perm os.FileMode) (*os.File, error) {
 	f, _, err := openFile(path, flag, perm)
@@ -163,44 +157,30 @@ func openFile(path string, flag int, perm os.FileMode) (*os.File, int64, error) 
 	if err != nil {
 		return nil, 0, err
 	}
-	if shown == "" {
-		f, err := os.OpenFile(path, flag, perm)
-		if err != nil {
-			return nil, 0, err
+	open := os.OpenFile
+	if shown != "" {
+		open = func(path string, flag int, perm os.FileMode) (*os.File, error) {
+			return openNoFollow(path, shown, flag, perm)
 		}
-		fi, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return nil, 0, err
-		}
-		return f, fi.Size(), nil
 	}
-	return openNoFollow(path, shown, flag, perm)
+	f, err := open(path, flag, perm)
+	if err != nil {
+		return nil, 0, err
+	}
+	fi, err := f.Stat()
+	if err == nil && shown != "" && kindOf(fi.Mode(), false) != "" {
+		err = &NotPlainError{File: shown, Kind: kindOf(fi.Mode(), false)}
+	}
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, fi.Size(), nil
 }
 
 // ReadFile is os.ReadFile through OpenFile: a file under .strom/ that is a link, a
 // fifo or a device is refused, not followed, and never waited for.
-func ReadFile(path string) ([]byte, error) {
-	f, size, err := openFile(path, os.O_RDONLY, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data := make([]byte, 0, size+512) // as os.ReadFile: room to see the end
-	for {
-		n, err := f.Read(data[len(data):cap(data)])
-		data = data[:len(data)+n]
-		if err == io.EOF {
-			return data, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)]
-		}
-	}
-}
+func ReadFile(path string) ([]byte, error) { return readWhole(path, false) }
 
 // OpenRead is os.Open through OpenFile (Open is a task's state).
 func OpenRead(path string) (*os.File, error) {
@@ -226,8 +206,33 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 // MkdirAll is os.MkdirAll for a folder under .strom/: a link, or anything but a
 // folder, on the way to it or at it is refused rather than followed.
 func MkdirAll(path string, perm os.FileMode) error {
-	if err := CheckPath(path, true); err != nil {
+	if _, err := checkPath(path, true); err != nil {
 		return err
 	}
 	return os.MkdirAll(path, perm)
+}
+
+// openNoFollow opens a file under .strom/ (shown is its name for a person) that
+// checkPath let pass: O_NOFOLLOW refuses a link that took its place since, and
+// O_NONBLOCK keeps a fifo from holding the open (openFile then refuses what is not
+// a regular file). The descriptor is blocking again, so that it is not registered
+// with the runtime's poller (which regular files refuse).
+func openNoFollow(path, shown string, flag int, perm os.FileMode) (*os.File, error) {
+	fd, err := syscall.Open(path, flag|syscall.O_CLOEXEC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, uint32(perm.Perm()))
+	for errors.Is(err, syscall.EINTR) {
+		fd, err = syscall.Open(path, flag|syscall.O_CLOEXEC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, uint32(perm.Perm()))
+	}
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, &NotPlainError{File: shown, Kind: kindLink}
+	}
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	if flag&syscall.O_NONBLOCK == 0 {
+		if err := syscall.SetNonblock(fd, false); err != nil {
+			syscall.Close(fd)
+			return nil, &os.PathError{Op: "open", Path: path, Err: err}
+		}
+	}
+	return os.NewFile(uintptr(fd), filepath.Clean(path)), nil
 }

@@ -55,7 +55,7 @@ func TestNoFollow(t *testing.T) {
 			}
 			return err
 		}},
-		{"append", func(_ *Tree, p string) error { return appendPlain(p, []byte("{}\n"), true, true) }},
+		{"append", func(_ *Tree, p string) error { return appendLine(p, []byte("{}\n")) }},
 		{"WriteFile", func(_ *Tree, p string) error { return WriteFile(p, []byte("x"), 0o644) }},
 		{"WriteAtomic", func(_ *Tree, p string) error { return WriteAtomic(p, []byte("x"), 0o644) }},
 		{"WriteTransient", func(_ *Tree, p string) error { return WriteTransient(p, []byte("x")) }},

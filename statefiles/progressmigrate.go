@@ -4,18 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 
 	"github.com/strom-research/strom/schemas"
 )
-
-// MigrateProgress moves the records of an older layout (segments, progress.jsonl)
-// into the files of a hundred now; it does nothing when there are none. Hold the
-// lock.
-func (t *Tree) MigrateProgress() error {
-	return t.migrateProgressLocked()
-}
 
 // migrateProgressLocked moves the records of an older strom's segments
 // (.strom/progress/) and .strom/progress.jsonl into the files of a hundred
@@ -91,13 +85,7 @@ func (t *Tree) migrateProgressLocked() error {
 // writeFiles writes files (under .strom/, nil: removed) as one change.
 func (t *Tree) writeFiles(files map[string][]byte) error {
 	return t.journaled(func() error {
-		for _, rel := range slices.Sorted(func(yield func(string) bool) {
-			for rel := range files {
-				if !yield(rel) {
-					return
-				}
-			}
-		}) {
+		for _, rel := range slices.Sorted(maps.Keys(files)) {
 			var err error
 			if files[rel] == nil {
 				err = t.drop(rel)

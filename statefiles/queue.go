@@ -70,7 +70,7 @@ type Task struct {
 // Queue is the whole queue: the tasks in order. On disk it is .strom/queue.json (the
 // order and next_id, queuefiles.go) and the tasks in files of a hundred under
 // .strom/tasks/ (shards.go); a
-// queue.json of version 1 held the tasks themselves (queue1.go).
+// queue.json of version 1 held the tasks themselves (queueolder.go).
 type Queue struct {
 	Version int    `json:"version"`
 	NextID  int    `json:"next_id"`
@@ -154,18 +154,6 @@ func (q *Queue) FirstOpen() *Task {
 		}
 	}
 	return nil
-}
-
-// Count returns how many tasks are in each state.
-func (q *Queue) Count() map[State]int {
-	c := make(map[State]int, len(States))
-	for _, st := range States {
-		c[st] = 0
-	}
-	for _, task := range q.Tasks {
-		c[task.State]++
-	}
-	return c
 }
 
 // Park sets a task aside with a reason, remembering the state to return to.

@@ -67,9 +67,10 @@ func validID(id string) bool {
 	return n > 0 && id == "T-"+strconv.Itoa(n)
 }
 
-// queueVersion reads the version of queue.json bytes. strom writes it first, so
-// the first bytes tell it; other layouts are decoded.
-func queueVersion(data []byte) int {
+// QueueVersionOf returns the version queue.json bytes say they are (0 when they
+// say none). strom writes it first, so the first bytes tell it; other layouts
+// are decoded.
+func QueueVersionOf(data []byte) int {
 	const prefix = "{\n  \"version\": "
 	if rest, ok := bytes.CutPrefix(data, []byte(prefix)); ok {
 		if i := bytes.IndexByte(rest[:min(len(rest), 12)], ','); i > 0 {
@@ -91,10 +92,6 @@ func queueVersion(data []byte) int {
 	return n
 }
 
-// QueueVersionOf returns the version queue.json bytes say they are (0 when they
-// say none).
-func QueueVersionOf(data []byte) int { return queueVersion(data) }
-
 // newerQueue is the error for a queue.json of a version this strom does not know.
 func newerQueue(shown string, version int) error {
 	return fmt.Errorf("%s is %w (version %d; this strom knows up to %d): update strom", shown, ErrNewerStrom, version, QueueVersion)
@@ -104,7 +101,7 @@ func newerQueue(shown string, version int) error {
 // committed), naming them shown in errors. It checks what the schema cannot say:
 // no task twice; next_id is raised past every id.
 func ParseOrder(shown string, data []byte) (*Order, error) {
-	switch v := queueVersion(data); {
+	switch v := QueueVersionOf(data); {
 	case v > QueueVersion:
 		return nil, newerQueue(shown, v)
 	case v > 0 && v < QueueVersion:
@@ -218,50 +215,46 @@ func (o *Order) follow(was State, task Task) bool {
 	return changed
 }
 
-// reconcile builds the queue from o and every task (by id, all of them) and
-// returns it with the order that says what the tasks' files say, and the ids
-// where o said otherwise (none when only the count of done tasks differs). A
-// task o lists that no file holds is an error.
-func reconcile(shown string, o *Order, all map[string]Task) (*Queue, *Order, []string, error) {
-	right := &Order{Version: QueueVersion, NextID: o.NextID}
-	q := &Queue{Version: QueueVersion, Tasks: make([]Task, 0, len(all))}
+// reconcile builds the queue from o and every task (by id, all of them): the
+// tasks not done in o's order, those o lacks after them by id, then the done
+// ones by id. It returns the ids where o said otherwise (none when only the count
+// of done tasks differs). A task o lists that no file holds is an error.
+func reconcile(shown string, o *Order, all map[string]Task) (*Queue, []string, error) {
+	q := &Queue{Version: QueueVersion, NextID: o.NextID, Tasks: make([]Task, 0, len(all))}
 	var healed []string
 	in := make(map[string]bool, len(o.Live))
 	for i, e := range o.Live {
 		task, ok := all[e.ID]
 		if !ok {
-			return nil, nil, nil, &SchemaError{File: shown, Pointer: fmt.Sprintf("/tasks/%d", i),
-				Rule: fmt.Sprintf("task %s is not in its file %s/%s: restore it (git checkout HEAD -- %s/%s) or take %s out of the queue", e.ID, DirName, ShardFile(e.ID), DirName, ShardFile(e.ID), e.ID)}
+			return nil, nil, notInFile(shown, fmt.Sprintf("/tasks/%d", i), e.ID, "queue")
 		}
 		in[e.ID] = true
 		if task.State != e.State {
 			healed = append(healed, e.ID)
 		}
 		if task.State != Done {
-			right.Live = append(right.Live, Entry{ID: e.ID, State: task.State})
 			q.Tasks = append(q.Tasks, task)
 		}
 	}
-	ids := slices.SortedFunc(maps.Keys(all), func(a, b string) int { return idNumber(a) - idNumber(b) })
-	for _, id := range ids {
-		task := all[id]
-		if task.State != Done && !in[id] {
+	var done []Task
+	for _, id := range slices.SortedFunc(maps.Keys(all), func(a, b string) int { return idNumber(a) - idNumber(b) }) {
+		switch task := all[id]; {
+		case task.State == Done:
+			done = append(done, task)
+		case !in[id]:
 			healed = append(healed, id)
-			right.Live = append(right.Live, Entry{ID: id, State: task.State})
 			q.Tasks = append(q.Tasks, task)
 		}
 	}
-	for _, id := range ids {
-		if all[id].State == Done {
-			right.Done++
-			q.Tasks = append(q.Tasks, all[id])
-		}
-		if n := idNumber(id); n >= right.NextID {
-			right.NextID = n + 1
-		}
-	}
-	q.NextID = right.NextID
-	return q, right, healed, nil
+	q.Tasks = append(q.Tasks, done...)
+	return q, healed, q.check(shown)
+}
+
+// notInFile is the error for task id, which the queue (or the order: list) lists
+// at ptr, missing from its file.
+func notInFile(shown, ptr, id, list string) error {
+	return &SchemaError{File: shown, Pointer: ptr,
+		Rule: fmt.Sprintf("task %s is not in its file %s/%s: restore it (git checkout HEAD -- %s/%s) or take %s out of the %s", id, DirName, ShardFile(id), DirName, ShardFile(id), id, list)}
 }
 
 // readOrder reads queue.json as it stands: its version, for version 4 its order,
@@ -278,7 +271,7 @@ func (t *Tree) readOrder() (version int, o *Order, data []byte, err error) {
 	if data == nil {
 		return 0, &Order{Version: QueueVersion, NextID: 1}, nil, nil
 	}
-	switch v := queueVersion(data); {
+	switch v := QueueVersionOf(data); {
 	case v > QueueVersion:
 		return v, nil, data, newerQueue(shown, v)
 	case v >= 1 && v < QueueVersion:
@@ -339,28 +332,14 @@ func (t *Tree) LoadQueue() (*Queue, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch v {
-	case 1:
-		return ParseQueue(t.rel(QueueFile), data)
-	case 2:
-		o2, err := parseOrder3(t.rel(QueueFile), data)
-		if err != nil {
-			return nil, err
-		}
-		return t.loadTasks2(o2)
-	case 3:
-		o3, err := parseOrder3(t.rel(QueueFile), data)
-		if err != nil {
-			return nil, err
-		}
-		q, _, err := t.loadShards3(o3)
-		return q, err
+	if v < QueueVersion {
+		return t.readOlder(v, data)
 	}
 	all, err := t.readAllShards()
 	if err != nil {
 		return nil, err
 	}
-	q, right, healed, err := reconcile(t.rel(QueueFile), o, all)
+	q, healed, err := reconcile(t.rel(QueueFile), o, all)
 	if err != nil {
 		// A change being written, or left half written by a kill, spans these
 		// files: once it is whole (under the lock) they are read again.
@@ -371,7 +350,7 @@ func (t *Tree) LoadQueue() (*Queue, error) {
 		}
 		return nil, err
 	}
-	if len(healed) > 0 || right.Done != o.Done {
+	if right := orderOf(q, o.NextID); len(healed) > 0 || right.Done != o.Done {
 		t.heal(data, right, healed)
 	}
 	return q, nil
@@ -384,29 +363,17 @@ func (t *Tree) readAllShards() (map[string]Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw := make([][]byte, len(rels))
-	for i, rel := range rels {
-		if raw[i], err = readFile(t.Path(rel)); err != nil {
-			return nil, readError(t.rel(rel), err)
-		}
-	}
-	set := shardSetSum(rels, raw)
-	known := validated.knownSum(set)
 	all := map[string]Task{}
-	for i, rel := range rels {
-		var tasks []Task
-		if known {
-			if tasks, err = unmarshalShard(raw[i]); err != nil {
-				return nil, &SchemaError{File: t.rel(rel), Rule: err.Error()}
-			}
-		} else if tasks, err = parseShard(t.rel(rel), rel, raw[i], false); err != nil {
-			return nil, err
-		}
+	err = t.readSet(rels, func(rel string, data []byte, valid bool) error {
+		tasks, err := parseShard(t.rel(rel), rel, data, valid)
 		for _, task := range tasks {
 			all[task.ID] = task
 		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
-	validated.remember(set)
 	return all, nil
 }
 
@@ -520,7 +487,7 @@ func (t *Tree) SaveQueue(q *Queue) error {
 			if err != nil {
 				return readError(t.rel(rel), err)
 			}
-			if _, _, err := t.writeShard(rel, groups[rel], old); err != nil {
+			if _, _, err := t.writeShard(rel, groups[rel], old, true); err != nil {
 				return err
 			}
 		}
@@ -562,7 +529,7 @@ func (t *Tree) headVersion() (int, error) {
 	defer f.Close()
 	var b [64]byte
 	n, _ := f.Read(b[:])
-	if v := queueVersion(b[:n]); v != 0 {
+	if v := QueueVersionOf(b[:n]); v != 0 {
 		if v > QueueVersion {
 			return v, newerQueue(t.rel(QueueFile), v)
 		}
@@ -592,12 +559,12 @@ func Validate(rel string, data []byte) error {
 	}
 	switch {
 	case rel == QueueFile:
-		switch queueVersion(data) {
+		switch QueueVersionOf(data) {
 		case 1:
 			_, err := ParseQueue(shown, data)
 			return err
 		case 2, 3:
-			_, err := parseOrder3(shown, data)
+			_, err := ParseOrder3(shown, data)
 			return err
 		}
 		_, err := ParseOrder(shown, data)
@@ -630,8 +597,7 @@ func CheckFiles(shown string, o *Order, tasks []Task, read map[string]bool) erro
 		switch {
 		case !read[ShardFile(e.ID)]:
 		case !ok:
-			return &SchemaError{File: shown, Pointer: fmt.Sprintf("/tasks/%d", i),
-				Rule: fmt.Sprintf("task %s is not in its file %s/%s: restore it (git checkout HEAD -- %s/%s) or take %s out of the queue", e.ID, DirName, ShardFile(e.ID), DirName, ShardFile(e.ID), e.ID)}
+			return notInFile(shown, fmt.Sprintf("/tasks/%d", i), e.ID, "queue")
 		case task.State != e.State:
 			return &SchemaError{File: shown, Pointer: fmt.Sprintf("/tasks/%d", i),
 				Rule: fmt.Sprintf("task %s is %s in its file %s/%s but %s in the queue: make them agree (any strom command that reads the task does)", e.ID, task.State, DirName, ShardFile(e.ID), e.State)}

@@ -31,15 +31,14 @@ func (t *Tree) readOlder(from int, data []byte) (*Queue, error) {
 	if from == 1 {
 		return ParseQueue(shown, data)
 	}
-	o, err := parseOrder3(shown, data)
+	o, err := ParseOrder3(shown, data)
 	if err != nil {
 		return nil, err
 	}
 	if from == 2 {
 		return t.loadTasks2(o)
 	}
-	q, _, err := t.loadShards3(o)
-	return q, err
+	return t.loadShards3(o)
 }
 
 // migrateLocked migrates the queue of version from (1, 2 or 3) to version 4. When
@@ -56,28 +55,19 @@ func (t *Tree) migrateLocked(from int) error {
 	}
 	// The files of the older layout, kept to put back: version 2's task files,
 	// and the shards (version 3's, or those a migration cut short left).
-	older := map[string][]byte{}
 	ids2, err := t.taskFiles2()
-	if err != nil {
+	shards, serr := t.shardFiles()
+	if err := errors.Join(err, serr); err != nil {
 		return fmt.Errorf("migrate %s: %w", shown, err)
 	}
 	for _, id := range ids2 {
-		b, err := readFile(t.Path(TaskFile(id)))
-		if err != nil {
+		shards = append(shards, TaskFile(id))
+	}
+	older := map[string][]byte{}
+	for _, rel := range shards {
+		if older[rel], err = readFile(t.Path(rel)); err != nil {
 			return fmt.Errorf("migrate %s: %w", shown, err)
 		}
-		older[TaskFile(id)] = b
-	}
-	left, err := t.shardFiles()
-	if err != nil {
-		return fmt.Errorf("migrate %s: %w", shown, err)
-	}
-	for _, rel := range left {
-		b, err := readFile(t.Path(rel))
-		if err != nil {
-			return fmt.Errorf("migrate %s: %w", shown, err)
-		}
-		older[rel] = b
 	}
 	// The commit holds the queue as HEAD has it, migrated; the work tree's
 	// changes not committed yet are written over it after the commit.
@@ -89,50 +79,39 @@ func (t *Tree) migrateLocked(from int) error {
 	}
 	cur := maps.Clone(older) // every file's bytes as they stand
 	written := map[string]bool{}
-	undo := func() {
-		for rel := range written {
-			if b, ok := older[rel]; ok {
-				_ = WriteAtomic(t.Path(rel), b, 0o644)
-			} else {
-				os.Remove(t.Path(rel))
-			}
-		}
-		for rel, b := range older {
-			if _, err := os.Lstat(t.Path(rel)); errors.Is(err, os.ErrNotExist) {
-				_ = WriteAtomic(t.Path(rel), b, 0o644)
-			}
-		}
-		os.Remove(t.Path(TasksDir)) // only when empty
-	}
-	// write writes q in the layout of version 4 over what stands (note: the tasks
-	// that differ from it go to the list of tasks written).
+	// write writes q in the layout of version 4 over what stands, queue.json last
+	// (note: the tasks that differ from it go to the list of tasks written).
 	write := func(q *Queue, note bool) error {
 		groups := byShard(q.Tasks)
+		for rel := range cur {
+			if _, ok := groups[rel]; !ok {
+				groups[rel] = nil // removed
+			}
+		}
 		for _, rel := range slices.Sorted(maps.Keys(groups)) {
-			b, wrote, err := t.writeShardNoting(rel, groups[rel], cur[rel], note)
+			b, wrote, err := t.writeShard(rel, groups[rel], cur[rel], note)
 			if err != nil {
 				return err
 			}
-			cur[rel] = b
-			written[rel] = written[rel] || wrote
-		}
-		for _, rel := range slices.Sorted(maps.Keys(cur)) {
-			if _, ok := groups[rel]; !ok {
-				if err := os.Remove(t.Path(rel)); err != nil && !errors.Is(err, os.ErrNotExist) {
-					return err
-				}
+			if cur[rel], written[rel] = b, written[rel] || wrote; b == nil {
 				delete(cur, rel)
-				written[rel] = true
 			}
 		}
 		_, err := t.writeOrder(orderOf(q, q.NextID), nil)
 		return err
 	}
 	putBack := func(err error) error {
-		if werr := WriteAtomic(t.Path(QueueFile), data, 0o644); werr != nil {
+		back := maps.Clone(older)
+		back[QueueFile] = data
+		for rel := range written {
+			if _, ok := older[rel]; !ok {
+				back[rel] = nil
+			}
+		}
+		if werr := t.writeFiles(back); werr != nil {
 			return errors.Join(err, werr)
 		}
-		undo()
+		os.Remove(t.Path(TasksDir)) // only when empty
 		return fmt.Errorf("migrate %s: %w", shown, err)
 	}
 	if err := write(committed, false); err != nil {

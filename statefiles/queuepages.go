@@ -25,7 +25,7 @@ func (t *Tree) QueueSummary(ctx context.Context) (QueueSummary, error) {
 		if err != nil {
 			return QueueSummary{}, err
 		}
-		return QueueSummary{NextID: q.NextID, Total: len(q.Tasks), Counts: q.Count()}, nil
+		o = orderOf(q, q.NextID)
 	}
 	return QueueSummary{NextID: o.NextID, Total: o.Done + len(o.Live), Counts: o.Counts()}, nil
 }

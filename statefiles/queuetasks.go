@@ -15,10 +15,15 @@ import (
 // change the task and writes the shard when fn returns nil, and queue.json when
 // the task's state changed.
 func (t *Tree) UpdateTask(ctx context.Context, id string, fn func(*Task) error) (Task, error) {
+	return lockedTask(ctx, t, func() (Task, error) { return t.UpdateTaskLocked(id, fn) })
+}
+
+// lockedTask runs fn while holding the lock.
+func lockedTask(ctx context.Context, t *Tree, fn func() (Task, error)) (Task, error) {
 	var out Task
 	err := t.Locked(ctx, func() error {
 		var err error
-		out, err = t.UpdateTaskLocked(id, fn)
+		out, err = fn()
 		return err
 	})
 	return out, err
@@ -67,11 +72,10 @@ func (t *Tree) writeTask(s *shard, was State, task Task) error {
 		return fmt.Errorf("write task %s: %s is of an older version", task.ID, t.rel(QueueFile))
 	}
 	if !o.follow(was, task) {
-		_, err := t.putTask(s, task)
-		return err
+		return t.putTask(s, task)
 	}
 	return t.journaled(func() error {
-		if _, err := t.putTask(s, task); err != nil {
+		if err := t.putTask(s, task); err != nil {
 			return err
 		}
 		_, err := t.writeOrder(o, data)
@@ -101,13 +105,7 @@ func (t *Tree) PutTaskLocked(task Task) error {
 // the id it is given (never one used before). Only the new task's shard and
 // queue.json are written.
 func (t *Tree) AddTask(ctx context.Context, build func(id string) (Task, error)) (Task, error) {
-	var out Task
-	err := t.Locked(ctx, func() error {
-		var err error
-		out, err = t.AddTaskLocked(build)
-		return err
-	})
-	return out, err
+	return lockedTask(ctx, t, func() (Task, error) { return t.AddTaskLocked(build) })
 }
 
 // AddTaskLocked is AddTask for a caller that holds the lock.
@@ -150,7 +148,7 @@ func (t *Tree) AddTaskLocked(build func(id string) (Task, error)) (Task, error) 
 	o.follow("", task)
 	o.NextID = n + 1
 	err = t.journaled(func() error {
-		if _, err := t.putTask(s, task); err != nil {
+		if err := t.putTask(s, task); err != nil {
 			return err
 		}
 		_, err := t.writeOrder(o, data)

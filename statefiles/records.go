@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,21 +46,26 @@ const (
 
 // RecordsFile names the file under .strom/ that holds the records of task id
 // ("records/T-1200-1299.jsonl" for T-1234).
-func RecordsFile(id string) string {
-	lo, hi := shardRange(idNumber(id))
-	return RecordsDir + "/T-" + strconv.Itoa(lo) + "-" + strconv.Itoa(hi) + recordsExt
-}
+func RecordsFile(id string) string { return hundredFile(RecordsDir, recordsExt, idNumber(id)) }
 
 // RecordsOfFile reports whether a path under .strom/ is a records' file of a
 // hundred ("records/T-100-199.jsonl").
 func RecordsOfFile(rel string) bool {
-	name, ok := strings.CutPrefix(rel, RecordsDir+"/T-")
-	if !ok {
-		return false
-	}
-	lo, _, ok := strings.Cut(name, "-")
-	n, err := strconv.Atoi(lo)
-	return ok && err == nil && n > 0 && RecordsFile("T-"+lo) == rel
+	_, _, ok := hundredOf(rel, RecordsDir, recordsExt)
+	return ok
+}
+
+// recordsName is the first id of a records' file's name ("T-100-199.jsonl" is 100).
+func recordsName(name string) (int, bool) {
+	lo, _, ok := hundredOf(RecordsDir+"/"+name, RecordsDir, recordsExt)
+	return lo, ok
+}
+
+// recordsSource reports whether a path under .strom/ holds records: a file of a
+// hundred, a segment or progress.jsonl.
+func recordsSource(rel string) bool {
+	_, segment := SegmentOfFile(rel)
+	return segment || rel == ProgressFile || RecordsOfFile(rel)
 }
 
 // SegmentOfFile returns the number of the segment of an older strom a path under
@@ -140,7 +146,7 @@ func (t *Tree) TaskRecordsLocked(task string) ([]Record, error) {
 	if err != nil {
 		return nil, readError(t.rel(rel), err)
 	}
-	if err := lastLineWhole(t.rel(rel), data); err != nil {
+	if err := lastLineWhole(t.rel(rel), data, 1); err != nil {
 		return nil, err
 	}
 	quoted := []byte(`"` + task + `"`)
@@ -176,14 +182,24 @@ func (t *Tree) LoadProgress() ([]Record, error) {
 		if src.err != nil {
 			return nil, readError(t.rel(src.file), src.err)
 		}
-		got, err := parseProgress(t.rel(src.file), src.data, src.skip)
-		if err == nil && RecordsOfFile(src.file) {
-			err = recordsInRange(t.rel(src.file), src.file, src.data)
-		}
-		if err != nil {
+		shown := t.rel(src.file)
+		if err := checkProgress(shown, src.data); err != nil {
 			return nil, err
 		}
-		recs = append(recs, got...)
+		if err := recordsInRange(shown, src.file, src.data, 1); err != nil {
+			return nil, err
+		}
+		for n, line := range recordLines(src.data) {
+			if src.skip[string(line)] > 0 {
+				src.skip[string(line)]--
+				continue
+			}
+			var r Record
+			if err := json.Unmarshal(line, &r); err != nil {
+				return nil, &SchemaError{File: shown, Line: n, Rule: err.Error()}
+			}
+			recs = append(recs, r)
+		}
 	}
 	slices.SortStableFunc(recs, func(a, b Record) int { return a.Time.Compare(b.Time) })
 	return recs, nil
@@ -194,10 +210,8 @@ func (t *Tree) LoadProgress() ([]Record, error) {
 // before costs a hash (memo.go). Other paths are left alone.
 func (t *Tree) CheckRecordFiles(rels []string) error {
 	for _, rel := range rels {
-		if !RecordsOfFile(rel) && rel != ProgressFile {
-			if _, ok := SegmentOfFile(rel); !ok {
-				continue
-			}
+		if !recordsSource(rel) {
+			continue
 		}
 		data, err := readOptional(t.Path(rel))
 		if err != nil {
@@ -222,6 +236,23 @@ type readSource struct {
 // that an earlier one holds are to be skipped (the same history merged twice).
 func (t *Tree) readSources() []readSource {
 	var out []readSource
+	add := func(files []string) {
+		var skip map[string]int // the lines of the sources before, shared by these
+		if len(out) > 0 && len(files) > 0 {
+			skip = map[string]int{}
+			for _, s := range out {
+				for _, l := range recordLines(s.data) {
+					skip[string(l)]++
+				}
+			}
+		}
+		for _, file := range files {
+			data, err := readOptional(t.Path(file))
+			if data != nil || err != nil {
+				out = append(out, readSource{file: file, data: data, skip: skip, err: err})
+			}
+		}
+	}
 	for _, dir := range []struct {
 		rel    string
 		number func(string) (int, bool)
@@ -230,80 +261,32 @@ func (t *Tree) readSources() []readSource {
 		if err != nil {
 			return []readSource{{file: dir.rel, err: err}}
 		}
-		held := len(out) > 0
-		var srcs []readSource
-		for _, f := range files {
-			file := dir.rel + "/" + f.name
-			data, err := readFile(t.Path(file))
-			srcs = append(srcs, readSource{file: file, data: data, err: err})
-		}
-		if held && len(srcs) > 0 {
-			have := heldLines(out)
-			for i := range srcs {
-				srcs[i].skip = have
-			}
-		}
-		out = append(out, srcs...)
+		add(files)
 	}
-	legacy, err := readOptional(t.Path(ProgressFile))
-	if err != nil || legacy != nil {
-		src := readSource{file: ProgressFile, data: legacy, err: err}
-		if len(out) > 0 {
-			src.skip = heldLines(out)
-		}
-		out = append(out, src)
-	}
+	add([]string{ProgressFile})
 	return out
 }
 
-// recordsName is the first id of a records' file's name ("T-100-199.jsonl" is 100).
-func recordsName(name string) (int, bool) {
-	lo, _, ok := strings.Cut(strings.TrimPrefix(name, "T-"), "-")
-	n, err := strconv.Atoi(lo)
-	if !ok || err != nil || n < 0 || !RecordsOfFile(RecordsDir+"/"+name) {
-		return 0, false
-	}
-	return n, true
-}
-
-// heldLines counts the record lines of the sources, by their bytes.
-func heldLines(srcs []readSource) map[string]int {
-	have := map[string]int{}
-	for _, s := range srcs {
-		for _, l := range recordLines(s.data) {
-			have[string(l)]++
-		}
-	}
-	return have
-}
-
-// parseProgress validates a records' file (checkProgress) and decodes its
-// records, less those skip counts (each as often as it counts it).
-func parseProgress(shown string, data []byte, skip map[string]int) ([]Record, error) {
-	if err := checkProgress(shown, data); err != nil {
-		return nil, err
-	}
-	var recs []Record
-	for n, line := range recordLines(data) {
-		if skip[string(line)] > 0 {
-			skip[string(line)]--
-			continue
-		}
-		var r Record
-		if err := json.Unmarshal(line, &r); err != nil {
-			return nil, &SchemaError{File: shown, Line: n, Rule: err.Error()}
-		}
-		recs = append(recs, r)
-	}
-	return recs, nil
-}
-
-// lastLineWhole refuses a records' file whose last line has no newline: a write
-// cut short, or a hand edit.
-func lastLineWhole(shown string, data []byte) error {
+// lastLineWhole refuses records whose last line has no newline: a write cut
+// short, or a hand edit. Their first line is the file's line first.
+func lastLineWhole(shown string, data []byte, first int) error {
 	if len(data) > 0 && data[len(data)-1] != '\n' {
-		line := bytes.Count(data, []byte("\n")) + 1
+		line := first + bytes.Count(data, []byte("\n"))
 		return &SchemaError{File: shown, Line: line, Rule: "the last line has no newline: the file looks truncated"}
+	}
+	return nil
+}
+
+// checkLines validates records, each line against the progress schema; their
+// first line is the file's line first.
+func checkLines(shown string, data []byte, first int) error {
+	if err := lastLineWhole(shown, data, first); err != nil {
+		return err
+	}
+	for n, line := range recordLines(data) {
+		if err := validate(shown, first-1+n, schemas.Progress, line); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -311,17 +294,15 @@ func lastLineWhole(shown string, data []byte) error {
 // checkProgress validates every line of a records' file, unless its bytes were
 // validated before (memo.go).
 func checkProgress(shown string, data []byte) error {
-	if err := lastLineWhole(shown, data); err != nil {
+	if err := lastLineWhole(shown, data, 1); err != nil {
 		return err
 	}
 	s, ok := validated.known(schemas.Progress, data)
 	if ok {
 		return nil
 	}
-	for n, line := range recordLines(data) {
-		if err := validate(shown, n, schemas.Progress, line); err != nil {
-			return err
-		}
+	if err := checkLines(shown, data, 1); err != nil {
+		return err
 	}
 	validated.remember(s)
 	return nil
@@ -333,38 +314,20 @@ func checkProgress(shown string, data []byte) error {
 // of that hundred. The pre-commit hook checks a file the commit only appended to
 // this way.
 func CheckProgressLines(shown string, data []byte, first int) error {
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		line := first + bytes.Count(data, []byte("\n"))
-		return &SchemaError{File: shown, Line: line, Rule: "the last line has no newline: the file looks truncated"}
+	if err := checkLines(shown, data, first); err != nil {
+		return err
 	}
-	for n, line := range recordLines(data) {
-		if err := validate(shown, first-1+n, schemas.Progress, line); err != nil {
-			return err
-		}
-	}
-	if rel := strings.TrimPrefix(shown, DirName+"/"); RecordsOfFile(rel) {
-		if err := recordsInRange(shown, rel, data); err != nil {
-			var se *SchemaError
-			if errors.As(err, &se) {
-				se.Line += first - 1
-			}
-			return err
-		}
-	}
-	return nil
+	return recordsInRange(shown, strings.TrimPrefix(shown, DirName+"/"), data, first)
 }
 
 // validateProgressFile is Validate for the records' files: a file of a hundred,
 // a segment or progress.jsonl; handled is false for any other file.
 func validateProgressFile(rel, shown string, data []byte) (handled bool, err error) {
-	if _, ok := SegmentOfFile(rel); ok || rel == ProgressFile || RecordsOfFile(rel) {
+	if recordsSource(rel) {
 		if err := checkProgress(shown, data); err != nil {
 			return true, err
 		}
-		if RecordsOfFile(rel) {
-			return true, recordsInRange(shown, rel, data)
-		}
-		return true, nil
+		return true, recordsInRange(shown, rel, data, 1)
 	}
 	for _, dir := range []string{RecordsDir, ProgressDir} {
 		if strings.HasPrefix(rel, dir+"/") && !strings.HasPrefix(path.Base(rel), ".tmp-") {
@@ -374,13 +337,17 @@ func validateProgressFile(rel, shown string, data []byte) (handled bool, err err
 	return false, nil
 }
 
-// recordsInRange checks that every record of a file of a hundred is of a task of
-// that hundred.
-func recordsInRange(shown, rel string, data []byte) error {
+// recordsInRange checks that every record of a file of a hundred (rel under
+// .strom/; any other file passes) is of a task of that hundred; data's first
+// line is the file's line first.
+func recordsInRange(shown, rel string, data []byte, first int) error {
+	if !RecordsOfFile(rel) {
+		return nil
+	}
 	for n, line := range recordLines(data) {
 		var r struct{ Task string }
 		if json.Unmarshal(line, &r) == nil && RecordsFile(r.Task) != rel {
-			return &SchemaError{File: shown, Line: n, Pointer: "/task", Rule: fmt.Sprintf("a record of %s belongs in %s/%s", r.Task, DirName, RecordsFile(r.Task))}
+			return &SchemaError{File: shown, Line: first - 1 + n, Pointer: "/task", Rule: fmt.Sprintf("a record of %s belongs in %s/%s", r.Task, DirName, RecordsFile(r.Task))}
 		}
 	}
 	return nil
@@ -441,7 +408,7 @@ func (t *Tree) AppendProgressLocked(r Record) error {
 // newline (a write cut short, a hand edit: the new line would join it), or that
 // they would take past FileMax.
 func (t *Tree) wholeTail(rel string, add int) error {
-	f, err := OpenRead(t.Path(rel))
+	f, size, err := openFile(t.Path(rel), os.O_RDONLY, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -449,18 +416,14 @@ func (t *Tree) wholeTail(rel string, add int) error {
 		return readError(t.rel(rel), err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if fi.Size()+int64(add) > FileMax {
+	if size+int64(add) > FileMax {
 		return messages.Errorf(ErrTooBig, "files.too_big_write", messages.Args{"File": t.rel(rel), "Bound": boundText(FileMax, false)})
 	}
-	if fi.Size() == 0 {
+	var last [1]byte
+	if size == 0 {
 		return nil
 	}
-	var last [1]byte
-	if _, err := f.ReadAt(last[:], fi.Size()-1); err != nil {
+	if _, err := f.ReadAt(last[:], size-1); err != nil {
 		return fmt.Errorf("read %s: %w", t.rel(rel), err)
 	}
 	if last[0] == '\n' {
@@ -470,18 +433,33 @@ func (t *Tree) wholeTail(rel string, add int) error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", t.rel(rel), err)
 	}
-	return lastLineWhole(t.rel(rel), data)
+	return lastLineWhole(t.rel(rel), data, 1)
 }
 
-// appendLine appends b to the file at path with one write and syncs it, creating
-// the file (and its folder) when missing.
+// appendLine appends b to the file at path (a regular file opened without
+// following a link) with one write and syncs it, creating the file (and its
+// folder) when missing.
 func appendLine(path string, b []byte) error {
-	err := appendPlain(path, b, true, true)
+	failpoint()
+	f, err := OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if errors.Is(err, os.ErrNotExist) {
-		if err := MkdirAll(path[:strings.LastIndexByte(path, os.PathSeparator)], 0o755); err != nil {
+		if err := MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return err
 		}
-		err = appendPlain(path, b, true, true)
+		failpoint()
+		f, err = OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	failpoint()
+	if err == nil {
+		err = f.Sync()
+		failpoint()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
 	return err
 }
@@ -551,28 +529,4 @@ func (t *Tree) RenameTaskRecordsLocked(ids map[string]string) error {
 		changed[rel] = append(slices.Clone(data), moved[rel]...)
 	}
 	return t.writeFiles(changed)
-}
-
-// appendPlain appends b to the file at path with one write (a regular file
-// opened without following a link), and syncs it when sync is set.
-func appendPlain(path string, b []byte, create, sync bool) error {
-	mode := os.O_WRONLY | os.O_APPEND
-	if create {
-		mode |= os.O_CREATE
-	}
-	failpoint()
-	f, err := OpenFile(path, mode, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	failpoint()
-	if err == nil && sync {
-		err = f.Sync()
-		failpoint()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }

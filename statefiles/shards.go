@@ -38,11 +38,28 @@ func shardRange(n int) (lo, hi int) {
 	return lo, hi
 }
 
-// shardOf names the shard file of T-n relative to .strom/.
-func shardOf(n int) string {
+// hundredFile names the file of a hundred ids under dir that holds T-n, e.g.
+// "tasks/T-1200-1299.json" for T-1234.
+func hundredFile(dir, ext string, n int) string {
 	lo, hi := shardRange(n)
-	return TasksDir + "/T-" + strconv.Itoa(lo) + "-" + strconv.Itoa(hi) + ".json"
+	return dir + "/T-" + strconv.Itoa(lo) + "-" + strconv.Itoa(hi) + ext
 }
+
+// hundredOf returns the range of ids a path relative to .strom/ holds when it is
+// a file of a hundred under dir named so ("tasks/T-100-199.json" → 100, 199).
+func hundredOf(rel, dir, ext string) (lo, hi int, ok bool) {
+	name, ok1 := strings.CutPrefix(rel, dir+"/T-")
+	a, _, ok2 := strings.Cut(name, "-")
+	n, err := strconv.Atoi(a)
+	if !ok1 || !ok2 || err != nil || n <= 0 || hundredFile(dir, ext, n) != rel {
+		return 0, 0, false
+	}
+	lo, hi = shardRange(n)
+	return lo, hi, true
+}
+
+// shardOf names the shard file of T-n relative to .strom/.
+func shardOf(n int) string { return hundredFile(TasksDir, ".json", n) }
 
 // ShardFile names the shard file that holds task id, relative to .strom/ (e.g.
 // "tasks/T-1200-1299.json" for T-1234).
@@ -50,39 +67,11 @@ func ShardFile(id string) string { return shardOf(idNumber(id)) }
 
 // ShardOfFile returns the range of ids a path relative to .strom/ holds when it is
 // a shard file ("tasks/T-100-199.json" → 100, 199).
-func ShardOfFile(rel string) (lo, hi int, ok bool) {
-	name, ok := strings.CutPrefix(rel, TasksDir+"/T-")
-	if !ok {
-		return 0, 0, false
-	}
-	name, ok = strings.CutSuffix(name, ".json")
-	if !ok {
-		return 0, 0, false
-	}
-	a, _, ok := strings.Cut(name, "-")
-	if !ok {
-		return 0, 0, false
-	}
-	n, err := strconv.Atoi(a)
-	if err != nil || n <= 0 || shardOf(n) != rel {
-		return 0, 0, false
-	}
-	lo, hi = shardRange(n)
-	return lo, hi, true
-}
+func ShardOfFile(rel string) (lo, hi int, ok bool) { return hundredOf(rel, TasksDir, ".json") }
 
 // shardDoc is a shard file's shape.
 type shardDoc struct {
 	Tasks []Task `json:"tasks"`
-}
-
-// unmarshalShard decodes a shard's tasks, without validating them.
-func unmarshalShard(data []byte) ([]Task, error) {
-	var d shardDoc
-	if err := json.Unmarshal(data, &d); err != nil {
-		return nil, err
-	}
-	return d.Tasks, nil
 }
 
 // shardSum names a shard's bytes valid under the shard schema and the task schema
@@ -101,32 +90,50 @@ func shardSetSum(names []string, data [][]byte) sum {
 	return schemasSum("shards\x00", []string{schemas.Shard, schemas.Task}, parts...)
 }
 
-// knownSum reports whether the memo holds s.
-func (m *memo) knownSum(s sum) bool {
-	return s.ok && m.has(s.k)
+// readSet reads the files rels (under .strom/) and gives each to parse with its
+// bytes; valid says the memo knows the set, read whole before (the same bytes
+// under the same schemas, memo.go), so parse need only decode. A set parse
+// takes goes to the memo: a queue read whole asks and tells it once.
+func (t *Tree) readSet(rels []string, parse func(rel string, data []byte, valid bool) error) error {
+	raw := make([][]byte, len(rels))
+	for i, rel := range rels {
+		var err error
+		if raw[i], err = readFile(t.Path(rel)); err != nil {
+			return readError(t.rel(rel), err)
+		}
+	}
+	set := shardSetSum(rels, raw)
+	valid := validated.has(set)
+	for i, rel := range rels {
+		if err := parse(rel, raw[i], valid); err != nil {
+			return err
+		}
+	}
+	validated.remember(set)
+	return nil
 }
 
 // ParseShard validates the bytes of the shard file rel under .strom/ (on disk,
 // staged or committed), naming them shown in errors, and returns its tasks in id
 // order.
 func ParseShard(shown, rel string, data []byte) ([]Task, error) {
-	return parseShard(shown, rel, data, true)
+	s := shardSum(data)
+	valid := validated.has(s)
+	tasks, err := parseShard(shown, rel, data, valid)
+	if err == nil && !valid {
+		validated.remember(s)
+	}
+	return tasks, err
 }
 
-// parseShard is ParseShard; memo says whether the memo of validated contents is
-// asked and told (a queue read whole asks it once for all its shards).
-func parseShard(shown, rel string, data []byte, memo bool) ([]Task, error) {
-	return parseShardSum(shown, rel, data, shardSum(data), memo)
-}
-
-// parseShardSum is parseShard for bytes whose sum s (shardSum) is at hand.
-func parseShardSum(shown, rel string, data []byte, s sum, memo bool) ([]Task, error) {
+// parseShard is ParseShard without the memo: valid says the bytes are known to
+// be valid under the schemas, so that only code's own rules are checked.
+func parseShard(shown, rel string, data []byte, valid bool) ([]Task, error) {
 	lo, hi, ok := ShardOfFile(rel)
 	if !ok {
-		return nil, &SchemaError{File: shown, Rule: notShard}
+		return nil, NotShard(shown)
 	}
-	known := memo && validated.knownSum(s)
-	if !known {
+	if !valid {
 		if err := validate(shown, 0, schemas.Shard, data); err != nil {
 			return nil, err
 		}
@@ -142,17 +149,14 @@ func parseShardSum(shown, rel string, data []byte, s sum, memo bool) ([]Task, er
 			}
 		}
 	}
-	tasks, err := unmarshalShard(data)
-	if err != nil {
+	var d shardDoc
+	if err := json.Unmarshal(data, &d); err != nil {
 		return nil, &SchemaError{File: shown, Rule: err.Error()}
 	}
-	if err := checkShard(shown, lo, hi, tasks); err != nil {
+	if err := checkShard(shown, lo, hi, d.Tasks); err != nil {
 		return nil, err
 	}
-	if memo && !known {
-		validated.remember(s)
-	}
-	return tasks, nil
+	return d.Tasks, nil
 }
 
 // NotShard is the error for a file in .strom/tasks/ of a version 3 queue that is
@@ -294,15 +298,10 @@ func EncodeShard(tasks []Task) ([]byte, error) {
 // shardFiles lists the shard files in .strom/tasks/, relative to .strom/, sorted by
 // their ranges.
 func (t *Tree) shardFiles() ([]string, error) {
-	files, err := t.filesIn(TasksDir, func(name string) (int, bool) {
+	return t.filesIn(TasksDir, func(name string) (int, bool) {
 		lo, _, ok := ShardOfFile(TasksDir + "/" + name)
 		return lo, ok
 	})
-	rels := make([]string, len(files))
-	for i, f := range files {
-		rels[i] = TasksDir + "/" + f.name
-	}
-	return rels, err
 }
 
 // shard is one shard file as read: its bytes (nil when it does not exist) and
@@ -314,12 +313,7 @@ type shard struct {
 }
 
 func (s *shard) find(id string) int {
-	for i := range s.tasks {
-		if s.tasks[i].ID == id {
-			return i
-		}
-	}
-	return -1
+	return slices.IndexFunc(s.tasks, func(task Task) bool { return task.ID == id })
 }
 
 // readShard reads and validates a shard file; a missing one is empty.
@@ -341,14 +335,9 @@ func (t *Tree) readShard(rel string) (*shard, error) {
 // writeShard writes the shard file rel holding tasks, when its bytes differ from
 // old (the file's bytes as read; nil: unknown or none), validating the tasks that
 // changed. With no tasks the file is removed. It returns the file's bytes now and
-// whether it wrote.
-func (t *Tree) writeShard(rel string, tasks []Task, old []byte) ([]byte, bool, error) {
-	return t.writeShardNoting(rel, tasks, old, true)
-}
-
-// writeShardNoting is writeShard; note says whether the tasks changed go to the
-// list of tasks written (WrittenTasks): a migration's, committed at once, do not.
-func (t *Tree) writeShardNoting(rel string, tasks []Task, old []byte, note bool) ([]byte, bool, error) {
+// whether it wrote. note says whether the tasks changed go to the list of tasks
+// written (WrittenTasks): a migration's, committed at once, do not.
+func (t *Tree) writeShard(rel string, tasks []Task, old []byte, note bool) ([]byte, bool, error) {
 	shown := t.rel(rel)
 	if len(tasks) == 0 {
 		if err := t.drop(rel); err != nil {
@@ -379,18 +368,18 @@ func (t *Tree) writeShardNoting(rel string, tasks []Task, old []byte, note bool)
 }
 
 // putTask writes task into its shard s (as read), in the place of the task of its
-// id or added. It reports whether it wrote.
-func (t *Tree) putTask(s *shard, task Task) (bool, error) {
+// id or added.
+func (t *Tree) putTask(s *shard, task Task) error {
 	tasks := slices.Clone(s.tasks)
 	if i := s.find(task.ID); i >= 0 {
 		tasks[i] = task
 	} else {
 		tasks = append(tasks, task)
 	}
-	data, wrote, err := t.writeShard(s.rel, tasks, s.data)
+	data, wrote, err := t.writeShard(s.rel, tasks, s.data, true)
 	if err == nil && wrote {
 		slices.SortStableFunc(tasks, func(a, b Task) int { return idNumber(a.ID) - idNumber(b.ID) })
 		s.tasks, s.data = tasks, data
 	}
-	return wrote, err
+	return err
 }

@@ -143,18 +143,13 @@ func readOptional(path string) ([]byte, error) {
 	return data, err
 }
 
-// named is a file of a folder of strom's (segments, shards, task files) as listed
-// by filesIn: its name and the number it is ordered by.
-type named struct {
-	name string
-	n    int
-}
-
 // filesIn lists the files of the folder rel whose names number gives a number,
-// ordered by it; a missing folder has none. Other files there (a write's temporary
-// file) are left out.
-func (t *Tree) filesIn(rel string, number func(name string) (int, bool)) ([]named, error) {
-	if err := CheckPath(t.Path(rel), true); err != nil {
+// as paths under .strom/ ordered by that number; a missing folder has none. Other
+// files there (a write's temporary file) are left out; a link or a fifo of such a
+// name is kept: reading it refuses it (OpenFile), where leaving it out would hide
+// it.
+func (t *Tree) filesIn(rel string, number func(name string) (int, bool)) ([]string, error) {
+	if _, err := checkPath(t.Path(rel), true); err != nil {
 		return nil, err
 	}
 	ents, err := os.ReadDir(t.Path(rel))
@@ -164,19 +159,20 @@ func (t *Tree) filesIn(rel string, number func(name string) (int, bool)) ([]name
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", t.rel(rel), err)
 	}
-	return numbered(ents, number), nil
-}
-
-// numbered keeps the files of a folder's listing whose names number gives a number,
-// ordered by it. A link or a fifo of such a name is kept too: reading it refuses it
-// (OpenFile), where leaving it out would hide it.
-func numbered(ents []os.DirEntry, number func(name string) (int, bool)) []named {
-	var out []named
+	type numbered struct {
+		rel string
+		n   int
+	}
+	var files []numbered
 	for _, e := range ents {
 		if n, ok := number(e.Name()); ok && !e.IsDir() {
-			out = append(out, named{name: e.Name(), n: n})
+			files = append(files, numbered{rel + "/" + e.Name(), n})
 		}
 	}
-	slices.SortFunc(out, func(a, b named) int { return cmp.Compare(a.n, b.n) })
-	return out
+	slices.SortFunc(files, func(a, b numbered) int { return cmp.Compare(a.n, b.n) })
+	rels := make([]string, len(files))
+	for i, f := range files {
+		rels[i] = f.rel
+	}
+	return rels, nil
 }

@@ -398,3 +398,20 @@ func TestNotUTF8Refused(t *testing.T) {
 		t.Errorf("UTF-8 with a replacement character of its own: %v", err)
 	}
 }
+
+// computeSchemaSum is what schemaSum returns, from the schema's bytes.
+func computeSchemaSum(schemaName string) ([sha256.Size]byte, bool) {
+	src, err := schemas.FS.ReadFile(schemaName)
+	if err != nil {
+		return [sha256.Size]byte{}, false
+	}
+	h := sha256.New()
+	h.Write([]byte(validator))
+	h.Write([]byte{0})
+	h.Write([]byte(schemaName))
+	h.Write([]byte{0})
+	h.Write(src)
+	var s [sha256.Size]byte
+	h.Sum(s[:0])
+	return s, true
+}
