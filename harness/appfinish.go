@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync/atomic"
+
+	"github.com/strom-research/strom/messages"
 )
 
 // appAsk is the run's side of the app's "Finish and stop" (R7.3): the request is
@@ -31,8 +34,39 @@ func (a *appAsk) onKeys(p []byte) bool {
 	return true
 }
 
-// AppFinishQuestion is what the run's terminal asks when the app asks to finish.
-const AppFinishQuestion = "The app asks this session to finish — finish it? [Y/n] "
+// appFinishQuestion is what the run's terminal asks when the app asks to finish,
+// in the person's language with the yes that Enter gives ("[Y/n]", "[J/n]", "[A/n]").
+func appFinishQuestion(p *messages.Printer) string {
+	return p.Say("watch.app_asks") + " " + p.Say("confirm.suffix_yes") + " "
+}
+
+// answerKey reads one key as an answer in p's language: a key is yes when a word
+// of confirm.yes starts with it (y, j, a), no when a word of confirm.no does (n);
+// Enter is yes and Esc no. Other keys answer nothing.
+func answerKey(p *messages.Printer, k byte) (yes, answered bool) {
+	switch k {
+	case '\r', '\n':
+		return true, true
+	case 0x1b:
+		return false, true
+	}
+	key := strings.ToLower(string(rune(k)))
+	starts := func(id string) bool {
+		for _, w := range strings.Fields(p.Say(id)) {
+			if strings.HasPrefix(strings.ToLower(w), key) {
+				return true
+			}
+		}
+		return false
+	}
+	if starts("confirm.yes") {
+		return true, true
+	}
+	if starts("confirm.no") {
+		return false, true
+	}
+	return false, false
+}
 
 // appFinishSeen looks for the app's request. Without a terminal to ask, the request
 // is a finish request at once; with one, the question is put.
@@ -47,24 +81,27 @@ func (r *Research) appFinishSeen(a *appAsk, id string, onTerminal bool, out io.W
 		r.appFinishAnswered(a, id, true, out)
 		return
 	}
-	fmt.Fprint(out, "\r\n"+AppFinishQuestion)
+	fmt.Fprint(out, "\r\n"+appFinishQuestion(r.Messages()))
 	a.pending.Store(true)
 }
 
-// appFinishKey takes one key of the answer: Enter or y is yes, n or Esc is no;
-// other keys are ignored and the question stays open.
+// appFinishKey takes one key of the answer (see answerKey); other keys are ignored
+// and the question stays open.
 func (r *Research) appFinishKey(a *appAsk, id string, k byte, out io.Writer) {
 	if !a.pending.Load() {
 		return
 	}
-	switch k {
-	case 'y', 'Y', '\r', '\n':
-		fmt.Fprint(out, "yes\r\n")
-		r.appFinishAnswered(a, id, true, out)
-	case 'n', 'N', 0x1b:
-		fmt.Fprint(out, "no\r\n")
-		r.appFinishAnswered(a, id, false, out)
+	p := r.Messages()
+	yes, answered := answerKey(p, k)
+	if !answered {
+		return
 	}
+	said := p.Say("confirm.said_no")
+	if yes {
+		said = p.Say("confirm.said_yes")
+	}
+	fmt.Fprint(out, said+"\r\n")
+	r.appFinishAnswered(a, id, yes, out)
 }
 
 // appFinishDropped closes an open question without an answer: the session is being
@@ -77,11 +114,11 @@ func (r *Research) appFinishDropped(a *appAsk, id string) {
 func (r *Research) appFinishAnswered(a *appAsk, id string, yes bool, out io.Writer) {
 	r.appFinishDropped(a, id)
 	if !yes {
-		fmt.Fprint(out, "The session works on; the app's request is dropped.\r\n")
+		fmt.Fprint(out, r.Messages().Say("watch.app_declined")+"\r\n")
 		return
 	}
 	if err := r.RequestFinish(id, "the app"); err != nil {
-		fmt.Fprintf(out, "The app's request could not be passed on: %v\r\n", err)
+		fmt.Fprint(out, r.Messages().Say("watch.app_not_passed", messages.Args{"Error": err})+"\r\n")
 		return
 	}
 	fmt.Fprint(out, r.Messages().Say("watch.asked_finish")+"\r\n")
