@@ -11,6 +11,7 @@ import (
 
 	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/harness/limits"
 	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
@@ -87,7 +88,11 @@ func (rr RunResult) Reason(p *messages.Printer) string {
 		case d == "" || d == resetUnknown:
 			return p.Say("stop.subscription_limit_unknown")
 		case strings.HasPrefix(d, "resets "):
-			return p.Say("stop.subscription_limit_resets", messages.Args{"When": strings.TrimPrefix(d, "resets ")})
+			when, ok := limits.DescribedAs(d, p.Say("stop.reset_layout"))
+			if !ok {
+				when = strings.TrimPrefix(d, "resets ") // the agent's own words
+			}
+			return p.Say("stop.subscription_limit_resets", messages.Args{"When": when})
 		}
 		return p.Say("stop.error_detail", messages.Args{"Detail": d})
 	case StopNotLoggedIn:
