@@ -80,7 +80,7 @@ func (s *sys) usageOf(c *ffcli.Command) string {
 	if c.ShortHelp != "" {
 		fmt.Fprintf(&b, "%s\n  %s\n\n", p.Say("help.heading.about"), s.sayHelp(c.ShortHelp))
 	}
-	use := c.ShortUsage
+	use := s.sayHelp(c.ShortUsage)
 	if use == "" {
 		use = c.Name
 	}
