@@ -13,6 +13,7 @@ import (
 	"github.com/strom-research/strom/harness/allow"
 	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/harness/gitrepo"
+	"github.com/strom-research/strom/harness/limits"
 	"github.com/strom-research/strom/harness/mode"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
@@ -86,7 +87,11 @@ func (rr RunResult) Reason(p *messages.Printer) string {
 		case d == "" || d == agents.ResetUnknown:
 			return p.Say("stop.subscription_limit_unknown")
 		case strings.HasPrefix(d, "resets "):
-			return p.Say("stop.subscription_limit_resets", messages.Args{"When": strings.TrimPrefix(d, "resets ")})
+			when, ok := limits.DescribedAs(d, p.Say("stop.reset_layout"))
+			if !ok {
+				when = strings.TrimPrefix(d, "resets ") // the agent's own words
+			}
+			return p.Say("stop.subscription_limit_resets", messages.Args{"When": when})
 		}
 		return p.Say("stop.error_detail", messages.Args{"Detail": d})
 	case ends.StopNotLoggedIn:

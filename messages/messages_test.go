@@ -452,3 +452,18 @@ func TestDurationInWords(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogDash: a sentence is divided by one dash in every language, the em
+// dash between spaces (" — "); the en dash is for ranges (1–100), never spaced.
+func TestCatalogDash(t *testing.T) {
+	t.Parallel()
+	for _, l := range Languages {
+		for id, f := range forms(t, l) {
+			for _, text := range f {
+				if strings.Contains(text, " – ") {
+					t.Errorf("%s.toml %s divides with a spaced en dash: %q", l, id, text)
+				}
+			}
+		}
+	}
+}

@@ -133,3 +133,42 @@ func TestAppFinishDeclined(t *testing.T) {
 		t.Errorf("the agent did not go on working after the no:\n%s", got)
 	}
 }
+
+// TestAppFinishAskedInLanguage: the run's terminal asks the app's question in the
+// person's language and takes that language's yes letter (j in German, a in Czech)
+// as a yes: the agent records and closes.
+func TestAppFinishAskedInLanguage(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		lang, env, question, key, said string
+	}{
+		{"de", "LANG=de_DE.UTF-8", "Die App bittet diese Sitzung abzuschließen — abschließen? [J/n]", "j", "ja"},
+		{"cs", "LANG=cs_CZ.UTF-8", "Aplikace žádá, aby toto sezení skončilo — ukončit ho? [A/n]", "a", "ano"},
+	} {
+		t.Run(c.lang, func(t *testing.T) {
+			t.Parallel()
+			h := withAgent(t, watchfulAgent, "First", "Second")
+			h.env = append(h.env, c.env, "LC_ALL=", "LC_MESSAGES=")
+			run := startTTYRun(t, h, "run", "--loop")
+			run.waitFor(t, "▶")
+			askFromApp(t, h)
+			run.waitFor(t, c.question)
+			run.master.Write([]byte(c.key))
+			if code := run.wait(t); code != 0 {
+				t.Fatalf("exit %d:\n%s", code, run.text())
+			}
+			screen := run.text()
+			if !strings.Contains(screen, c.question+" "+c.said+"\r\n") {
+				t.Errorf("the answer %q is not said as %q:\n%s", c.key, c.said, screen)
+			}
+			for _, en := range []string{"The app asks", "[Y/n]", "yes\r\n", "request is dropped"} {
+				if strings.Contains(screen, en) {
+					t.Errorf("English %q on a %s screen:\n%s", en, c.lang, screen)
+				}
+			}
+			if got := h.git(t, "log", "-1", "--format=%(trailers:key=Strom-End,valueonly)"); strings.TrimSpace(got) != "finish-requested" {
+				t.Errorf("Strom-End = %q after %q:\n%s", got, c.key, screen)
+			}
+		})
+	}
+}

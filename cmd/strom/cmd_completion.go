@@ -52,12 +52,18 @@ func completionCommand(s *sys) *ffcli.Command {
 }
 
 // compNode is one command as a completion script knows it: the words that call
-// it, its commands with their short help, and its flags.
+// it, its commands with their short help, the words it takes as arguments, and its
+// flags.
 type compNode struct {
 	path  string // "session log"; "" is strom itself
 	subs  []compWord
+	args  []compWord
 	flags []compFlag
 }
+
+// completionArgs are the words a command takes as its arguments, where they are a
+// fixed few.
+var completionArgs = map[string][]string{"completion": completionShells}
 
 type compWord struct{ name, help string }
 
@@ -70,6 +76,9 @@ type compFlag struct {
 // short help of its commands and the usage of its flags in the person's language.
 func completionNodes(s *sys, c *ffcli.Command, path []string) []compNode {
 	n := compNode{path: strings.Join(path, " ")}
+	for _, a := range completionArgs[n.path] {
+		n.args = append(n.args, compWord{name: a})
+	}
 	var below []compNode
 	for _, sub := range c.Subcommands {
 		if hiddenCommands[sub.Name] {
@@ -111,14 +120,26 @@ func helpNodes(nodes []compNode) []compNode {
 	return out
 }
 
-// words are the node's commands and flags as typed.
+// words are the node's commands, arguments and flags as typed.
 func (n compNode) words() []string {
 	var out []string
-	for _, w := range n.subs {
+	for _, w := range slices.Concat(n.subs, n.args) {
 		out = append(out, w.name)
 	}
 	for _, f := range n.flags {
 		out = append(out, flagForm(f.name))
+	}
+	return out
+}
+
+// valued are the node's flags that take a value, as typed, each between spaces
+// (" --agent --task "): the word after one is its value.
+func (n compNode) valued() string {
+	out := " "
+	for _, f := range n.flags {
+		if f.value {
+			out += flagForm(f.name) + " "
+		}
 	}
 	return out
 }
@@ -159,11 +180,14 @@ _strom() {
 	for _, e := range edges(nodes) {
 		pats = append(pats, single(e))
 	}
-	fmt.Fprintf(w, "\t\t%s)\n\t\t\tpath=${path:+$path }$word ;;\n\t\tesac\n\tdone\n\tlocal words\n\tcase $path in\n", strings.Join(pats, "|"))
+	fmt.Fprintf(w, "\t\t%s)\n\t\t\tpath=${path:+$path }$word ;;\n\t\tesac\n\tdone\n\tlocal words valued\n\tcase $path in\n", strings.Join(pats, "|"))
 	for _, n := range nodes {
-		fmt.Fprintf(w, "\t%s) words=%s ;;\n", single(n.path), single(strings.Join(n.words(), " ")))
+		fmt.Fprintf(w, "\t%s) words=%s; valued=%s ;;\n", single(n.path), single(strings.Join(n.words(), " ")), single(n.valued()))
 	}
 	fmt.Fprint(w, `	esac
+	# The word after a flag that takes a value is that value: the shell's own
+	# completion (-o default) offers files.
+	(( COMP_CWORD > 1 )) && [[ $valued == *" ${COMP_WORDS[COMP_CWORD-1]} "* ]] && return 0
 	COMPREPLY=($(compgen -W "$words" -- "$cur"))
 }
 complete -o default -F _strom strom
@@ -173,6 +197,9 @@ complete -o default -F _strom strom
 // zshDescribe escapes a word for _describe, where a colon divides the word
 // from its description.
 func zshDescribe(name, help string) string {
+	if help == "" {
+		return single(strings.ReplaceAll(name, ":", `\:`))
+	}
 	return single(strings.ReplaceAll(name, ":", `\:`) + ":" + help)
 }
 
@@ -191,19 +218,22 @@ _strom() {
 	for _, e := range edges(nodes) {
 		pats = append(pats, single(e))
 	}
-	fmt.Fprintf(w, "\t\t(%s)\n\t\t\tcpath=${cpath:+$cpath }$word ;;\n\t\tesac\n\tdone\n\tlocal -a cmds flags\n\tcase $cpath in\n", strings.Join(pats, "|"))
+	fmt.Fprintf(w, "\t\t(%s)\n\t\t\tcpath=${cpath:+$cpath }$word ;;\n\t\tesac\n\tdone\n\tlocal -a cmds flags\n\tlocal valued\n\tcase $cpath in\n", strings.Join(pats, "|"))
 	for _, n := range nodes {
 		var cmds, flags []string
-		for _, s := range n.subs {
+		for _, s := range slices.Concat(n.subs, n.args) {
 			cmds = append(cmds, zshDescribe(s.name, s.help))
 		}
 		for _, f := range n.flags {
 			flags = append(flags, zshDescribe(flagForm(f.name), f.help))
 		}
-		fmt.Fprintf(w, "\t(%s) cmds=(%s); flags=(%s) ;;\n", single(n.path), strings.Join(cmds, " "), strings.Join(flags, " "))
+		fmt.Fprintf(w, "\t(%s) cmds=(%s); flags=(%s); valued=%s ;;\n", single(n.path), strings.Join(cmds, " "), strings.Join(flags, " "), single(n.valued()))
 	}
 	fmt.Fprint(w, `	esac
-	if [[ $PREFIX == -* ]]; then
+	# The word after a flag that takes a value is that value.
+	if (( CURRENT > 2 )) && [[ $valued == *" ${words[CURRENT-1]} "* ]]; then
+		_files
+	elif [[ $PREFIX == -* ]]; then
 		_describe -t flags 'strom flag' flags
 	elif (( $#cmds )); then
 		_describe -t commands 'strom command' cmds
@@ -252,6 +282,9 @@ complete -c strom -f
 		for _, s := range n.subs {
 			fmt.Fprintf(w, "complete -c strom -n %s -a %s -d %s\n", cond, single(s.name), single(s.help))
 		}
+		for _, a := range n.args {
+			fmt.Fprintf(w, "complete -c strom -n %s -a %s\n", cond, single(a.name))
+		}
 		for _, f := range n.flags {
 			opt := "-l"
 			if len(f.name) == 1 {
@@ -277,7 +310,7 @@ Register-ArgumentCompleter -Native -CommandName strom -ScriptBlock {
 `)
 	for _, n := range nodes {
 		var items []string
-		for _, s := range n.subs {
+		for _, s := range slices.Concat(n.subs, n.args) {
 			items = append(items, fmt.Sprintf("@{n = %s; h = %s}", psQuote(s.name), psQuote(s.help)))
 		}
 		for _, f := range n.flags {
@@ -285,8 +318,13 @@ Register-ArgumentCompleter -Native -CommandName strom -ScriptBlock {
 		}
 		fmt.Fprintf(w, "\t\t%s = @(%s)\n", psQuote(n.path), strings.Join(items, "; "))
 	}
+	fmt.Fprint(w, "\t}\n\t$valued = @{\n")
+	for _, n := range nodes {
+		fmt.Fprintf(w, "\t\t%s = %s\n", psQuote(n.path), psQuote(n.valued()))
+	}
 	fmt.Fprint(w, `	}
 	$path = ''
+	$prev = ''
 	foreach ($element in ($commandAst.CommandElements | Select-Object -Skip 1)) {
 		if ($element.Extent.EndOffset -ge $cursorPosition) { break }
 		$word = $element.ToString()
@@ -294,7 +332,10 @@ Register-ArgumentCompleter -Native -CommandName strom -ScriptBlock {
 		if ($word -eq '--') { return }
 		$next = if ($path) { "$path $word" } else { $word }
 		if ($tree.ContainsKey($next)) { $path = $next }
+		$prev = $word
 	}
+	# The word after a flag that takes a value is that value.
+	if ($prev -and $valued[$path].Contains(" $prev ")) { return }
 	foreach ($item in $tree[$path]) {
 		if ($item.n -like "$wordToComplete*") {
 			$tip = if ($item.h) { $item.h } else { $item.n }

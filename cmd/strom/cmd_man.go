@@ -86,7 +86,7 @@ func writeMan(s *sys, w io.Writer, c *ffcli.Command, path, see []string) {
 	fmt.Fprintf(w, ".\\\" %s(1), written by make man (strom man) from the help texts; do not edit.\n", name)
 	fmt.Fprintf(w, ".TH %s 1 \"\" \"strom\" \"User Commands\"\n", roffText(strings.ToUpper(name)))
 	fmt.Fprintf(w, ".SH NAME\n%s \\- %s\n", roffText(name), roffText(s.sayHelp(c.ShortHelp)))
-	use := c.ShortUsage
+	use := s.sayHelp(c.ShortUsage)
 	if use == "" {
 		use = words
 	}

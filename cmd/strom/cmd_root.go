@@ -53,7 +53,7 @@ func commandTree(s *sys, args []string) *ffcli.Command {
 	var root *ffcli.Command
 	root = &ffcli.Command{
 		Name:        "strom",
-		ShortUsage:  "strom <command> [flags] [args]",
+		ShortUsage:  "help.root.usage",
 		ShortHelp:   "help.root.short",
 		LongHelp:    withHelp("help.root.long", ""),
 		FlagSet:     fs,

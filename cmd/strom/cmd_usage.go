@@ -112,7 +112,7 @@ func usageCommand(s *sys) *ffcli.Command {
 			} else {
 				fmt.Fprintln(s.stdout, s.say("usage_week.five_hours", messages.Args{"Used": pctText(out.FiveHourUsed)}))
 			}
-			fmt.Fprintln(s.stdout, s.say("usage_week.source", messages.Args{"Source": out.Source, "Age": s.msg().Duration(time.Duration(out.AgeS*float64(time.Second)))}))
+			fmt.Fprintln(s.stdout, s.say("usage_week.source", messages.Args{"Source": out.Source, "Age": s.msg().Duration(time.Duration(out.AgeS * float64(time.Second)))}))
 			return nil
 		}),
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
@@ -79,14 +80,14 @@ func (s *sys) usageOf(c *ffcli.Command) string {
 	if c.ShortHelp != "" {
 		fmt.Fprintf(&b, "%s\n  %s\n\n", p.Say("help.heading.about"), s.sayHelp(c.ShortHelp))
 	}
-	use := c.ShortUsage
+	use := s.sayHelp(c.ShortUsage)
 	if use == "" {
 		use = c.Name
 	}
 	fmt.Fprintf(&b, "%s\n  %s\n\n", p.Say("help.heading.usage"), use)
 	long, exits, found := strings.Cut(c.LongHelp, exitsSep)
 	if long != "" {
-		fmt.Fprintf(&b, "%s\n\n", strings.TrimSpace(s.sayHelp(long)))
+		fmt.Fprintf(&b, "%s\n\n", fill(strings.TrimSpace(s.sayHelp(long)), helpWidth))
 	}
 	if len(c.Subcommands) > 0 {
 		fmt.Fprintf(&b, "%s\n", p.Say("help.heading.commands"))
@@ -219,4 +220,44 @@ func flagDefault(f *flag.Flag) string {
 func usageText(f *flag.Flag) string {
 	_, u := flag.UnquoteUsage(f)
 	return u
+}
+
+// helpWidth is the width a help's prose is filled to.
+const helpWidth = 80
+
+// fill fills each paragraph of text (blank lines divide them) to width columns,
+// breaking only at spaces: a flag or a path is never cut. A line that starts with
+// a space (an example, a table) is kept as it is. (Not ansi.Wordwrap: it breaks
+// at every hyphen, and so inside --for-tree.)
+func fill(text string, width int) string {
+	var out []string
+	var words []string
+	flush := func() {
+		line := ""
+		for _, w := range words {
+			switch {
+			case line == "":
+				line = w
+			case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) > width:
+				out = append(out, line)
+				line = w
+			default:
+				line += " " + w
+			}
+		}
+		if line != "" {
+			out = append(out, line)
+		}
+		words = nil
+	}
+	for _, line := range strings.Split(text, "\n") {
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, " ") || strings.HasPrefix(line, "\t") {
+			flush()
+			out = append(out, line)
+			continue
+		}
+		words = append(words, strings.Fields(line)...)
+	}
+	flush()
+	return strings.Join(out, "\n")
 }

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 )
@@ -90,6 +91,13 @@ func TestHelpLanguages(t *testing.T) {
 				}
 				if m := leftoverID.FindString(help); m != "" {
 					t.Errorf("%s: %s --help shows the id %q instead of its text", lang, name, strings.TrimSpace(m))
+				}
+				// The prose is filled to 80 columns; the usage line and the
+				// tables (indented) are as they are.
+				for _, line := range strings.Split(help, "\n") {
+					if !strings.HasPrefix(line, " ") && utf8.RuneCountInString(line) > helpWidth {
+						t.Errorf("%s: %s --help has a line of %d columns: %q", lang, name, utf8.RuneCountInString(line), line)
+					}
 				}
 				if lang == "en_US.UTF-8" || helpPending[name] {
 					continue

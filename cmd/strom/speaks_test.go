@@ -163,7 +163,8 @@ func TestEnglishIn(t *testing.T) {
 // whollyCmd is the testscript command "wholly LANG": every line the last command
 // printed (stdout and stderr) holds no word of the English catalog that LANG's
 // catalog does not also use, once machine words are taken out (machineRE and
-// wholeExceptions), and no duration as Go writes it (5m0s).
+// wholeExceptions), no duration as Go writes it (5m0s) and no English date word
+// (12:50 AM Thu Dec 3).
 func whollyCmd(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: wholly de|cs")
@@ -237,12 +238,19 @@ func englishOnly(lang string) map[string]bool {
 	return out
 }
 
+// englishDate matches the words of a time as Go writes it in English: "12:50 AM
+// Thu Dec 3", which no catalog holds.
+var englishDate = regexp.MustCompile(`\b(AM|PM|Mon|Tue|Wed|Thu|Fri|Sat|Sun|Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\b`)
+
 // notWhole says why line is not wholly in lang, "" when it is.
 func notWhole(lang, line string) string {
 	if d := goDuration.FindString(line); d != "" {
 		return "Go's duration " + d
 	}
 	rest := machineRE.ReplaceAllString(line, " ")
+	if w := englishDate.FindString(rest); w != "" {
+		return "the English date word " + w
+	}
 	only := englishOnly(lang)
 	for _, w := range wordRE.FindAllString(rest, -1) {
 		if only[strings.ToLower(w)] {

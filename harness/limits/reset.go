@@ -281,7 +281,43 @@ func DescribeReset(t time.Time, loc *time.Location) string {
 	if zone == "" {
 		zone = "UTC" + t.Format("-07:00")
 	}
-	return "resets " + t.Format("3:04 PM Mon Jan 2") + " (" + zone + ")"
+	return "resets " + t.Format(describedLayout) + " (" + zone + ")"
+}
+
+// describedLayout is the layout of the instant in DescribeReset's words.
+const describedLayout = "3:04 PM Mon Jan 2"
+
+// DescribedAs writes the instant of DescribeReset's words (desc) again in layout,
+// followed by the zone they name: "1.12. um 00:50 (America/Los_Angeles)" for the
+// German "2.1. um 15:04". The words carry no year: the instant is taken in a year
+// in which its day falls on the weekday they name, so that layout may name the
+// weekday too, never the year. False when desc is not DescribeReset's.
+func DescribedAs(desc, layout string) (string, bool) {
+	rest, ok := strings.CutPrefix(desc, "resets ")
+	if !ok {
+		return "", false
+	}
+	i := strings.LastIndex(rest, " (")
+	if i < 0 || !strings.HasSuffix(rest, ")") {
+		return "", false
+	}
+	t, err := time.Parse(describedLayout, rest[:i])
+	if err != nil {
+		return "", false
+	}
+	named := t.Format("Mon") // the weekday as written, which Parse does not check
+	if f := strings.Fields(rest[:i]); len(f) == 5 {
+		named = f[2]
+	}
+	// Weekdays repeat every 28 years, and February 29 falls on each weekday
+	// within 28 leap years.
+	for y := 2000; y < 2000+4*28; y++ {
+		d := time.Date(y, t.Month(), t.Day(), t.Hour(), t.Minute(), 0, 0, time.UTC)
+		if d.Day() == t.Day() && d.Format("Mon") == named {
+			return d.Format(layout) + rest[i:], true
+		}
+	}
+	return "", false
 }
 
 // lazyRE returns a function that compiles expr the first time it is called and

@@ -145,6 +145,30 @@ func TestParseResetDSTInstants(t *testing.T) {
 	}
 }
 
+// TestDescribedAs: DescribeReset's words are written again in another layout, the
+// zone kept; other words are not read.
+func TestDescribedAs(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		desc, layout, want string
+		ok                 bool
+	}{
+		{"resets 11:00 PM Mon Nov 30 (America/Anchorage)", "2.1. um 15:04", "30.11. um 23:00 (America/Anchorage)", true},
+		{"resets 12:50 AM Thu Dec 3 (UTC-09:00)", "2. 1. v 15:04", "3. 12. v 00:50 (UTC-09:00)", true},
+		{"resets 4:30 AM Mon Feb 29 (Asia/Calcutta)", "2.1. 15:04", "29.2. 04:30 (Asia/Calcutta)", true},
+		{"resets 8:30 AM Mon Nov 30 (UTC)", "3:04 PM Mon Jan 2", "8:30 AM Mon Nov 30 (UTC)", true},
+		{"resets tomorrow morning", "2.1.", "", false},
+		{"resets 4:30 AM Xyz Feb 3 (UTC)", "2.1.", "", false},
+		{"resets 12:50am (America/Los_Angeles)", "2.1.", "", false},
+		{"12:50 AM Thu Dec 3 (UTC)", "2.1.", "", false},
+	} {
+		got, ok := DescribedAs(tt.desc, tt.layout)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("DescribedAs(%q, %q) = %q, %v; want %q, %v", tt.desc, tt.layout, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
 func TestDescribeReset(t *testing.T) {
 	t.Parallel()
 	anchorage := mustZone(t, "America/Anchorage")

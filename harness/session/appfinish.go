@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync/atomic"
 
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
+	"github.com/strom-research/strom/messages"
 )
 
 // AppAsk is the run's side of the app's "Finish and stop" (R7.3): the request is
@@ -36,8 +38,39 @@ func (a *AppAsk) OnKeys(p []byte) bool {
 	return true
 }
 
-// AppFinishQuestion is what the run's terminal asks when the app asks to finish.
-const AppFinishQuestion = "The app asks this session to finish — finish it? [Y/n] "
+// appFinishQuestion is what the run's terminal asks when the app asks to finish,
+// in the person's language with the yes that Enter gives ("[Y/n]", "[J/n]", "[A/n]").
+func appFinishQuestion(p *messages.Printer) string {
+	return p.Say("watch.app_asks") + " " + p.Say("confirm.suffix_yes") + " "
+}
+
+// answerKey reads one key as an answer in p's language: a key is yes when a word
+// of confirm.yes starts with it (y, j, a), no when a word of confirm.no does (n);
+// Enter is yes and Esc no. Other keys answer nothing.
+func answerKey(p *messages.Printer, k byte) (yes, answered bool) {
+	switch k {
+	case '\r', '\n':
+		return true, true
+	case 0x1b:
+		return false, true
+	}
+	key := strings.ToLower(string(rune(k)))
+	starts := func(id string) bool {
+		for _, w := range strings.Fields(p.Say(id)) {
+			if strings.HasPrefix(strings.ToLower(w), key) {
+				return true
+			}
+		}
+		return false
+	}
+	if starts("confirm.yes") {
+		return true, true
+	}
+	if starts("confirm.no") {
+		return false, true
+	}
+	return false, false
+}
 
 // AppFinishSeen looks for the app's request. Without a terminal to ask, the request
 // is a finish request at once; with one, the question is put.
@@ -52,24 +85,27 @@ func AppFinishSeen(r *research.Research, a *AppAsk, id string, onTerminal bool, 
 		appFinishAnswered(r, a, id, true, out)
 		return
 	}
-	fmt.Fprint(out, "\r\n"+AppFinishQuestion)
+	fmt.Fprint(out, "\r\n"+appFinishQuestion(r.Messages()))
 	a.pending.Store(true)
 }
 
-// AppFinishKey takes one key of the answer: Enter or y is yes, n or Esc is no;
-// other keys are ignored and the question stays open.
+// AppFinishKey takes one key of the answer (see answerKey); other keys are ignored
+// and the question stays open.
 func AppFinishKey(r *research.Research, a *AppAsk, id string, k byte, out io.Writer) {
 	if !a.pending.Load() {
 		return
 	}
-	switch k {
-	case 'y', 'Y', '\r', '\n':
-		fmt.Fprint(out, "yes\r\n")
-		appFinishAnswered(r, a, id, true, out)
-	case 'n', 'N', 0x1b:
-		fmt.Fprint(out, "no\r\n")
-		appFinishAnswered(r, a, id, false, out)
+	p := r.Messages()
+	yes, answered := answerKey(p, k)
+	if !answered {
+		return
 	}
+	said := p.Say("confirm.said_no")
+	if yes {
+		said = p.Say("confirm.said_yes")
+	}
+	fmt.Fprint(out, said+"\r\n")
+	appFinishAnswered(r, a, id, yes, out)
 }
 
 // AppFinishDropped closes an open question without an answer: the session is being
@@ -82,11 +118,11 @@ func AppFinishDropped(r *research.Research, a *AppAsk, id string) {
 func appFinishAnswered(r *research.Research, a *AppAsk, id string, yes bool, out io.Writer) {
 	AppFinishDropped(r, a, id)
 	if !yes {
-		fmt.Fprint(out, "The session works on; the app's request is dropped.\r\n")
+		fmt.Fprint(out, r.Messages().Say("watch.app_declined")+"\r\n")
 		return
 	}
 	if err := runfiles.RequestFinish(r, id, "the app"); err != nil {
-		fmt.Fprintf(out, "The app's request could not be passed on: %v\r\n", err)
+		fmt.Fprint(out, r.Messages().Say("watch.app_not_passed", messages.Args{"Error": err})+"\r\n")
 		return
 	}
 	fmt.Fprint(out, r.Messages().Say("watch.asked_finish")+"\r\n")
