@@ -57,12 +57,22 @@ func (r *Research) recoverCrash(ctx context.Context, out func(string), check str
 	}
 	// A task held by a session that no longer runs returns to the queue. In a
 	// research synced with a remote, a started task may be another machine's
-	// claim: only one made before sync (no host) returns here; a claim of a
-	// session that never began returns when it grows stale (StaleGrace).
+	// claim: only one made before sync (no host) returns here, and one this
+	// clone's last run claimed for a session that never began (run.json says
+	// which); another machine's claim of a session that never began returns when
+	// it grows stale (StaleGrace).
 	synced := r.synced()
+	claimed := ""
+	if ri != nil && ri.Claimed != ri.Session {
+		claimed = ri.Claimed
+	}
+	returns := func(t statefiles.Task) bool {
+		return t.State == statefiles.Started && (!synced || t.Host == "" || claimed != "" && t.Session == claimed)
+	}
 	var started []string
+	var released []statefiles.Task
 	if err := r.Tree.EachTask(ctx, statefiles.Started, func(t statefiles.Task) bool {
-		if !synced || t.Host == "" {
+		if returns(t) {
 			started = append(started, t.ID)
 		}
 		return true
@@ -72,16 +82,45 @@ func (r *Research) recoverCrash(ctx context.Context, out func(string), check str
 	if len(started) == 0 {
 		return nil
 	}
-	return r.Tree.Locked(ctx, func() error {
+	err = r.Tree.Locked(ctx, func() error {
 		for _, id := range started {
 			if _, err := r.Tree.UpdateTaskLocked(id, func(t *statefiles.Task) error {
-				if t.State == statefiles.Started && (!synced || t.Host == "") {
+				if returns(*t) {
+					if synced && t.Host != "" {
+						released = append(released, *t)
+					}
 					t.State, t.Session, t.Host = statefiles.Open, "", ""
 				}
 				return nil
 			}); err != nil && !errors.Is(err, statefiles.ErrUnknownTask) {
 				return err
 			}
+		}
+		return nil
+	})
+	if err != nil || len(released) == 0 {
+		return err
+	}
+	return r.releaseClaims(ctx, released, out)
+}
+
+// releaseClaims commits the return to the queue of tasks this clone claimed for
+// sessions that never began, and says each: the commit goes to the remote with
+// the next push, which deletes their claims there (ownEnded).
+func (r *Research) releaseClaims(ctx context.Context, released []statefiles.Task, out func(string)) error {
+	var ids []string
+	for _, t := range released {
+		ids = append(ids, t.ID)
+		out(r.Messages().Say("sync.released", messages.Args{"Task": t.ID, "Session": t.Session}))
+	}
+	host := r.hostName()
+	return r.Tree.Locked(ctx, func() error {
+		msg := gitrepo.Message{
+			Subject:  r.Messages().Say("sync.released_subject", messages.Args{"Tasks": strings.Join(ids, ", "), "Host": host}),
+			Trailers: []gitrepo.Trailer{{Key: TrailerHost, Value: host}},
+		}
+		if _, err := r.commitPaths(ctx, msg, r.queuePathsHere()); err != nil && !errors.Is(err, gitrepo.ErrNothingToCommit) {
+			return fmt.Errorf("commit the tasks returned: %w", err)
 		}
 		return nil
 	})

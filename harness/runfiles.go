@@ -31,6 +31,10 @@ type RunInfo struct {
 	// WaitArchive names the archive a paused run waits for (R7.1.1), "" when it
 	// waits for its condition.
 	WaitArchive string `json:"waiting_for_archive,omitempty"`
+	// Claimed is the session a synced run's last claim was made for, written
+	// before the claim: a run killed before that session began leaves its task
+	// started under it, and the next run returns the task (recoverCrash).
+	Claimed string `json:"claimed,omitempty"`
 }
 
 func (r *Research) runFile() string { return r.Tree.Path(statefiles.RunDir, "run.json") }

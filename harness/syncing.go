@@ -70,6 +70,17 @@ func (r *Research) staleHeld(pk *picker, h remote.Held) bool {
 	return ok && pk.stale > 0 && r.Now().Sub(at) > pk.stale
 }
 
+// ownClaimsEnded reports whether the remote holds, as the last fetch saw it, a
+// claim of this machine's that holds its task no more (ownEnded).
+func (r *Research) ownClaimsEnded() bool {
+	for _, h := range r.sync.Claims() {
+		if h.Host == r.sync.Host && r.ownEnded(h) {
+			return true
+		}
+	}
+	return false
+}
+
 // ownEnded reports whether h is this machine's claim of a session that ended in
 // this clone (the task is not started by it here): it holds the task no more, and
 // the next push deletes it with the session's end.
@@ -318,6 +329,11 @@ func (r *Research) claim(ctx context.Context, pk *picker, out io.Writer) (*state
 			if err := r.Tree.MigrateQueue(); err != nil {
 				return err
 			}
+			// The claim's session is noted before the claim: a kill before the
+			// session begins leaves its task to the next run here (recoverCrash).
+			if err := r.UpdateRun(func(ri *RunInfo) { ri.Claimed = id }); err != nil {
+				return err
+			}
 			before, err := r.readFiles(rel, statefiles.QueueFile)
 			if err != nil {
 				return fmt.Errorf("claim task: %w", err)
@@ -543,11 +559,14 @@ func (r *Research) syncStart(ctx context.Context, out io.Writer) error {
 	if err != nil && !errors.As(err, &ce) {
 		return r.syncError(err)
 	}
-	if ce == nil && r.sync.InSync(ctx) {
+	// A claim of this machine's whose session ended here, or never began, is
+	// deleted by a push even when nothing else waits for one.
+	ended := r.ownClaimsEnded()
+	if ce == nil && !ended && r.sync.InSync(ctx) {
 		r.sync.Fresh()
 		return nil
 	}
-	if n, _ := r.sync.Unpushed(ctx, TrailerSession); n > 0 || ce != nil {
+	if n, _ := r.sync.Unpushed(ctx, TrailerSession); n > 0 || ce != nil || ended {
 		return r.publish(ctx, out)
 	}
 	r.sync.Fresh()
