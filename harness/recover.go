@@ -247,7 +247,7 @@ func zombie(pid int) bool {
 func (r *Research) mendAfterKill(ctx context.Context, g *gitrepo.Repo, out io.Writer) error {
 	mended, err := g.MendAfterKill(ctx)
 	for _, m := range mended {
-		fmt.Fprintln(out, r.Messages().Say("run.mended_"+m.What, messages.Args{"File": m.Path}))
+		fmt.Fprintln(out, r.Messages().Say("run.mended_"+m.What, messages.Args{"File": m.Path, "Count": m.Count}))
 	}
 	return err
 }
