@@ -280,7 +280,7 @@ func (c *campaign) runAgainAndAgain(ctx context.Context, cl *campaignClone) {
 			what = "a rerun after a kill"
 		}
 		switch {
-		case wedgeWords.MatchString(text):
+		case wedgeWords.MatchString(mendLines.ReplaceAllString(text, "")):
 			c.wedge(cl, what, text)
 		case hit || status == 0:
 		case status == 1 && awayWords.MatchString(text):
@@ -319,6 +319,10 @@ func (c *campaign) log(who, line string) {
 
 // wedgeWords are the refusals a person would have to mend.
 var wedgeWords = regexp.MustCompile(`is in progress|another git process holds|by hand|is locked by another strom|another strom run is working|\.lock\b`)
+
+// mendLines are the lines of a run that say what it finished or undid of a
+// killed strom's git: no refusal.
+var mendLines = regexp.MustCompile(`(?m)^.*(left by the git of a strom that was stopped|a stopped strom had|of a stopped strom had).*$`)
 
 // awayWords are the ends of a run the remote's absence explains.
 var awayWords = regexp.MustCompile(`the remote origin cannot be reached|stays? in this clone, not on origin`)
