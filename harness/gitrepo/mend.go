@@ -99,7 +99,7 @@ func (r *Repo) MendAfterKill(ctx context.Context) ([]Mended, error) {
 		if gitPID > 0 && !waitGone(ctx, gitPID, orphanWait) {
 			continue // git goes on alone, and ends what it began
 		}
-		if gitRunningIn(r.Root) {
+		if !waitNoGit(ctx, r.Root, orphanWait) {
 			continue // a person's git works here now: its locks are its own
 		}
 		mended, err := r.mendRun(ctx, start, args)
@@ -128,6 +128,20 @@ func waitGone(ctx context.Context, pid int, limit time.Duration) bool {
 			return false
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+	return true
+}
+
+// waitNoGit waits until no git process works in the work tree at root, for at
+// most limit; it reports whether none does. A git there may be another of the
+// killed strom's, or of its agent's strom commands, ending in a moment; a
+// person's git that stays is left its locks.
+func waitNoGit(ctx context.Context, root string, limit time.Duration) bool {
+	for end := time.Now().Add(limit); gitRunningIn(root); {
+		if time.Now().After(end) || ctx.Err() != nil {
+			return false
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 	return true
 }

@@ -267,3 +267,38 @@ func TestMendMergeBeforeMergeHead(t *testing.T) {
 		t.Errorf("mine.txt after the merge = %q", b)
 	}
 }
+
+// TestMendWaitsForGit: a git working in the tree when the next run mends (one
+// the killed strom or its agent's strom commands started, ending in a moment)
+// delays the mend instead of leaving the killed git's lock and merge to stop the
+// run.
+func TestMendWaitsForGit(t *testing.T) {
+	t.Parallel()
+	r := newRepo(t)
+	note := writeNote(t, r, deadPID(t), deadPID(t), time.Now().Add(-time.Second), "commit", "-q", "-m", "x")
+	writeFile(t, r.GitDir, "index.lock", "")
+	cmd := exec.Command("git", "cat-file", "--batch")
+	cmd.Dir = r.Root
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(time.Second)
+		stdin.Close()
+	}()
+	defer cmd.Wait()
+	got, err := r.MendAfterKill(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []Mended{{What: "lock", Path: ".git/index.lock"}}; !cmp.Equal(got, want) {
+		t.Errorf("mended %v, want %v", got, want)
+	}
+	if _, err := os.Stat(note); !os.IsNotExist(err) {
+		t.Error("the note is still there")
+	}
+}
