@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -77,8 +78,12 @@ func (r *Research) SaveRun(ri *RunInfo) error {
 // keeps it, without the agent's process group, which is gone: the next run commits
 // what the session left, as it does after a crash, so no session goes without a
 // commit.
+//
+// So does a run that ends with a task it claimed for a session that never began
+// (the run stopped by an error between the claim and the session): the next run
+// returns the task (recoverCrash).
 func (r *Research) ClearRun() error {
-	if ri, err := r.LoadRun(); err == nil && ri != nil && ri.Session != "" {
+	if ri, err := r.LoadRun(); err == nil && ri != nil && (ri.Session != "" || r.claimLeft(ri.Claimed)) {
 		ri.AgentPGID = 0
 		return r.SaveRun(ri)
 	}
@@ -87,6 +92,20 @@ func (r *Research) ClearRun() error {
 		return nil
 	}
 	return err
+}
+
+// claimLeft reports whether a task is started here by the session claimed, which
+// never began.
+func (r *Research) claimLeft(claimed string) bool {
+	if claimed == "" {
+		return false
+	}
+	left := false
+	_ = r.Tree.EachTask(context.Background(), statefiles.Started, func(t statefiles.Task) bool {
+		left = t.Session == claimed
+		return !left
+	})
+	return left
 }
 
 // LiveRun returns the running run, or nil when none is alive. A run is alive while

@@ -697,3 +697,48 @@ func TestSyncKilledAfterClaim(t *testing.T) {
 		t.Errorf("claims left on the remote:\n%s", claims)
 	}
 }
+
+// breakIndexOnClaimHook is a post-receive hook of the remote: the first time a
+// claim ref is created, it spoils the index of the clone $CLONE, so that the run
+// that claimed stops with an error before the session begins.
+const breakIndexOnClaimHook = `#!/bin/sh
+while read old new ref; do
+	case "$ref" in
+	refs/strom/claims/*)
+		if mkdir "$BROKEN" 2>/dev/null; then
+			printf 'not an index' > "$CLONE/.git/index"
+		fi
+		;;
+	esac
+done
+`
+
+// TestSyncErrorAfterClaim: a run stops with an error (git fails) between its
+// claim of T-1 and the session, and ends. The next run returns T-1 to the queue
+// by itself and works it: the claim does not hold the task until it grows stale.
+func TestSyncErrorAfterClaim(t *testing.T) {
+	t.Parallel()
+	h := syncSetup(t, syncAgent, 2)
+	bare := filepath.Join(h.dir, "remote.git")
+	if err := os.WriteFile(filepath.Join(bare, "hooks", "post-receive"), []byte(breakIndexOnClaimHook), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	clone := filepath.Join(h.dir, "laptop")
+	h.gitIn(t, h.dir, "clone", "-q", bare, clone)
+	env := []string{"STROM_HOST=laptop", "BROKEN=" + filepath.Join(h.dir, "broken"), "CLONE=" + clone}
+	out, err := h.syncRun(context.Background(), clone, env...).CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || strings.Contains(string(out), "▶ session") {
+		t.Fatalf("the run whose index broke after its claim: %v\n%s", err, out)
+	}
+	// The index mended by hand, as a person would after such an error.
+	os.Remove(filepath.Join(clone, ".git", "index"))
+	h.gitIn(t, clone, "reset", "-q")
+	rerun := h.mustSyncRun(t, clone, env...)
+	if !regexp.MustCompile(`↺ T-1 was claimed by session \S+ on this machine, whose strom stopped before the session began: it returns to the queue`).MatchString(rerun) {
+		t.Errorf("the rerun does not say it returned T-1:\n%s", rerun)
+	}
+	checkSynced(t, h, bare, []string{clone}, 2, 0)
+	if claims := h.gitIn(t, h.dir, "--git-dir="+bare, "for-each-ref", "refs/strom/claims/"); claims != "" {
+		t.Errorf("claims left on the remote:\n%s", claims)
+	}
+}
