@@ -162,10 +162,17 @@ func TestMendAfterKill(t *testing.T) {
 // temporary file of the driver, and git works again at once.
 func TestMendKilledGit(t *testing.T) {
 	t.Parallel()
+	t.Run("alone", func(t *testing.T) { t.Parallel(); mendKilledGit(t, false) })
+	// Another git works in the tree meanwhile (an agent's strom command's),
+	// ending a moment later: the mend waits for it.
+	t.Run("with a git working in the tree", func(t *testing.T) { t.Parallel(); mendKilledGit(t, true) })
+}
+
+func mendKilledGit(t *testing.T, other bool) {
 	r := newRepo(t)
 	conflictingBranch(t, r)
 	began := filepath.Join(t.TempDir(), "began")
-	gitIn(t, r.Root, "config", "merge.slow.driver", "touch "+began+"; sleep 30")
+	gitIn(t, r.Root, "config", "merge.slow.driver", "touch "+began+"; exec sleep 30 >/dev/null 2>&1 </dev/null")
 	writeFile(t, r.Root, ".gitattributes", "a.txt merge=slow\n")
 	gitIn(t, r.Root, "add", ".gitattributes")
 	gitIn(t, r.Root, "commit", "-q", "-m", "attributes")
@@ -179,6 +186,23 @@ func TestMendKilledGit(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}()
+	if other {
+		cmd := exec.Command("git", "cat-file", "--batch")
+		cmd.Dir = r.Root
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer cmd.Wait()
+		go func() {
+			<-ctx.Done()
+			time.Sleep(time.Second)
+			stdin.Close()
+		}()
+	}
 	if _, err := r.git(ctx, []string{"merge", "--no-edit", "other"}, nil, nil); err == nil {
 		t.Fatal("the killed merge succeeded")
 	}

@@ -169,8 +169,9 @@ func (r *Repo) git(ctx context.Context, args []string, stdin io.Reader, env []st
 	if note != nil && err != nil && killed(ctx, err) {
 		// The git was killed (a signal, or ctx's end) while this strom goes on:
 		// what it left half done is undone now, as the next run would after a
-		// kill of strom. While a person's git works here, the note waits for that.
-		if gitRunningIn(r.Root) {
+		// kill of strom, once no other git works here (a moment, at most
+		// orphanWait); while a person's git stays, the note waits for the next run.
+		if !waitNoGit(context.WithoutCancel(ctx), r.Root, orphanWait) {
 			note = nil
 		} else {
 			_, _ = r.mendRun(context.WithoutCancel(ctx), start, args)
