@@ -74,11 +74,14 @@ fuzz:
 
 # The long simulated night: 12 hours, at least 200 sessions, every fault (TestNight);
 # 1,000 rounds of killing a --loop run, its agent and the agent's strom commands
-# (TestCrashResume).
+# (TestCrashResume); 1,000 kills of strom, its agent, both or its git across 5 clones
+# of one research over a path and a git daemon that goes and comes back
+# (TestSyncKillCampaign, which stops killing 15 minutes before its deadline).
 soak:
 	$(GO) test -count=1 -timeout 60m -run '^TestNight$$' -v ./cmd/strom/ -soak
 	$(GO) test -count=1 -timeout 90m -run '^TestCrashResume$$' -v ./cmd/strom/ -soak
 	$(GO) test -count=1 -timeout 30m -run '^TestSyncMachines$$' -v ./cmd/strom/
+	$(GO) test -count=1 -timeout 120m -run '^TestSyncKillCampaign$$' -v ./cmd/strom/ -soak
 
 lint:
 	$(GO) vet ./...

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/strom-research/strom/harness/queue"
 	"github.com/strom-research/strom/harness/remote"
 	"github.com/strom-research/strom/harness/research"
+	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -69,6 +69,20 @@ func sessionTime(id string) (time.Time, bool) {
 func staleHeld(r *research.Research, pk *picker, h remote.Held) bool {
 	at, ok := sessionTime(h.Session)
 	return ok && pk.stale > 0 && r.Now().Sub(at) > pk.stale
+}
+
+// ownClaimsEnded reports whether the remote holds, as the last fetch saw it, a
+// claim of this machine's that holds its task no more (ownEnded).
+func ownClaimsEnded(r *research.Research) bool {
+	if r.Sync == nil {
+		return false
+	}
+	for _, h := range r.Sync.Claims() {
+		if h.Host == r.Sync.Host && ownEnded(r, h) {
+			return true
+		}
+	}
+	return false
 }
 
 // ownEnded reports whether h is this machine's claim of a session that ended in
@@ -286,7 +300,7 @@ func claim(ctx context.Context, r *research.Research, pk *picker, out io.Writer)
 		rel := statefiles.ShardFile(t.ID)
 		// The claim commit holds the queue's files whole: queue.json names no
 		// task whose file the commit leaves out.
-		paths := queuePathsHere(r)
+		paths := r.QueuePaths()
 		c := remote.Claim{Task: t.ID, Session: id}
 		// A claim the remote holds for the task (a stale one, or this machine's of
 		// a session that ended) is replaced.
@@ -296,6 +310,11 @@ func claim(ctx context.Context, r *research.Research, pk *picker, out io.Writer)
 		}
 		err = r.Tree.Locked(ctx, func() error {
 			if err := r.Tree.MigrateQueue(); err != nil {
+				return err
+			}
+			// The claim's session is noted before the claim: a kill before the
+			// session begins leaves its task to the next run here (session.RecoverCrash).
+			if err := runfiles.UpdateRun(r, func(ri *runfiles.RunInfo) { ri.Claimed = id }); err != nil {
 				return err
 			}
 			before, err := readFiles(r, rel, statefiles.QueueFile)
@@ -432,16 +451,6 @@ func publishedTask(ctx context.Context, r *research.Research, t *statefiles.Task
 	return false
 }
 
-// queuePathsHere are the queue's files of this research as a commit takes them:
-// queue.json, the tasks' files and, where there are any, the records' files.
-func queuePathsHere(r *research.Research) []string {
-	paths := []string{statefiles.DirName + "/" + statefiles.QueueFile, statefiles.DirName + "/" + statefiles.TasksDir}
-	if fi, err := os.Lstat(r.Tree.Path(statefiles.RecordsDir)); err == nil && fi.IsDir() {
-		paths = append(paths, statefiles.DirName+"/"+statefiles.RecordsDir)
-	}
-	return paths
-}
-
 // commitQueue commits the queue's files when strom wrote tasks here since the
 // last commit (a person's strom task add between sessions): merging the remote's
 // branch then meets them as this clone's commit, renumbered where another
@@ -457,7 +466,7 @@ func commitQueue(ctx context.Context, r *research.Research) error {
 			Trailers: []gitrepo.Trailer{{Key: research.TrailerHost, Value: sy.Host}},
 		})
 		_, err := sy.Git.Checkpoint(ctx, msg, gitrepo.CheckpointOptions{
-			Only:          queuePathsHere(r),
+			Only:          r.QueuePaths(),
 			NoVerify:      true,
 			FallbackName:  "strom",
 			FallbackEmail: "strom@localhost",
@@ -523,11 +532,14 @@ func syncStart(ctx context.Context, r *research.Research, out io.Writer) error {
 	if err != nil && !errors.As(err, &ce) {
 		return syncError(r, err)
 	}
-	if ce == nil && r.Sync.InSync(ctx) {
+	// A claim of this machine's whose session ended here, or never began, is
+	// deleted by a push even when nothing else waits for one.
+	ended := ownClaimsEnded(r)
+	if ce == nil && !ended && r.Sync.InSync(ctx) {
 		r.Sync.Fresh()
 		return nil
 	}
-	if n, _ := r.Sync.Unpushed(ctx, research.TrailerSession); n > 0 || ce != nil {
+	if n, _ := r.Sync.Unpushed(ctx, research.TrailerSession); n > 0 || ce != nil || ended {
 		return publish(ctx, r, out)
 	}
 	r.Sync.Fresh()

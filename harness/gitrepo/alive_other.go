@@ -8,3 +8,6 @@ func processAlive(pid int) bool { return true }
 
 // gitRunningIn cannot tell here.
 func gitRunningIn(root string) bool { return false }
+
+// aliveKnown says whether processAlive can tell a process that ended.
+const aliveKnown = false

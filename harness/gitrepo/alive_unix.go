@@ -11,6 +11,9 @@ import (
 	"syscall"
 )
 
+// aliveKnown says whether processAlive can tell a process that ended.
+const aliveKnown = true
+
 // processAlive reports whether a process of pid runs: it exists (a signal 0
 // reaches it, or it is another user's) and, where /proc tells, is no zombie that
 // nobody reaped.

@@ -63,16 +63,22 @@ func (n *runNote) done() {
 
 // Mended is one thing MendAfterKill finished or undid.
 type Mended struct {
-	What string // "merge": a merge aborted; "lock": a lock file removed; "temp": a temporary file removed
-	Path string // the lock or temporary file, relative to the work tree's top where it is in it
+	// What: "merge": a merge aborted; "tree": files a merge killed before
+	// MERGE_HEAD had written put back; "autostash": the changes such a merge put
+	// aside put back; "stash": those changes kept in git's stash list, as they
+	// no longer apply; "lock": a lock file removed; "temp": a temporary file removed.
+	What  string
+	Path  string // the lock or temporary file, relative to the work tree's top where it is in it
+	Count int    // the files put back ("tree")
 }
 
 // MendAfterKill undoes what git processes of a strom that was killed left behind,
 // as their notes tell: a merge such a git had begun is aborted (its branch and
 // work tree as they were before it, its autostash put back); a lock file it held
 // is removed; a temporary file of a merge driver it ran is removed from the work
-// tree. A note of a strom or a git that still runs is left alone, and so is
-// anything no note accounts for. It returns what it did, in order.
+// tree. A git whose strom was killed is given orphanWait to end by itself first;
+// a note of a strom or a git that still runs is left alone, and so is anything
+// no note accounts for. It returns what it did, in order.
 func (r *Repo) MendAfterKill(ctx context.Context) ([]Mended, error) {
 	notes, _ := filepath.Glob(filepath.Join(r.GitDir, notePrefix+"*"))
 	var out []Mended
@@ -90,10 +96,10 @@ func (r *Repo) MendAfterKill(ctx context.Context) ([]Mended, error) {
 			os.Remove(path)
 			continue
 		}
-		if gitPID > 0 && processAlive(gitPID) {
+		if gitPID > 0 && !waitGone(ctx, gitPID, orphanWait) {
 			continue // git goes on alone, and ends what it began
 		}
-		if gitRunningIn(r.Root) {
+		if !waitNoGit(ctx, r.Root, orphanWait) {
 			continue // a person's git works here now: its locks are its own
 		}
 		mended, err := r.mendRun(ctx, start, args)
@@ -104,6 +110,40 @@ func (r *Repo) MendAfterKill(ctx context.Context) ([]Mended, error) {
 		os.Remove(path)
 	}
 	return out, nil
+}
+
+// orphanWait bounds the wait for a git whose strom was killed: it ends what it
+// began (or dies of its closed output) before this strom's gits start, which
+// would otherwise meet its locks.
+const orphanWait = 20 * time.Second
+
+// waitGone waits until the process pid ends, for at most limit; it reports
+// whether it ended.
+func waitGone(ctx context.Context, pid int, limit time.Duration) bool {
+	if !aliveKnown {
+		return !processAlive(pid)
+	}
+	for end := time.Now().Add(limit); processAlive(pid); {
+		if time.Now().After(end) || ctx.Err() != nil {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return true
+}
+
+// waitNoGit waits until no git process works in the work tree at root, for at
+// most limit; it reports whether none does. A git there may be another of the
+// killed strom's, or of its agent's strom commands, ending in a moment; a
+// person's git that stays is left its locks.
+func waitNoGit(ctx context.Context, root string, limit time.Duration) bool {
+	for end := time.Now().Add(limit); gitRunningIn(root); {
+		if time.Now().After(end) || ctx.Err() != nil {
+			return false
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return true
 }
 
 // readOnly are the git commands strom runs that write nothing in the repository.
@@ -159,6 +199,19 @@ func (r *Repo) mendRun(ctx context.Context, start time.Time, args []string) ([]M
 				return out, fmt.Errorf("abort the merge a stopped strom began: %w", err)
 			}
 			out = append(out, Mended{What: "merge"})
+		} else if ref := args[len(args)-1]; !strings.HasPrefix(ref, "-") {
+			// Killed before it wrote MERGE_HEAD (a fast-forward, or a merge
+			// before its commit): git merge --abort knows nothing of it.
+			for _, lock := range r.lockFiles() {
+				if ours(lock) {
+					os.Remove(lock)
+				}
+			}
+			m, err := r.undoMergeTree(ctx, since, ref, ours)
+			out = append(out, m...)
+			if err != nil {
+				return out, err
+			}
 		}
 		temps, _ := filepath.Glob(filepath.Join(r.Root, ".merge_file_*"))
 		for _, t := range temps {
@@ -200,4 +253,84 @@ func (r *Repo) lockFiles() []string {
 	next, _ := filepath.Glob(filepath.Join(r.GitDir, "next-index-*.lock"))
 	remote, _ := filepath.Glob(filepath.Join(r.CommonDir, "refs", "remotes", "*", "*.lock"))
 	return append(append(r.lockPaths(), next...), remote...)
+}
+
+// undoMergeTree puts back what a merge of ref, begun at since and killed before
+// it wrote MERGE_HEAD, left: the files it wrote (those the merge could change,
+// written since it began) are HEAD's again, the files it added are removed, the
+// index is HEAD's (a merge of strom's begins with a clean index: --autostash),
+// and the changes its autostash put aside are applied again. When its branch
+// was already moved, HEAD is the merge's result, and putting files back to HEAD
+// finishes it instead.
+func (r *Repo) undoMergeTree(ctx context.Context, since time.Time, ref string, ours func(string) bool) ([]Mended, error) {
+	ctx = context.WithoutCancel(ctx)
+	var out []Mended
+	diff, err := r.git(ctx, []string{"diff", "--name-only", "-z", "--no-renames", "HEAD", ref}, nil, nil)
+	if err != nil {
+		return nil, nil // the ref is gone: nothing tells what the merge wrote
+	}
+	paths := strings.FieldsFunc(string(diff), func(c rune) bool { return c == 0 })
+	inHead := map[string]bool{}
+	if len(paths) > 0 {
+		tree, err := r.git(ctx, append([]string{"ls-tree", "-z", "--name-only", "HEAD", "--"}, paths...), nil, nil)
+		if err != nil {
+			return nil, fmt.Errorf("read HEAD to undo a merge a stopped strom began: %w", err)
+		}
+		for _, p := range strings.FieldsFunc(string(tree), func(c rune) bool { return c == 0 }) {
+			inHead[p] = true
+		}
+	}
+	// The changes the merge put aside, taken before git reset would move them
+	// to the stash list by itself.
+	oid := ""
+	if stash := filepath.Join(r.GitDir, "MERGE_AUTOSTASH"); ours(stash) {
+		b, _ := os.ReadFile(stash)
+		oid = strings.TrimSpace(string(b))
+		os.Remove(stash)
+	}
+	var restore, remove []string
+	for _, p := range paths {
+		abs := filepath.Join(r.Root, filepath.FromSlash(p))
+		fi, err := os.Lstat(abs)
+		switch {
+		case err != nil:
+			if inHead[p] {
+				restore = append(restore, p) // the merge deleted it
+			}
+		case fi.IsDir() || fi.ModTime().Before(since):
+			// not written by the merge
+		case inHead[p]:
+			restore = append(restore, p)
+		default:
+			remove = append(remove, abs)
+		}
+	}
+	if ours(filepath.Join(r.GitDir, "index")) {
+		if _, err := r.git(ctx, []string{"reset", "-q"}, nil, nil); err != nil {
+			return out, fmt.Errorf("undo a merge a stopped strom began: %w", err)
+		}
+	}
+	if len(restore) > 0 {
+		if _, err := r.git(ctx, append([]string{"checkout", "-q", "HEAD", "--"}, restore...), nil, nil); err != nil {
+			return out, fmt.Errorf("undo a merge a stopped strom began: %w", err)
+		}
+	}
+	for _, p := range remove {
+		os.Remove(p)
+	}
+	if n := len(restore) + len(remove); n > 0 {
+		out = append(out, Mended{What: "tree", Count: n})
+	}
+	if oid == "" {
+		return out, nil
+	}
+	if _, err := r.git(ctx, []string{"stash", "apply", "-q", oid}, nil, nil); err == nil {
+		out = append(out, Mended{What: "autostash"})
+	} else {
+		if _, err := r.git(ctx, []string{"stash", "store", "-q", "-m", "autostash", oid}, nil, nil); err != nil {
+			return out, fmt.Errorf("keep the changes a merge of a stopped strom put aside (%s): %w", oid, err)
+		}
+		out = append(out, Mended{What: "stash"})
+	}
+	return out, nil
 }

@@ -1,6 +1,7 @@
 package gitrepo
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -153,4 +154,175 @@ func TestMendAfterKill(t *testing.T) {
 			t.Error("the person's merge is gone")
 		}
 	})
+}
+
+// TestMendKilledGit: a git strom started that is killed while strom goes on (a
+// kill of the git alone, or strom's context ending) leaves nothing half done: a
+// merge killed in its merge driver leaves no lock, no merge in progress and no
+// temporary file of the driver, and git works again at once.
+func TestMendKilledGit(t *testing.T) {
+	t.Parallel()
+	t.Run("alone", func(t *testing.T) { t.Parallel(); mendKilledGit(t, false) })
+	// Another git works in the tree meanwhile (an agent's strom command's),
+	// ending a moment later: the mend waits for it.
+	t.Run("with a git working in the tree", func(t *testing.T) { t.Parallel(); mendKilledGit(t, true) })
+}
+
+func mendKilledGit(t *testing.T, other bool) {
+	r := newRepo(t)
+	conflictingBranch(t, r)
+	began := filepath.Join(t.TempDir(), "began")
+	gitIn(t, r.Root, "config", "merge.slow.driver", "touch "+began+"; exec sleep 30 >/dev/null 2>&1 </dev/null")
+	writeFile(t, r.Root, ".gitattributes", "a.txt merge=slow\n")
+	gitIn(t, r.Root, "add", ".gitattributes")
+	gitIn(t, r.Root, "commit", "-q", "-m", "attributes")
+	ctx, cancel := context.WithCancel(ctxT(t))
+	go func() {
+		for {
+			if _, err := os.Stat(began); err == nil {
+				cancel()
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	if other {
+		cmd := exec.Command("git", "cat-file", "--batch")
+		cmd.Dir = r.Root
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer cmd.Wait()
+		go func() {
+			<-ctx.Done()
+			time.Sleep(time.Second)
+			stdin.Close()
+		}()
+	}
+	if _, err := r.git(ctx, []string{"merge", "--no-edit", "other"}, nil, nil); err == nil {
+		t.Fatal("the killed merge succeeded")
+	}
+	for _, p := range []string{filepath.Join(r.GitDir, "index.lock"), filepath.Join(r.GitDir, "MERGE_HEAD")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s is left", p)
+		}
+	}
+	if temps, _ := filepath.Glob(filepath.Join(r.Root, ".merge_file_*")); len(temps) > 0 {
+		t.Errorf("the driver's temporary files are left: %v", temps)
+	}
+	if notes, _ := filepath.Glob(filepath.Join(r.GitDir, notePrefix+"*")); len(notes) > 0 {
+		t.Errorf("notes left: %v", notes)
+	}
+	if st := gitIn(t, r.Root, "status", "--porcelain"); st != "" {
+		t.Errorf("the work tree changed:\n%s", st)
+	}
+	gitIn(t, r.Root, "commit", "-q", "--allow-empty", "-m", "after") // git works again
+}
+
+// TestMendMergeBeforeMergeHead: a merge killed before it wrote MERGE_HEAD (a
+// fast-forward in the middle of writing the work tree) leaves files of the other
+// branch, tracked changed and new untracked, that would make the next merge
+// refuse ("untracked working tree files would be overwritten"). The next run
+// puts them back as HEAD has them and applies the changes the merge's autostash
+// had put aside; a file older than the merge is left alone.
+func TestMendMergeBeforeMergeHead(t *testing.T) {
+	t.Parallel()
+	r := newRepo(t)
+	writeFile(t, r.Root, "a.txt", "base\n")
+	writeFile(t, r.Root, "mine.txt", "mine\n")
+	gitIn(t, r.Root, "add", "a.txt", "mine.txt")
+	gitIn(t, r.Root, "commit", "-q", "-m", "base")
+	gitIn(t, r.Root, "checkout", "-q", "-b", "other")
+	writeFile(t, r.Root, "a.txt", "theirs\n")
+	writeFile(t, r.Root, "notes/new.txt", "new\n")
+	writeFile(t, r.Root, "older.txt", "older\n")
+	gitIn(t, r.Root, "add", "-A")
+	gitIn(t, r.Root, "commit", "-q", "-m", "theirs")
+	gitIn(t, r.Root, "checkout", "-q", "main")
+	// A file of the person's own, older than the merge, named as the other
+	// branch names one.
+	writeFile(t, r.Root, "older.txt", "the person's\n")
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(filepath.Join(r.Root, "older.txt"), old, old)
+	// The person's change the merge put aside.
+	writeFile(t, r.Root, "mine.txt", "mine, changed\n")
+	oid := strings.TrimSpace(gitIn(t, r.Root, "stash", "create"))
+	gitIn(t, r.Root, "checkout", "-q", "--", "mine.txt")
+
+	start := time.Now()
+	time.Sleep(1100 * time.Millisecond)
+	note := writeNote(t, r, deadPID(t), deadPID(t), start, "merge", "-q", "--no-edit", "--autostash", "-m", "strom: merge", "other")
+	writeFile(t, r.GitDir, "MERGE_AUTOSTASH", oid+"\n")
+	writeFile(t, r.GitDir, "ORIG_HEAD", gitIn(t, r.Root, "rev-parse", "HEAD"))
+	writeFile(t, r.Root, "a.txt", "theirs\n")
+	writeFile(t, r.Root, "notes/new.txt", "new\n")
+	writeFile(t, r.GitDir, "index.lock", "")
+
+	got, err := r.MendAfterKill(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Mended{{What: "tree", Count: 2}, {What: "autostash"}}
+	if !cmp.Equal(got, want) {
+		t.Errorf("mended %v, want %v", got, want)
+	}
+	if _, err := os.Stat(note); !os.IsNotExist(err) {
+		t.Error("the note is still there")
+	}
+	for name, content := range map[string]string{"a.txt": "base\n", "mine.txt": "mine, changed\n", "older.txt": "the person's\n"} {
+		if b, _ := os.ReadFile(filepath.Join(r.Root, name)); string(b) != content {
+			t.Errorf("%s = %q, want %q", name, b, content)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(r.Root, "notes", "new.txt")); err == nil {
+		t.Error("the file the merge added is left")
+	}
+	if _, err := os.Stat(filepath.Join(r.GitDir, "MERGE_AUTOSTASH")); err == nil {
+		t.Error("MERGE_AUTOSTASH is left")
+	}
+	// The merge goes through now, with the person's change kept.
+	os.Remove(filepath.Join(r.Root, "older.txt"))
+	gitIn(t, r.Root, "merge", "-q", "--no-edit", "--autostash", "other")
+	if b, _ := os.ReadFile(filepath.Join(r.Root, "mine.txt")); string(b) != "mine, changed\n" {
+		t.Errorf("mine.txt after the merge = %q", b)
+	}
+}
+
+// TestMendWaitsForGit: a git working in the tree when the next run mends (one
+// the killed strom or its agent's strom commands started, ending in a moment)
+// delays the mend instead of leaving the killed git's lock and merge to stop the
+// run.
+func TestMendWaitsForGit(t *testing.T) {
+	t.Parallel()
+	r := newRepo(t)
+	note := writeNote(t, r, deadPID(t), deadPID(t), time.Now().Add(-time.Second), "commit", "-q", "-m", "x")
+	writeFile(t, r.GitDir, "index.lock", "")
+	cmd := exec.Command("git", "cat-file", "--batch")
+	cmd.Dir = r.Root
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(time.Second)
+		stdin.Close()
+	}()
+	defer cmd.Wait()
+	got, err := r.MendAfterKill(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []Mended{{What: "lock", Path: ".git/index.lock"}}; !cmp.Equal(got, want) {
+		t.Errorf("mended %v, want %v", got, want)
+	}
+	if _, err := os.Stat(note); !os.IsNotExist(err) {
+		t.Error("the note is still there")
+	}
 }

@@ -163,8 +163,20 @@ func (r *Repo) git(ctx context.Context, args []string, stdin io.Reader, env []st
 	if r.Index != "" {
 		env = append(slices.Clip(env), "GIT_INDEX_FILE="+r.Index)
 	}
+	start := time.Now()
 	note := r.noteRun(args)
 	out, err := runGitNoting(ctx, r.Root, args, stdin, env, func(pid int) { note.started(pid, args) })
+	if note != nil && err != nil && killed(ctx, err) {
+		// The git was killed (a signal, or ctx's end) while this strom goes on:
+		// what it left half done is undone now, as the next run would after a
+		// kill of strom, once no other git works here (a moment, at most
+		// orphanWait); while a person's git stays, the note waits for the next run.
+		if !waitNoGit(context.WithoutCancel(ctx), r.Root, orphanWait) {
+			note = nil
+		} else {
+			_, _ = r.mendRun(context.WithoutCancel(ctx), start, args)
+		}
+	}
 	note.done()
 	if err != nil {
 		var ge *GitError
@@ -173,6 +185,13 @@ func (r *Repo) git(ctx context.Context, args []string, stdin io.Reader, env []st
 		}
 	}
 	return out, err
+}
+
+// killed reports whether a git that failed with err was killed: by a signal, or
+// by the end of ctx (exec.CommandContext kills it).
+func killed(ctx context.Context, err error) bool {
+	var ee *exec.ExitError
+	return ctx.Err() != nil || errors.As(err, &ee) && ee.ExitCode() == -1
 }
 
 // heldLock returns a git lock file that exists right now, so that a failure caused by

@@ -245,3 +245,13 @@ func (r *Research) Host() string {
 	h, _ := os.Hostname()
 	return h
 }
+
+// QueuePaths are the queue's files of this research as a commit takes them:
+// queue.json, the tasks' files and, where there are any, the records' files.
+func (r *Research) QueuePaths() []string {
+	paths := []string{statefiles.DirName + "/" + statefiles.QueueFile, statefiles.DirName + "/" + statefiles.TasksDir}
+	if fi, err := os.Lstat(r.Tree.Path(statefiles.RecordsDir)); err == nil && fi.IsDir() {
+		paths = append(paths, statefiles.DirName+"/"+statefiles.RecordsDir)
+	}
+	return paths
+}

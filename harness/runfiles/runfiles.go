@@ -9,6 +9,7 @@ package runfiles
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -41,6 +42,10 @@ type RunInfo struct {
 	// WaitArchive names the archive a paused run waits for (R7.1.1), "" when it
 	// waits for its condition.
 	WaitArchive string `json:"waiting_for_archive,omitempty"`
+	// Claimed is the session a synced run's last claim was made for, written
+	// before the claim: a run killed before that session began leaves its task
+	// started under it, and the next run returns the task (RecoverCrash).
+	Claimed string `json:"claimed,omitempty"`
 }
 
 func runFile(r *research.Research) string { return r.Tree.Path(statefiles.RunDir, "run.json") }
@@ -83,8 +88,12 @@ func SaveRun(r *research.Research, ri *RunInfo) error {
 // keeps it, without the agent's process group, which is gone: the next run commits
 // what the session left, as it does after a crash, so no session goes without a
 // commit.
+//
+// So does a run that ends with a task it claimed for a session that never began
+// (the run stopped by an error between the claim and the session): the next run
+// returns the task (RecoverCrash).
 func ClearRun(r *research.Research) error {
-	if ri, err := LoadRun(r); err == nil && ri != nil && ri.Session != "" {
+	if ri, err := LoadRun(r); err == nil && ri != nil && (ri.Session != "" || claimLeft(r, ri.Claimed)) {
 		ri.AgentPGID = 0
 		return SaveRun(r, ri)
 	}
@@ -93,6 +102,20 @@ func ClearRun(r *research.Research) error {
 		return nil
 	}
 	return err
+}
+
+// claimLeft reports whether a task is started here by the session claimed, which
+// never began.
+func claimLeft(r *research.Research, claimed string) bool {
+	if claimed == "" {
+		return false
+	}
+	left := false
+	_ = r.Tree.EachTask(context.Background(), statefiles.Started, func(t statefiles.Task) bool {
+		left = t.Session == claimed
+		return !left
+	})
+	return left
 }
 
 // LiveRun returns the running run, or nil when none is alive. A run is alive while

@@ -61,12 +61,22 @@ func RecoverCrash(ctx context.Context, r *research.Research, out func(string), c
 	}
 	// A task held by a session that no longer runs returns to the queue. In a
 	// research synced with a remote, a started task may be another machine's
-	// claim: only one made before sync (no host) returns here; a claim of a
-	// session that never began returns when it grows stale (StaleGrace).
+	// claim: only one made before sync (no host) returns here, and one this
+	// clone's last run claimed for a session that never began (run.json says
+	// which); another machine's claim of a session that never began returns when
+	// it grows stale (StaleGrace in package harness).
 	synced := r.Synced()
+	claimed := ""
+	if ri != nil && ri.Claimed != ri.Session {
+		claimed = ri.Claimed
+	}
+	returns := func(t statefiles.Task) bool {
+		return t.State == statefiles.Started && (!synced || t.Host == "" || claimed != "" && t.Session == claimed)
+	}
 	var started []string
+	var released []statefiles.Task
 	if err := r.Tree.EachTask(ctx, statefiles.Started, func(t statefiles.Task) bool {
-		if !synced || t.Host == "" {
+		if returns(t) {
 			started = append(started, t.ID)
 		}
 		return true
@@ -76,16 +86,45 @@ func RecoverCrash(ctx context.Context, r *research.Research, out func(string), c
 	if len(started) == 0 {
 		return nil
 	}
-	return r.Tree.Locked(ctx, func() error {
+	err = r.Tree.Locked(ctx, func() error {
 		for _, id := range started {
 			if _, err := r.Tree.UpdateTaskLocked(id, func(t *statefiles.Task) error {
-				if t.State == statefiles.Started && (!synced || t.Host == "") {
+				if returns(*t) {
+					if synced && t.Host != "" {
+						released = append(released, *t)
+					}
 					t.State, t.Session, t.Host = statefiles.Open, "", ""
 				}
 				return nil
 			}); err != nil && !errors.Is(err, statefiles.ErrUnknownTask) {
 				return err
 			}
+		}
+		return nil
+	})
+	if err != nil || len(released) == 0 {
+		return err
+	}
+	return releaseClaims(ctx, r, released, out)
+}
+
+// releaseClaims commits the return to the queue of tasks this clone claimed for
+// sessions that never began, and says each: the commit goes to the remote with
+// the next push, which deletes their claims there (ownEnded).
+func releaseClaims(ctx context.Context, r *research.Research, released []statefiles.Task, out func(string)) error {
+	var ids []string
+	for _, t := range released {
+		ids = append(ids, t.ID)
+		out(r.Messages().Say("sync.released", messages.Args{"Task": t.ID, "Session": t.Session}))
+	}
+	host := r.Host()
+	return r.Tree.Locked(ctx, func() error {
+		msg := gitrepo.Message{
+			Subject:  r.Messages().Say("sync.released_subject", messages.Args{"Tasks": strings.Join(ids, ", "), "Host": host}),
+			Trailers: []gitrepo.Trailer{{Key: research.TrailerHost, Value: host}},
+		}
+		if _, err := r.CommitPaths(ctx, msg, r.QueuePaths()); err != nil && !errors.Is(err, gitrepo.ErrNothingToCommit) {
+			return fmt.Errorf("commit the tasks returned: %w", err)
 		}
 		return nil
 	})
@@ -200,7 +239,7 @@ func groupAlive(pgid int) bool {
 func MendAfterKill(ctx context.Context, r *research.Research, g *gitrepo.Repo, out io.Writer) error {
 	mended, err := g.MendAfterKill(ctx)
 	for _, m := range mended {
-		fmt.Fprintln(out, r.Messages().Say("run.mended_"+m.What, messages.Args{"File": m.Path}))
+		fmt.Fprintln(out, r.Messages().Say("run.mended_"+m.What, messages.Args{"File": m.Path, "Count": m.Count}))
 	}
 	return err
 }
