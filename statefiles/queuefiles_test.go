@@ -208,7 +208,12 @@ func TestQueueWriteValidatesWhatChanged(t *testing.T) {
 	if !strings.Contains(string(now), `"T-3001 open"`) {
 		t.Fatalf("queue.json after the add: %s", now[len(now)-80:])
 	}
-	if _, err := encodeOrder(&Order{NextID: 1, Done: -1}, now); err == nil {
+	o, err = ParseOrder("queue.json", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Done = -1
+	if _, err := EncodeOrder(o); err == nil {
 		t.Error("a queue.json of -1 done tasks was written")
 	}
 }
