@@ -97,6 +97,7 @@ bench: build
 	./scripts/bench-big-queue.sh
 	./scripts/bench-age.sh
 	./scripts/bench-sync.sh
+	./scripts/bench-files.sh
 
 # The README's picture of the app's overview, taken by its browser test.
 screenshot:

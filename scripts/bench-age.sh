@@ -15,8 +15,15 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 strom="${STROM:-$top/bin/strom}"
-work=$(mktemp -d "${TMPDIR:-/tmp}/strom-bench-age.XXXXXX")
-if [ "${KEEP:-}" = 1 ]; then echo "kept in $work"; else trap 'rm -rf "$work"' EXIT; fi
+# WORK=folder keeps the researches there and measures them again in a later run
+# (built once: the big one takes minutes on a slow machine).
+if [ -n "${WORK:-}" ]; then
+	work=$WORK
+	mkdir -p "$work"
+else
+	work=$(mktemp -d "${TMPDIR:-/tmp}/strom-bench-age.XXXXXX")
+	if [ "${KEEP:-}" = 1 ]; then echo "kept in $work"; else trap 'rm -rf "$work"' EXIT; fi
+fi
 # The floor under every strom command: a Go program that only imports the
 # jsonschema release strom depends on, whose init compiles five drafts'
 # metaschemas in every process (BENCHMARKS.md, "A research's age").
@@ -105,8 +112,8 @@ research() {
 }
 
 start=$(date +%s%N)
-research "$work/small" 1000 100 100 &
-research "$work/big" 100000 20000 50000 &
+[ -d "$work/small/.strom" ] || research "$work/small" 1000 100 100 &
+[ -d "$work/big/.strom" ] || research "$work/big" 100000 20000 50000 &
 wait
 printf 'built both researches in %d ms: big has %s commits, %d KB queue.json, %d files of tasks (%d KB), %d KB of records in %d files\n' \
 	$((($(date +%s%N) - start) / 1000000)) "$(git -C "$work/big" rev-list --count HEAD)" \

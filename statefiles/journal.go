@@ -109,6 +109,16 @@ func (t *Tree) writeChange(changes []fileChange) error {
 	case 1:
 		return t.apply(changes[0])
 	}
+	if err := t.writeJournal(changes); err != nil {
+		return err
+	}
+	return t.replay(changes)
+}
+
+// writeJournal writes changes into the journal, atomically: from then on they are
+// written whole, by this process (replay) or, when it is killed, by the next
+// holder of the lock.
+func (t *Tree) writeJournal(changes []fileChange) error {
 	data, err := json.Marshal(journal{Version: journalVersion, Files: changes})
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", t.rel(RunDir, journalFile), err)
@@ -116,18 +126,23 @@ func (t *Tree) writeChange(changes []fileChange) error {
 	if err := MkdirAll(t.Path(RunDir), 0o755); err != nil {
 		return fmt.Errorf("write %s: %w", t.rel(RunDir, journalFile), err)
 	}
-	if err := WriteAtomic(t.Path(RunDir, journalFile), data, 0o644); err != nil {
-		return err
-	}
-	return t.replay(changes)
+	return WriteAtomic(t.Path(RunDir, journalFile), data, 0o644)
 }
 
-// replay writes every file of a journal's change and then removes the journal.
-func (t *Tree) replay(changes []fileChange) error {
+// applyAll writes every file of a change, in its order.
+func (t *Tree) applyAll(changes []fileChange) error {
 	for _, c := range changes {
 		if err := t.apply(c); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// replay writes every file of a journal's change and then removes the journal.
+func (t *Tree) replay(changes []fileChange) error {
+	if err := t.applyAll(changes); err != nil {
+		return err
 	}
 	failpoint()
 	if err := os.Remove(t.Path(RunDir, journalFile)); err != nil && !errors.Is(err, os.ErrNotExist) {

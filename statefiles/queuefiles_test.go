@@ -3,8 +3,10 @@ package statefiles
 import (
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // addN adds n open tasks titled "Task 1" … and returns the tree.
@@ -170,5 +172,48 @@ func TestQueueTaskMissingFromItsFile(t *testing.T) {
 	_, err := tr.LoadQueue()
 	if err == nil || !strings.Contains(err.Error(), "task T-7 is not in its file .strom/tasks/T-1-99.json") {
 		t.Fatalf("a task missing from its file: %v", err)
+	}
+}
+
+// A write of queue.json validates the lines it adds and the file's shape, not the
+// lines it read valid: adding a task to a queue of 3,000 tasks not done validates
+// a small part of queue.json, and a bad line is still refused. Not parallel:
+// validatedBytes counts every validation of the process.
+func TestQueueWriteValidatesWhatChanged(t *testing.T) {
+	tr := newTree(t)
+	// A count of done tasks no other run wrote: the memo (in the user's cache,
+	// kept between runs) does not know these bytes.
+	o := &Order{NextID: 3001, Done: int(time.Now().UnixNano() % 1e9)}
+	for i := 1; i <= 3000; i++ {
+		o.Live = append(o.Live, Entry{ID: "T-" + strconv.Itoa(i), State: Open})
+	}
+	data, err := EncodeOrder(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tr.Path(QueueFile), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.QueueSummary(t.Context()); err != nil { // read whole once
+		t.Fatal(err)
+	}
+	before := validatedBytes.Load()
+	if _, err := tr.AddTask(t.Context(), func(id string) (Task, error) { return NewTask(id, "One more", "", t0) }); err != nil {
+		t.Fatal(err)
+	}
+	if got := validatedBytes.Load() - before; got >= int64(len(data))/10 {
+		t.Errorf("adding a task validated %d bytes, queue.json is %d", got, len(data))
+	}
+	now, _ := os.ReadFile(tr.Path(QueueFile))
+	if !strings.Contains(string(now), `"T-3001 open"`) {
+		t.Fatalf("queue.json after the add: %s", now[len(now)-80:])
+	}
+	o, err = ParseOrder("queue.json", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Done = -1
+	if _, err := EncodeOrder(o); err == nil {
+		t.Error("a queue.json of -1 done tasks was written")
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -93,6 +94,12 @@ func TestKillAtEveryWrite(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 
+	// The same research in the layouts of version 2 (a file per task) and 1 (every
+	// task in queue.json), each with a change not committed yet (T-2 reworded), which
+	// the migration's own commit must leave a change not committed yet.
+	older2 := olderLayout(t, h, template, filepath.Join(h.dir, "older2"), 2)
+	older1 := olderLayout(t, h, template, filepath.Join(h.dir, "older1"), 1)
+
 	cases := []struct {
 		name string
 		args []string
@@ -109,6 +116,8 @@ func TestKillAtEveryWrite(t *testing.T) {
 		{"task answer", []string{"task", "answer", "T-3", "Tábor"}, waiting},
 		{"record migrating segments", []string{"record", "--task", "T-2", "a finding"}, older},
 		{"task add migrating queue.json 3 to 4", []string{"task", "add", "A new task", "--body", "its text"}, older3},
+		{"task add migrating queue.json 2 to 4", []string{"task", "add", "A new task", "--body", "its text"}, older2},
+		{"task park migrating queue.json 1 to 4", []string{"task", "park", "T-1", "--why", "wait for the archive"}, older1},
 	}
 	for _, c := range cases {
 		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
@@ -154,6 +163,62 @@ func TestKillAtEveryWrite(t *testing.T) {
 			t.Logf("strom %s: killed at each of its %d write points", c.name, points)
 		})
 	}
+}
+
+// olderLayout copies the research at from to to with its queue in the layout of
+// version 2 (a file per task) or 1 (every task in queue.json), committed, and then
+// T-2 reworded in the work tree.
+func olderLayout(t *testing.T, h *cliHarness, from, to string, version int) string {
+	t.Helper()
+	copyResearch(t, from, to)
+	shard := filepath.Join(to, ".strom", "tasks", "T-1-99.json")
+	data, err := os.ReadFile(shard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct{ Tasks []json.RawMessage }
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(shard)
+	write := func(rel, text string) {
+		if err := os.WriteFile(filepath.Join(to, ".strom", rel), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tasks := make([]string, len(s.Tasks))
+	ids := make([]string, len(s.Tasks))
+	for i, one := range s.Tasks {
+		var task struct{ ID string }
+		if err := json.Unmarshal(one, &task); err != nil {
+			t.Fatal(err)
+		}
+		tasks[i], ids[i] = string(one), fmt.Sprintf("%q", task.ID)
+		if version == 2 {
+			write("tasks/"+task.ID+".json", tasks[i]+"\n")
+		}
+	}
+	if version == 2 {
+		write("queue.json", `{"version": 2, "next_id": 5, "order": [`+strings.Join(ids, ", ")+`]}`+"\n")
+	} else {
+		os.Remove(filepath.Dir(shard))
+		write("queue.json", `{"version": 1, "next_id": 5, "tasks": [`+strings.Join(tasks, ",\n")+`]}`+"\n")
+	}
+	cmd := exec.Command("sh", "-c", fmt.Sprintf("git add -A && git commit -q --no-verify -m 'queue.json of version %d'", version))
+	cmd.Dir, cmd.Env = to, h.env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	rel := "queue.json"
+	if version == 2 {
+		rel = "tasks/T-2.json"
+	}
+	data, err = os.ReadFile(filepath.Join(to, ".strom", rel))
+	if err != nil || !bytes.Contains(data, []byte(`"Task 2"`)) {
+		t.Fatalf("%s holds no task 2: %v\n%s", rel, err, data)
+	}
+	write(rel, strings.Replace(string(data), `"Task 2"`, `"Task 2, reworded"`, 1))
+	return to
 }
 
 // copyResearch copies the research at from (its git folder too) to to.

@@ -36,16 +36,20 @@ func Identify(ctx context.Context, g *gitrepo.Repo) (Research, error) {
 func IdentifyTree(ctx context.Context, top, roots string, open func(context.Context) (*gitrepo.Repo, error)) (Research, error) {
 	if g, ok := gitrepo.Discover(top); ok {
 		if head, err := g.Head(ctx); err == nil {
-			if root := cachedRoot(roots, head); root != "" {
+			known := cachedRoots(roots)
+			if root := known[head]; root != "" {
 				return Research{Root: root, Path: realPath(top)}, nil
 			}
-			// A commit since (a session's, a person's) shares its parent's root:
-			// one step back instead of a walk of the whole first-parent history.
+			// Commits since (sessions', a person's) share their first parents'
+			// root: the nearest one the cache knows, of the last rootsBack, in one
+			// git process instead of a walk of the whole first-parent history.
 			if roots != "" {
-				if parent, err := g.FirstParent(ctx, head); err == nil && parent != "" {
-					if root := cachedRoot(roots, parent); root != "" {
-						keepRoot(roots, head, root)
-						return Research{Root: root, Path: realPath(top)}, nil
+				if line, err := g.FirstParents(ctx, head, rootsBack); err == nil {
+					for _, c := range line {
+						if root := known[c]; root != "" {
+							keepRoot(roots, head, root)
+							return Research{Root: root, Path: realPath(top)}, nil
+						}
 					}
 				}
 			}

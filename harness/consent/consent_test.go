@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -321,6 +322,19 @@ func TestIdentifyTree(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(roots); !strings.Contains(string(data), next+" "+other+"\n") {
 		t.Errorf("the new HEAD's root was not kept: %q", data)
+	}
+	// Two commits more (sessions while no command asked): the nearest first parent
+	// the cache knows answers, not a walk of the whole history.
+	for i := range 2 {
+		cmd := exec.Command("git", "commit", "-q", "--allow-empty", "-m", fmt.Sprintf("later %d", i))
+		cmd.Dir, cmd.Env = dir, append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=A", "GIT_AUTHOR_EMAIL=a@x", "GIT_COMMITTER_NAME=A", "GIT_COMMITTER_EMAIL=a@x",
+			"GIT_AUTHOR_DATE=2026-11-30T11:00:00Z", "GIT_COMMITTER_DATE=2026-11-30T11:00:00Z")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git commit: %v\n%s", err, out)
+		}
+	}
+	if got, _ := IdentifyTree(ctx, dir, roots, open); got.Root != other {
+		t.Errorf("two commits on a known HEAD: %+v, want its root %s", got, other)
 	}
 	// No cache file at all: git answers.
 	if got, _ := IdentifyTree(ctx, dir, "", open); got != want {

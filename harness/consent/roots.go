@@ -13,6 +13,10 @@ import (
 // rootsMax is how many HEAD commits the cache of root commits remembers.
 const rootsMax = 64
 
+// rootsBack is how far back along HEAD's first parents a commit the cache knows is
+// looked for before the whole history is walked.
+const rootsBack = 256
+
 // RootsFile is the cache of root commits in the user's cache folder
 // ($XDG_CACHE_HOME/strom/roots), "" when there is none. It lives outside the
 // research, where no commit can put an entry, and deleting it only costs a git
@@ -25,14 +29,15 @@ func RootsFile() string {
 	return filepath.Join(dir, "strom", "roots")
 }
 
-// cachedRoot is the root commit kept for head, "" when none is.
-func cachedRoot(file, head string) string {
+// cachedRoots are the root commits kept, by the HEAD commit each was kept for.
+func cachedRoots(file string) map[string]string {
+	out := map[string]string{}
 	for _, l := range rootLines(file) {
-		if h, root, ok := strings.Cut(l, " "); ok && h == head {
-			return root
+		if h, root, ok := strings.Cut(l, " "); ok {
+			out[h] = root
 		}
 	}
-	return ""
+	return out
 }
 
 // keepRoot remembers head's root commit, newest last, at most rootsMax of them. A

@@ -30,15 +30,14 @@ func (r *Repo) RootCommit(ctx context.Context, rev string) (string, error) {
 	return lines[len(lines)-1], nil
 }
 
-// FirstParent is the first parent of the commit rev, "" for a root commit: one
-// git process, however long the history.
-func (r *Repo) FirstParent(ctx context.Context, rev string) (string, error) {
-	out, err := r.git(ctx, []string{"log", "-1", "--format=%P", rev, "--"}, nil, nil)
+// FirstParents is rev's first-parent line, newest first and rev itself first, at
+// most n commits: one git process that reads n commits, however long the history.
+func (r *Repo) FirstParents(ctx context.Context, rev string, n int) ([]string, error) {
+	out, err := r.git(ctx, []string{"rev-list", "--first-parent", "--max-count=" + strconv.Itoa(n), rev, "--"}, nil, nil)
 	if err != nil {
-		return "", fmt.Errorf("read the parent of %s: %w", rev, err)
+		return nil, fmt.Errorf("read the first parents of %s: %w", rev, err)
 	}
-	parent, _, _ := strings.Cut(strings.TrimSpace(string(out)), " ")
-	return parent, nil
+	return strings.Fields(string(out)), nil
 }
 
 // FileVersion is a file as one commit left it.

@@ -23,6 +23,10 @@ type InitOptions struct {
 // ErrAlreadyInitialised means strom init found a research repo already.
 var ErrAlreadyInitialised = errors.New("this research repo is already initialised")
 
+// ErrLeftOut means strom init found a research in the index that the work tree
+// lacks: a sparse checkout leaves .strom/ out, or it was deleted.
+var ErrLeftOut = errors.New("the index holds a research the work tree lacks")
+
 // Init prepares dir as a research repo: git init when needed, .strom/ with defaults,
 // its .gitignore, the pre-commit hook, and one commit of it all.
 func Init(ctx context.Context, dir string, opts InitOptions, env research.Env, installHooks func(ctx context.Context, g *gitrepo.Repo) error) (*research.Research, error) {
@@ -46,6 +50,14 @@ func Init(ctx context.Context, dir string, opts InitOptions, env research.Env, i
 	r := research.New(tree, g, env)
 	if tree.Exists() {
 		return r, messages.Errorf(ErrAlreadyInitialised, "init.already", messages.Args{"Root": g.Root})
+	}
+	// A research the index holds but the work tree lacks (a sparse checkout that
+	// leaves .strom/ out, or a hand that deleted it) is the research still: a new
+	// .strom/ committed over it would empty its queue.
+	if held, err := g.IndexPaths(ctx, statefiles.DirName); err != nil {
+		return nil, err
+	} else if len(held) > 0 {
+		return nil, messages.Errorf(ErrLeftOut, "init.left_out", nil)
 	}
 	if ip, err := g.InProgress(ctx); err != nil {
 		return nil, err

@@ -58,6 +58,9 @@ type Kept struct {
 	// AgentVersion is the agent program's file (path, size, time) whose version
 	// was last found known: its --version is not asked again.
 	AgentVersion string
+	// OwnHookTried: the person's own pre-commit hook was tried before this
+	// process's first session (session.TryOwnHook).
+	OwnHookTried bool
 }
 
 // Marked tells Mark of a moment a session passes.

@@ -95,6 +95,16 @@ func RunSession(ctx context.Context, r *research.Research, p agents.SessionPlan,
 	if err := ReadyForSession(ctx, r); err != nil {
 		return res, err
 	}
+	// The person's own pre-commit hook, which the session's commit skips, is tried
+	// once before the first agent starts: a failing one is said, and stops nothing.
+	if !r.Kept.OwnHookTried {
+		r.Kept.OwnHookTried = true
+		if g, err := r.Git(ctx); err == nil {
+			if line := TryOwnHook(ctx, r, g); line != "" {
+				fmt.Fprintln(ev.Out, line)
+			}
+		}
+	}
 	if err := statefiles.MkdirAll(SessionsDir(r), 0o755); err != nil {
 		return res, fmt.Errorf("start session: %w", err)
 	}
