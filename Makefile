@@ -83,8 +83,11 @@ soak:
 	$(GO) test -count=1 -timeout 30m -run '^TestSyncMachines$$' -v ./cmd/strom/
 	$(GO) test -count=1 -timeout 120m -run '^TestSyncKillCampaign$$' -v ./cmd/strom/ -soak
 
+# The layering of AGENTS.md, checked against go list's import graph
+# (internal/layers); `make test` runs it too, with every package's tests.
 lint:
 	$(GO) vet ./...
+	$(GO) test -count=1 -run 'TestLayers|TestCheck' ./internal/layers
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 

@@ -61,7 +61,6 @@ func Chat(ctx context.Context, r *research.Research, o ChatOptions) (RunResult, 
 	// The person is there: no nudges typed into their conversation.
 	plan.Task, plan.Idle, plan.Chat = task, 0, true
 	res, err := session.RunSession(ctx, r, plan, session.Events{Interrupts: o.Interrupts, Out: o.Out, Terminal: o.Terminal})
-	rememberSession(ctx, r, res.Commit)
 	if err != nil {
 		return rr, err
 	}

@@ -27,35 +27,16 @@ type SessionEntry struct {
 }
 
 // Sessions lists sessions from the history's trailers, newest first; max 0 = all.
-// The answer for a count up to keptSessionsMax is kept for the history it was read
-// from (logkept.go).
 func Sessions(ctx context.Context, r *research.Research, max int) ([]SessionEntry, error) {
-	// A bounded read costs no git process where strom reads the object files (one
-	// git log where it does not); finding the repository by its files spares the
-	// rev-parse that Open starts.
+	// Finding the repository by its files spares the rev-parse that Open starts.
 	g, found := gitrepo.Discover(r.Tree.Root)
-	head, key := "", ""
-	if found && max > 0 {
-		head = headOf(ctx, g)
-		key = historyKey(g, head)
-		if kept, ok := keptSessionsFor(ctx, r, g, head, key, max); ok {
-			return kept, nil
-		}
-	}
-	if !found || max <= 0 {
+	if !found {
 		var err error
 		if g, err = r.Git(ctx); err != nil {
 			return nil, err
 		}
 	}
-	opts := gitrepo.LogOptions{Max: max, TrailerKey: research.TrailerSession}
-	var commits []gitrepo.Commit
-	var err error
-	if head != "" {
-		commits, err = g.LogFrom(ctx, head, opts)
-	} else {
-		commits, err = g.Log(ctx, opts)
-	}
+	commits, err := g.Log(ctx, gitrepo.LogOptions{Max: max, TrailerKey: research.TrailerSession})
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +44,6 @@ func Sessions(ctx context.Context, r *research.Research, max int) ([]SessionEntr
 	for _, c := range commits {
 		out = append(out, sessionEntry(c))
 	}
-	keepSessions(r, key, max, out)
 	return out, nil
 }
 
@@ -87,10 +67,7 @@ func headOf(ctx context.Context, g *gitrepo.Repo) string {
 }
 
 // LastSession is the newest session of the history, or nil when there is none:
-// Sessions(ctx, 1)'s entry. strom status asks for it on every call, and so it
-// comes from the answer Sessions keeps for the history (logkept.go): while HEAD
-// names the same commit, no commit is read, and after a session's commit only
-// that commit is.
+// Sessions(ctx, r, 1)'s entry.
 func LastSession(ctx context.Context, r *research.Research) (*SessionEntry, error) {
 	es, err := Sessions(ctx, r, 1)
 	if err != nil || len(es) == 0 {
@@ -153,12 +130,3 @@ var nothingRecordedLines = sync.OnceValue(func() map[string]bool {
 	}
 	return m
 })
-
-// rememberSession reads a session just committed back once, so that the next
-// strom status (often the agent's, in the next session) finds it kept for this
-// HEAD: one commit read, put before the sessions kept for the one before.
-func rememberSession(ctx context.Context, r *research.Research, commit string) {
-	if commit != "" {
-		_, _ = LastSession(ctx, r)
-	}
-}

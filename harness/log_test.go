@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/harness/mode"
@@ -16,7 +15,7 @@ import (
 	"github.com/strom-research/strom/statefiles"
 )
 
-// historyRepo makes a research repo for the tests of the history's kept answers:
+// historyRepo makes a research repo for the tests of the sessions read back:
 // its folder, the Env to open it with, a git in it, and a commit of a session
 // of the id given on T-1.
 func historyRepo(t *testing.T) (string, research.Env, func(...string) string, func(string)) {
@@ -48,13 +47,12 @@ func historyRepo(t *testing.T) (string, research.Env, func(...string) string, fu
 	return root, env, git, session
 }
 
-// TestLastSessionKeptForHead: LastSession's answer is kept for the HEAD it was
-// read from (as Sessions keeps it), answered from without starting git while HEAD
-// stays, and read again as soon as HEAD moves — forward, back, or to a commit
-// without a session.
-func TestLastSessionKeptForHead(t *testing.T) {
+// TestLastSessionFollowsHead: LastSession is the newest session of the history
+// HEAD names — forward, back, detached, after refs are packed, right after the
+// harness's own session commit — and the answers earlier stroms kept under
+// .strom/run/ (sessions.kept, last-session.json, last-session.kept) are not read.
+func TestLastSessionFollowsHead(t *testing.T) {
 	root, env, git, session := historyRepo(t)
-	// check compares LastSession with the full history read and the kept file.
 	check := func(want string) {
 		t.Helper()
 		r, err := research.Open(root, env)
@@ -65,71 +63,32 @@ func TestLastSessionKeptForHead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		all, err := Sessions(t.Context(), r, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
 		switch {
 		case want == "" && got != nil:
 			t.Fatalf("LastSession = %s, want none", got.Session)
 		case want == "":
-		case got == nil || got.Session != want || got.Commit != all[0].Commit || got.End != "done" || got.Task != "T-1":
-			t.Fatalf("LastSession = %+v, want %s as in the history %+v", got, want, all[0])
-		}
-		kept, err := os.ReadFile(r.Tree.Path(statefiles.RunDir, sessionsFile))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if k, ok := decodeKeptSessions(kept); !ok || k.history != git("rev-parse", "HEAD") || k.max != 1 {
-			t.Fatalf("kept %q, want the answer for HEAD %s", kept, git("rev-parse", "HEAD"))
-		}
-		// The kept answer is the one read from the history, field by field.
-		again, err := LastSession(t.Context(), r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if (again == nil) != (got == nil) || got != nil && !sameEntry(*again, *got) {
-			t.Fatalf("LastSession kept %+v, read from the history %+v", again, got)
-		}
-	}
-	// withoutGit answers from the kept file: no git on PATH.
-	withoutGit := func(want string) {
-		t.Helper()
-		path := os.Getenv("PATH")
-		t.Setenv("PATH", t.TempDir())
-		defer os.Setenv("PATH", path)
-		r, err := research.Open(root, env)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := LastSession(t.Context(), r)
-		if err != nil {
-			t.Fatalf("LastSession without git: %v", err)
-		}
-		if (got == nil) != (want == "") || got != nil && got.Session != want {
-			t.Fatalf("LastSession without git = %+v, want %q", got, want)
+		case got == nil || got.Session != want || got.End != "done" || got.Task != "T-1":
+			t.Fatalf("LastSession = %+v, want %s", got, want)
+		case got.Commit != git("log", "-1", "--format=%H", "--grep=Strom-Session: "+want):
+			t.Fatalf("LastSession's commit %s is not the one git finds", got.Commit)
 		}
 	}
 
 	check("")
-	withoutGit("")
 	session("S-1")
 	check("S-1")
-	withoutGit("S-1")
 	git("commit", "-q", "--allow-empty", "-m", "a person's commit")
 	check("S-1")
-	withoutGit("S-1")
 	session("S-2")
 	check("S-2")
 	git("reset", "-q", "--hard", "HEAD~1")
 	check("S-1")
 	git("pack-refs", "--all")
-	withoutGit("S-1")
+	check("S-1")
 	git("checkout", "-q", "--detach", "HEAD~1")
 	check("S-1")
-	withoutGit("S-1")
 
-	// A session commit made by the harness is kept at once.
+	// A session commit made by the harness.
 	r0, err := research.Open(root, env)
 	if err != nil {
 		t.Fatal(err)
@@ -139,49 +98,22 @@ func TestLastSessionKeptForHead(t *testing.T) {
 	if err := r0.Tree.Locked(t.Context(), func() error { _, err := r0.CommitLocked(t.Context(), msg); return err }); err != nil {
 		t.Fatal(err)
 	}
-	withoutGit("S-3")
 	check("S-3")
 
-	// A broken kept file is no answer, nor one kept for another HEAD.
-	r, err := research.Open(root, env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, bad := range []string{"{not json", keptSessionsHeader + "\n" + strings.Repeat("0", 40) + "\t1\n"} {
-		if err := os.WriteFile(r.Tree.Path(statefiles.RunDir, sessionsFile), []byte(bad), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		check("S-3")
-	}
-
-	// The answers earlier stroms kept (last-session.json, then last-session.kept),
-	// here saying there is no session, are not read.
+	// The answers earlier stroms kept, here saying there is no session or an
+	// older one, are not read.
 	head := git("rev-parse", "HEAD")
 	earlier := map[string]string{
+		"sessions.kept":     "strom sessions kept 1\n" + head + "\t1\ncrc 00000000\n",
 		"last-session.json": `{"version":2,"head":"` + head + `","session":null}`,
-		"last-session.kept": string(encodeKeptSessions(keptSessions{history: head, max: 1})),
+		"last-session.kept": "strom sessions kept 1\n" + head + "\t1\n",
 	}
 	for name, b := range earlier {
-		if err := os.WriteFile(r.Tree.Path(statefiles.RunDir, name), []byte(b), 0o644); err != nil {
+		if err := os.WriteFile(r0.Tree.Path(statefiles.RunDir, name), []byte(b), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := os.Remove(r.Tree.Path(statefiles.RunDir, sessionsFile)); err != nil {
-		t.Fatal(err)
-	}
 	check("S-3")
-}
-
-// sameEntry reports whether two sessions are the same, their times the same
-// instant at the same offset.
-func sameEntry(a, b SessionEntry) bool {
-	_, ao := a.When.Zone()
-	_, bo := b.When.Zone()
-	if !a.When.Equal(b.When) || ao != bo {
-		return false
-	}
-	a.When, b.When = time.Time{}, time.Time{}
-	return a == b
 }
 
 // TestBodyRecords: a session commit's body counts a record a line; the line an

@@ -315,7 +315,6 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, er
 		}
 		p.Task = *task
 		res, err := session.RunSession(ctx, r, p, session.Events{Interrupts: o.Interrupts, Out: o.Out, Terminal: o.Terminal})
-		rememberSession(ctx, r, res.Commit)
 		if err != nil {
 			if res.Commit != "" {
 				rr.Sessions++

@@ -46,7 +46,8 @@ func (m *menu) alone() step {
 // minutes is the time for one task, refused as --minutes refuses it.
 func (m *menu) minutes() step {
 	key, _ := statefiles.LookupKey("run.minutes")
-	n, st := m.input(m.say("menu.minutes_ask"), "", func(s string) error {
+	rng := messages.Args{"Min": key.Min, "Max": key.Max}
+	n, st := m.input(m.say("menu.minutes_ask", rng), "", func(s string) error {
 		s = strings.TrimSpace(s)
 		if s == "0" {
 			return nil
@@ -54,7 +55,7 @@ func (m *menu) minutes() step {
 		if _, err := key.Parse(s); err != nil {
 			// The sentence --minutes refuses with, and the way back.
 			return fmt.Errorf("%s", m.say("menu.bad_minutes", messages.Args{
-				"Refusal": m.say("usage.minutes", messages.Args{"Value": asTyped(s)})}))
+				"Refusal": m.say("usage.minutes", messages.Args{"Value": asTyped(s), "Min": key.Min, "Max": key.Max})}))
 		}
 		return nil
 	})

@@ -18,7 +18,7 @@ import (
 // work is "Let the agent work on its own" (R7.1): each choice is a strom run.
 func (m *menu) work() step {
 	items := []item{
-		{label: m.say("menu.work_in_order"), do: m.maxSessions},
+		{label: m.say("menu.work_in_order", messages.Args{"Min": statefiles.RunSessions.Min, "Max": statefiles.RunSessions.Max}), do: m.maxSessions},
 		{label: m.say("menu.work_picked"), do: m.withQueue(m.pickTasks)},
 	}
 	gate := m.setting("run.gate")
@@ -34,7 +34,8 @@ func (m *menu) work() step {
 
 // maxSessions is strom run --max with the number asked for.
 func (m *menu) maxSessions() step {
-	n, st := m.input(m.say("menu.how_many"), "1", m.maxValid)
+	k := statefiles.RunSessions
+	n, st := m.input(m.say("menu.how_many", messages.Args{"Min": k.Min, "Max": k.Max}), "1", m.maxValid)
 	if st != stepOK {
 		return st
 	}
@@ -45,8 +46,9 @@ func (m *menu) maxSessions() step {
 // maxValid refuses what --max refuses, with its sentence.
 func (m *menu) maxValid(s string) error {
 	s = strings.TrimSpace(s)
-	if n, err := strconv.Atoi(s); err != nil || n < 1 || n > 100 {
-		return fmt.Errorf("%s", m.say("usage.max", messages.Args{"Value": asTyped(s)}))
+	k := statefiles.RunSessions
+	if n, err := strconv.Atoi(s); err != nil || n < k.Min || n > k.Max {
+		return fmt.Errorf("%s", m.say("usage.max", messages.Args{"Value": asTyped(s), "Min": k.Min, "Max": k.Max}))
 	}
 	return nil
 }

@@ -197,13 +197,12 @@ time_cmd() { # prints the mean wall and CPU milliseconds of N runs of "$@", as w
 		split($1, u, /[ms]/); split($2, y, /[ms]/)
 		printf "%.3f/%.3f", (e - s) / 1000000 / n, (60 * (u[1] + y[1]) + u[2] + y[2]) * 1000 / n }' "$work/times"
 }
-# strom log keeps its answer while HEAD stays (harness/logkept.go), so the runs
-# above measure the kept answer. The first strom log after a session's commit is
-# measured too: before each run, HEAD moves one session commit forward along a
-# line of them made here with the tree of HEAD. The time of the move alone is
-# taken off: it is measured as the same move along the same line, without the
-# log (so the first log of each round reads the commits of the moves alone too,
-# eleven instead of one).
+# strom log reads the history with one git log each time, so the first strom log
+# after a session's commit costs what any other does; it is measured too, as it was
+# when strom kept an answer per HEAD: before each run, HEAD moves one session
+# commit forward along a line of them made here with the tree of HEAD. The time of
+# the move alone is taken off: it is measured as the same move along the same line,
+# without the log.
 cd "$work/big"
 line=()
 tip=$(git rev-parse HEAD)

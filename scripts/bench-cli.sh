@@ -36,22 +36,18 @@ time_cmd() { # prints mean milliseconds of N runs of "$@"
 	end=$(date +%s%N)
 	awk -v s="$start" -v e="$end" -v n="$N" 'BEGIN { printf "%.3f", (e - s) / 1000000 / n }'
 }
-# status right after HEAD moved: the kept answer names another HEAD (the shell
-# builtin echo spoils it without starting a process), so one git log runs.
-status_moved() { echo '{}' >.strom/run/sessions.kept && "$strom" status; }
 in_session() { STROM_SESSION=bench STROM_TASK=T-1 "$strom" task; }
 # task list right after queue.json changed: a blank line more each time (still the
 # same queue), so the memo of validated contents never knows it and the schema is
 # compiled and applied.
 list_changed() { echo >>.strom/queue.json && "$strom" task list; }
-names=(ref list changed status moved session)
+names=(ref list changed status session)
 declare -A runs
 for _ in $(seq 1 "$R"); do
 	runs[ref]+=" $(time_cmd git rev-parse HEAD)"
 	runs[list]+=" $(time_cmd "$strom" task list)"
 	runs[changed]+=" $(time_cmd list_changed)"
 	runs[status]+=" $(time_cmd "$strom" status)"
-	runs[moved]+=" $(time_cmd status_moved)"
 	runs[session]+=" $(time_cmd in_session)"
 done
 median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { printf "%.2f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -63,5 +59,4 @@ printf 'git rev-parse HEAD            %7.2f ms\n' "${med[ref]}"
 printf 'strom task list               %7.2f ms  (%sx git rev-parse HEAD)\n' "${med[list]}" "$(ratio "${med[list]}")"
 printf 'strom task list, queue changed %6.2f ms  (%sx)\n' "${med[changed]}" "$(ratio "${med[changed]}")"
 printf 'strom status                  %7.2f ms  (%sx)\n' "${med[status]}" "$(ratio "${med[status]}")"
-printf 'strom status, HEAD moved      %7.2f ms  (%sx)\n' "${med[moved]}" "$(ratio "${med[moved]}")"
 printf 'strom task (agent, session)   %7.2f ms  (%sx)\n' "${med[session]}" "$(ratio "${med[session]}")"

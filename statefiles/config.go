@@ -147,6 +147,11 @@ var Keys = []Key{
 	{Name: "messages.language", Kind: KindEnum, Values: []string{"en", "de", "cs", "system"}, Default: "system", UserOnly: true, Help: "the language of strom's messages; system follows LC_ALL, LC_MESSAGES, LANG"},
 }
 
+// RunSessions is the range of the sessions one strom run may be asked for (--max,
+// the menu's "how many"): not a setting, so not among Keys, but kept with them so
+// that every range a run takes has one place.
+var RunSessions = Key{Name: "run.max", Kind: KindInt, Min: 1, Max: 100, Help: "at most this many sessions in one run"}
+
 // LookupKey returns the description of a setting.
 func LookupKey(name string) (Key, error) {
 	if k, ok, err := archiveKey(name); ok {

@@ -114,9 +114,8 @@ func (s *sys) inSession() string { return s.getenv("STROM_SESSION") }
 
 // usageError is a mistake on the command line: exit status 2.
 type usageError struct {
-	msg  string
-	flag bool  // the flag package's own words, turned into a sentence by flagOutcome
-	err  error // a sentence from below, said when msg is empty (badUsage)
+	msg string
+	err error // a sentence from below, said when msg is empty (badUsage)
 }
 
 func (e usageError) Error() string {
@@ -170,7 +169,12 @@ func run(ctx context.Context, args []string, s *sys) int {
 	}
 	noteActivity(s, args)
 	root := rootCommand(s, args)
-	err := root.Parse(args)
+	err := checkCommandLine(root, args)
+	if err == nil {
+		if err = root.Parse(args); err != nil && !errors.Is(err, flag.ErrHelp) {
+			err = usageError{err: err} // a flag value of strom's own type refused
+		}
+	}
 	if err == nil {
 		err = root.Run(ctx)
 	}
@@ -297,7 +301,7 @@ func (s *sys) finish(err error) int {
 		// A text over its bound or not UTF-8, a name or an id not written as one:
 		// input to mend, however deep it was refused.
 		code = exitUsage
-	case isFlagError(err):
+	case errors.As(err, new(*flagError)):
 		code = exitUsage
 	}
 	msg := err.Error()
@@ -313,23 +317,18 @@ func (s *sys) finish(err error) int {
 	return code
 }
 
-func isFlagError(err error) bool {
-	m := strings.TrimPrefix(err.Error(), "error parsing commandline arguments: ")
-	return strings.HasPrefix(m, "flag provided but not defined") || strings.HasPrefix(m, "invalid value") ||
-		strings.HasPrefix(m, "invalid boolean") || strings.HasPrefix(m, "flag needs an argument") ||
-		strings.HasPrefix(m, "bad flag syntax")
-}
-
 // newFlags returns a flag set that reports errors instead of exiting. What the flag
-// package would print (its error and the whole help) goes nowhere: flagOutcome
-// prints the help on stdout when it was asked for, and one sentence otherwise.
+// package would print (its help) goes nowhere: flagOutcome prints the help on
+// stdout when it was asked for. A mistake in the flags is found before the flag
+// package parses them (checkFlags), as a flagError.
 func newFlags(s *sys, name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(flagSink{s: s, name: name})
 	return fs
 }
 
-// flagSink is the output of a flag set: it only remembers which command spoke.
+// flagSink is the output of a flag set: it only remembers which command's help
+// was asked for.
 type flagSink struct {
 	s    *sys
 	name string
@@ -340,28 +339,28 @@ func (f flagSink) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// flagOutcome turns what the flag package reported into what a person reads: the
-// help asked for with -h or --help on stdout (exit 0), and for a bad flag or
-// value one sentence that names the help, not the whole help page (exit 2).
+// flagOutcome turns a flag's outcome into what a person reads: the help asked
+// for with -h or --help on stdout (exit 0), and for a flagError one sentence that
+// names the help, not the whole help page (exit 2).
 func (s *sys) flagOutcome(root *ffcli.Command, err error) error {
 	if err == nil {
 		return nil
 	}
-	name := s.flagsOf
-	if name == "" {
-		name = "strom"
-	}
 	if errors.Is(err, flag.ErrHelp) {
+		name := s.flagsOf
+		if name == "" {
+			name = "strom"
+		}
 		if c := findCommand(root, name); c != nil {
 			fmt.Fprint(s.stdout, s.usageOf(c))
 		}
 		return err
 	}
-	var ue usageError
-	if !isFlagError(err) && !(errors.As(err, &ue) && ue.flag) {
+	var fe *flagError
+	if !errors.As(err, &fe) {
 		return err
 	}
-	return s.usage("usage.flag.see_help", messages.Args{"Problem": s.flagSentence(findCommand(root, name), err), "Command": name})
+	return s.usage("usage.flag.see_help", messages.Args{"Problem": s.flagSentence(findCommand(root, fe.command), fe), "Command": fe.command})
 }
 
 // findCommand returns the command whose flag set is called name.
@@ -377,52 +376,155 @@ func findCommand(c *ffcli.Command, name string) *ffcli.Command {
 	return nil
 }
 
-// flagSentence says in words what the flag package found wrong.
-func (s *sys) flagSentence(c *ffcli.Command, err error) string {
-	m := strings.TrimPrefix(err.Error(), "error parsing commandline arguments: ")
-	name := "strom"
-	if c != nil {
-		name = c.FlagSet.Name()
+// flagProblem is what is wrong with a flag on the command line.
+type flagProblem int
+
+const (
+	flagUnknown    flagProblem = iota + 1 // no flag of the command
+	flagNeedsValue                        // given without its value
+	flagBadValue                          // given a value its type does not take
+	flagSyntax                            // a word that starts as a flag and is none (---x, -=x)
+)
+
+// flagError is a mistake in a command's flags, found before they are parsed.
+type flagError struct {
+	problem flagProblem
+	command string // the flag set's name, "strom run"
+	flag    string // the flag's name, without dashes
+	value   string // the value given, or the word for flagSyntax
+}
+
+// Error says the mistake in English, for a developer.
+func (e *flagError) Error() string {
+	switch e.problem {
+	case flagUnknown:
+		return e.command + ": no flag -" + e.flag
+	case flagNeedsValue:
+		return e.command + ": flag -" + e.flag + " needs a value"
+	case flagBadValue:
+		return e.command + ": flag -" + e.flag + " does not take " + strconv.Quote(e.value)
+	default:
+		return e.command + ": bad flag syntax " + e.value
 	}
+}
+
+// checkFlags reads args as fs.Parse will — flags up to the first word that is
+// none, or "--" — without setting any, and returns the first mistake as a
+// flagError, else the words after the flags. -h and -help, when the command has
+// no such flag, end the check: fs.Parse answers them with the help.
+func checkFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	for len(args) > 0 {
+		a := args[0]
+		if len(a) < 2 || a[0] != '-' {
+			return args, nil
+		}
+		dashes := 1
+		if a[1] == '-' {
+			if dashes = 2; len(a) == 2 {
+				return args[1:], nil
+			}
+		}
+		name := a[dashes:]
+		if name == "" || name[0] == '-' || name[0] == '=' {
+			return nil, &flagError{problem: flagSyntax, command: fs.Name(), value: a}
+		}
+		args = args[1:]
+		name, value, hasValue := strings.Cut(name, "=")
+		f := fs.Lookup(name)
+		switch {
+		case f == nil && (name == "help" || name == "h"):
+			return nil, nil
+		case f == nil:
+			return nil, &flagError{problem: flagUnknown, command: fs.Name(), flag: name}
+		case isSwitch(f):
+			if hasValue && !takes(f, value) {
+				return nil, &flagError{problem: flagBadValue, command: fs.Name(), flag: name, value: value}
+			}
+			continue
+		}
+		if !hasValue && len(args) > 0 {
+			value, hasValue, args = args[0], true, args[1:]
+		}
+		if !hasValue {
+			return nil, &flagError{problem: flagNeedsValue, command: fs.Name(), flag: name}
+		}
+		if !takes(f, value) {
+			return nil, &flagError{problem: flagBadValue, command: fs.Name(), flag: name, value: value}
+		}
+	}
+	return nil, nil
+}
+
+// checkCommandLine checks the flags of the command args name and of each command
+// above it, as ffcli parses them: the root's flags, then the words after them
+// naming a subcommand, its flags, and so on.
+func checkCommandLine(c *ffcli.Command, args []string) error {
+	fs := c.FlagSet
+	if fs == nil {
+		fs = flag.NewFlagSet(c.Name, flag.ContinueOnError)
+	}
+	rest, err := checkFlags(fs, args)
+	if err != nil || len(rest) == 0 {
+		return err
+	}
+	for _, sub := range c.Subcommands {
+		if strings.EqualFold(rest[0], sub.Name) {
+			return checkCommandLine(sub, rest[1:])
+		}
+	}
+	return nil
+}
+
+// takes reports whether the flag's type takes value, as the flag package's Set
+// of that type reads it. A value of strom's own type (a list of words) takes any.
+func takes(f *flag.Flag, value string) bool {
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return true
+	}
+	var err error
+	switch g.Get().(type) {
+	case bool:
+		_, err = strconv.ParseBool(value)
+	case int:
+		_, err = strconv.ParseInt(value, 0, strconv.IntSize)
+	case int64:
+		_, err = strconv.ParseInt(value, 0, 64)
+	case uint:
+		_, err = strconv.ParseUint(value, 0, strconv.IntSize)
+	case uint64:
+		_, err = strconv.ParseUint(value, 0, 64)
+	case float64:
+		_, err = strconv.ParseFloat(value, 64)
+	case time.Duration:
+		_, err = time.ParseDuration(value)
+	}
+	return err == nil
+}
+
+// flagSentence says in words what is wrong with a flag.
+func (s *sys) flagSentence(c *ffcli.Command, e *flagError) string {
 	p := s.msg()
-	flagName := func(s string) string {
-		if s = termsafe.Excerpt(strings.TrimLeft(s, "-")); len(s) == 1 {
-			return "-" + s
-		}
-		return "--" + s
+	flagName := "-" + termsafe.Excerpt(e.flag)
+	if len(e.flag) > 1 {
+		flagName = "-" + flagName
 	}
-	switch {
-	case strings.HasPrefix(m, "flag provided but not defined: "):
-		f := strings.TrimPrefix(m, "flag provided but not defined: ")
-		if f == "-help" || f == "-h" {
-			return p.Say("usage.flag.no_help", messages.Args{"Command": name})
-		}
-		return p.Say("usage.flag.unknown", messages.Args{"Command": name, "Flag": flagName(f)})
-	case strings.HasPrefix(m, "flag needs an argument: "):
-		return p.Say("usage.flag.needs_value", messages.Args{"Flag": flagName(strings.TrimPrefix(m, "flag needs an argument: "))})
-	case strings.HasPrefix(m, "invalid value "), strings.HasPrefix(m, "invalid boolean value "):
-		// invalid value "x" for flag -max: parse error
-		rest := strings.TrimPrefix(strings.TrimPrefix(m, "invalid boolean value "), "invalid value ")
-		val, rest, _ := strings.Cut(rest, " for ")
-		if v, err := strconv.Unquote(val); err == nil {
-			val = v
-		}
-		rest = strings.TrimPrefix(rest, "flag ")
-		fl, _, _ := strings.Cut(rest, ": ")
+	switch e.problem {
+	case flagUnknown:
+		return p.Say("usage.flag.unknown", messages.Args{"Command": e.command, "Flag": flagName})
+	case flagNeedsValue:
+		return p.Say("usage.flag.needs_value", messages.Args{"Flag": flagName})
+	case flagBadValue:
 		kind := "usage.kind.some"
 		if c != nil {
-			if f := c.FlagSet.Lookup(strings.TrimLeft(fl, "-")); f != nil {
+			if f := c.FlagSet.Lookup(e.flag); f != nil {
 				kind = valueKind(f.Value)
 			}
 		}
-		return p.Say("usage.flag.takes", messages.Args{"Flag": flagName(fl), "Kind": p.Say(kind), "Value": termsafe.Excerpt(val)})
-	case strings.HasPrefix(m, "invalid boolean flag "):
-		fl, _, _ := strings.Cut(strings.TrimPrefix(m, "invalid boolean flag "), ":")
-		return p.Say("usage.flag.switch", messages.Args{"Flag": flagName(fl)})
-	case strings.HasPrefix(m, "bad flag syntax: "):
-		return p.Say("usage.flag.syntax", messages.Args{"Word": termsafe.Excerpt(strings.TrimPrefix(m, "bad flag syntax: "))})
+		return p.Say("usage.flag.takes", messages.Args{"Flag": flagName, "Kind": p.Say(kind), "Value": termsafe.Excerpt(e.value)})
+	default:
+		return p.Say("usage.flag.syntax", messages.Args{"Word": termsafe.Excerpt(e.value)})
 	}
-	return m
 }
 
 // valueKind is the message id naming what a flag's value must be.
@@ -448,11 +550,14 @@ func valueKind(v flag.Value) string {
 func positionals(fs *flag.FlagSet, args []string) ([]string, error) {
 	var out []string
 	for {
+		if _, err := checkFlags(fs, args); err != nil {
+			return nil, err
+		}
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
 			}
-			return nil, usageError{msg: err.Error(), flag: true}
+			return nil, usageError{err: err}
 		}
 		rest := fs.Args()
 		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
@@ -487,10 +592,7 @@ func emptyFlag(fs *flag.FlagSet) error {
 	if empty == "" {
 		return nil
 	}
-	if out, ok := fs.Output().(flagSink); ok {
-		out.s.flagsOf = fs.Name() // the help the sentence names
-	}
-	return usageError{msg: "flag needs an argument: -" + empty, flag: true}
+	return &flagError{problem: flagNeedsValue, command: fs.Name(), flag: empty}
 }
 
 // printJSON writes v as indented JSON.

@@ -3,22 +3,28 @@ package main
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/strom-research/strom/agentpty"
 	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/ends"
-	"github.com/strom-research/strom/internal/termsafe"
-	"github.com/strom-research/strom/messages"
 )
+
+// chatOptions are the flags and words of strom chat.
+type chatOptions struct {
+	Task      string   // --task: the task the chat is about
+	Minutes   string   // --minutes: run.minutes for this chat
+	Agent     string   // --agent
+	AgentArgs []string // the words after "--": the command agent's program
+}
 
 func chatCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom chat")
-	minutes := fs.String("minutes", "", "help.chat.flag.minutes")
-	agent := fs.String("agent", "", "help.chat.flag.agent")
-	task := fs.String("task", "", "help.chat.flag.task")
+	var o chatOptions
+	fs.StringVar(&o.Minutes, "minutes", "", s.helpWith("help.chat.flag.minutes", rangeOf(settingKey("run.minutes"))))
+	fs.StringVar(&o.Agent, "agent", "", "help.chat.flag.agent")
+	fs.StringVar(&o.Task, "task", "", "help.chat.flag.task")
 	return &ffcli.Command{
 		Name:       "chat",
 		ShortUsage: "strom chat [--task T] [--minutes N] [--agent NAME] [-- AGENT ARGS]",
@@ -26,47 +32,44 @@ func chatCommand(s *sys) *ffcli.Command {
 		LongHelp:   withHelp("help.chat.long", runExits),
 		FlagSet:    fs,
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
-			harnessMemory(s)
-			if err := s.personOnly("strom chat"); err != nil {
-				return err
-			}
-			o := harness.ChatOptions{Task: *task, Minutes: *minutes, Agent: *agent, Out: s.stdout, Terminal: s.terminal()}
-			if *agent != "" {
-				if err := checkAgentName(s, *agent); err != nil {
-					return err
-				}
-			}
-			if len(args) > 0 && *agent != "command" && *agent != "" {
-				return s.usage("usage.agent_words", messages.Args{"Command": "strom chat"})
-			}
 			o.AgentArgs = args
-			if len(args) > 0 && *agent == "" {
-				o.Agent = "command"
-			}
-			if *minutes != "" {
-				if m, err := strconv.Atoi(*minutes); err != nil || m < 5 || m > 600 {
-					return s.usage("usage.minutes", messages.Args{"Value": `"` + termsafe.Excerpt(*minutes) + `"`})
-				}
-			}
-			r, err := s.research()
-			if err != nil {
-				return err
-			}
-			ints, stopRelay := s.relayInterrupts()
-			defer stopRelay()
-			o.Interrupts = ints
-			defer agentpty.RestoreTerminals()
-			rr, err := harness.Chat(ctx, r, o)
-			if err != nil {
-				return err
-			}
-			if rr.Stop == ends.StopSubscriptionLimit || rr.Stop == ends.StopNotLoggedIn {
-				fmt.Fprintln(s.stdout, rr.Say(s.msg()))
-			}
-			if code := rr.Stop.ExitCode(); code != 0 {
-				return exitErr{code: code}
-			}
-			return nil
+			return runChat(ctx, s, o)
 		}),
 	}
+}
+
+// runChat is strom chat: the options checked, one session with the person on the
+// terminal, and its stop as the exit status.
+func runChat(ctx context.Context, s *sys, o chatOptions) error {
+	harnessMemory(s)
+	if err := s.personOnly("strom chat"); err != nil {
+		return err
+	}
+	co := harness.ChatOptions{Task: o.Task, Minutes: o.Minutes, Out: s.stdout, Terminal: s.terminal(), AgentArgs: o.AgentArgs}
+	var err error
+	if co.Agent, err = s.agentFor("strom chat", o.Agent, o.AgentArgs); err != nil {
+		return err
+	}
+	if err := s.checkMinutes(o.Minutes); err != nil {
+		return err
+	}
+	r, err := s.research()
+	if err != nil {
+		return err
+	}
+	ints, stopRelay := s.relayInterrupts()
+	defer stopRelay()
+	co.Interrupts = ints
+	defer agentpty.RestoreTerminals()
+	rr, err := harness.Chat(ctx, r, co)
+	if err != nil {
+		return err
+	}
+	if rr.Stop == ends.StopSubscriptionLimit || rr.Stop == ends.StopNotLoggedIn {
+		fmt.Fprintln(s.stdout, rr.Say(s.msg()))
+	}
+	if code := rr.Stop.ExitCode(); code != 0 {
+		return exitErr{code: code}
+	}
+	return nil
 }

@@ -24,9 +24,16 @@ func (s *sys) sessionRef() queue.SessionRef {
 	return queue.SessionRef{Session: s.getenv("STROM_SESSION"), Task: s.getenv("STROM_TASK")}
 }
 
+// recordOptions are the flags and words of strom record.
+type recordOptions struct {
+	Task string // --task: the task outside a session
+	Text string // the record: the words, joined by spaces
+}
+
 func recordCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom record")
-	task := fs.String("task", "", "help.record.flag.task")
+	var o recordOptions
+	fs.StringVar(&o.Task, "task", "", "help.record.flag.task")
 	return &ffcli.Command{
 		Name:       "record",
 		ShortUsage: "strom record TEXT [--task ID]",
@@ -37,26 +44,33 @@ func recordCommand(s *sys) *ffcli.Command {
 			if len(args) == 0 {
 				return s.usage("usage.record.text")
 			}
-			ref := s.sessionRef()
-			if ref.Session == "" {
-				if *task == "" {
-					return s.usage("usage.record.task")
-				}
-				ref.Task = *task
-			} else if *task != "" && statefiles.NormalizeID(*task) != statefiles.NormalizeID(ref.Task) {
-				return errors.New(s.msg().Say("record.other_task", messages.Args{"Task": ref.Task}))
-			}
-			r, err := s.research()
-			if err != nil {
-				return err
-			}
-			if _, err := queue.Record(ctx, r, ref, strings.Join(args, " ")); err != nil {
-				return err
-			}
-			fmt.Fprintln(s.stdout, s.msg().Say("record.done", messages.Args{"Task": statefiles.NormalizeID(ref.Task)}))
-			return nil
+			o.Text = strings.Join(args, " ")
+			return runRecord(ctx, s, o)
 		}),
 	}
+}
+
+// runRecord is strom record: the text appended to the records of the session's
+// task, or of --task outside a session.
+func runRecord(ctx context.Context, s *sys, o recordOptions) error {
+	ref := s.sessionRef()
+	if ref.Session == "" {
+		if o.Task == "" {
+			return s.usage("usage.record.task")
+		}
+		ref.Task = o.Task
+	} else if o.Task != "" && statefiles.NormalizeID(o.Task) != statefiles.NormalizeID(ref.Task) {
+		return errors.New(s.msg().Say("record.other_task", messages.Args{"Task": ref.Task}))
+	}
+	r, err := s.research()
+	if err != nil {
+		return err
+	}
+	if _, err := queue.Record(ctx, r, ref, o.Text); err != nil {
+		return err
+	}
+	fmt.Fprintln(s.stdout, s.msg().Say("record.done", messages.Args{"Task": statefiles.NormalizeID(ref.Task)}))
+	return nil
 }
 
 func doneCommand(s *sys) *ffcli.Command {

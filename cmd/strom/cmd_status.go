@@ -29,9 +29,15 @@ type statusJSON struct {
 	Sync harness.SyncState `json:"sync"`
 }
 
+// statusOptions are the flags of strom status.
+type statusOptions struct {
+	JSON bool // --json
+}
+
 func statusCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom status")
-	asJSON := fs.Bool("json", false, "help.flag.json")
+	var o statusOptions
+	fs.BoolVar(&o.JSON, "json", false, "help.flag.json")
 	return &ffcli.Command{
 		Name:       "status",
 		ShortUsage: "strom status [--json]",
@@ -39,87 +45,94 @@ func statusCommand(s *sys) *ffcli.Command {
 		FlagSet:    fs,
 		LongHelp:   withHelp("help.status.long", ""),
 		Exec: withArgs(fs, func(ctx context.Context, args []string) error {
-			s.json = *asJSON
+			s.json = o.JSON
 			if len(args) > 0 {
 				return s.usage("usage.status.args")
 			}
-			r, err := s.research()
-			if err != nil {
-				return err
-			}
-			st, err := harness.ReadStatus(ctx, r)
-			if err != nil {
-				return err
-			}
-			out := statusJSON{Mode: st.Mode, Tasks: st.Counts, Last: st.Last, Running: st.Running, NotAllowed: st.NotAllowed, Sync: st.Sync}
-			if out.NotAllowed == nil {
-				out.NotAllowed = []consent.Value{}
-			}
-			finish, asked := runfiles.PendingFinish(r, st.Running)
-			if asked {
-				out.Finish = &finish
-			}
-			if *asJSON {
-				return s.printJSON(out)
-			}
-			p := s.msg()
-			mode := st.ModeText
-			if st.State != nil {
-				mode = modeText(p, *st.State)
-			}
-			fmt.Fprintln(s.stdout, p.Say("status.mode", messages.Args{"Mode": mode}))
-			fmt.Fprintln(s.stdout, p.Say("status.tasks", messages.Args{"Open": st.Counts[statefiles.Open], "Started": st.Counts[statefiles.Started],
-				"Waiting": st.Counts[statefiles.Waiting], "Parked": st.Counts[statefiles.Parked], "Done": st.Counts[statefiles.Done]}))
-			if st.Running != nil {
-				ri := st.Running
-				pending := ""
-				if asked {
-					pending = p.Say("status.finish_asked")
-					if !finish.Person() {
-						pending = p.Say("status.finish_cap", messages.Args{"Gate": finish.Gate})
-					}
-				}
-				switch {
-				case !ri.PausedTill.IsZero() && ri.Session == "":
-					fmt.Fprintln(s.stdout, p.Say("status.paused", messages.Args{"Until": ri.PausedTill.Local().Format("15:04"), "Why": termsafe.Line(ri.PauseWhy), "Pending": pending, "PID": ri.PID}))
-				case ri.Session != "":
-					fmt.Fprintln(s.stdout, p.Say("status.session", messages.Args{"Session": ri.Session, "Task": ri.Task,
-						"Left": session.SayTimeLeft(p, r.Now(), ri.Deadline), "Until": runfiles.ClockAt(ri.Deadline.Local()), "Pending": pending, "PID": ri.PID}))
-				default:
-					fmt.Fprintln(s.stdout, p.Say("status.between", messages.Args{"Pending": pending, "PID": ri.PID}))
-				}
-			} else {
-				fmt.Fprintln(s.stdout, p.Say("status.no_run"))
-			}
-			if st.Last != nil {
-				end := st.Last.End
-				if _, ok := ends.ParseEnd(end); ok {
-					end = p.Say("end." + end)
-				}
-				fmt.Fprintln(s.stdout, p.Say("status.last", messages.Args{"Session": st.Last.Session, "Task": st.Last.Task,
-					"When": st.Last.When.Local().Format("2006-01-02 15:04"), "End": end}))
-			} else {
-				fmt.Fprintln(s.stdout, p.Say("status.last_none"))
-			}
-			switch sy := st.Sync; {
-			case !sy.On:
-				fmt.Fprintln(s.stdout, p.Say("status.sync_off"))
-			case sy.Problem != "":
-				fmt.Fprintln(s.stdout, p.Say("status.sync_problem", messages.Args{"Remote": sy.Remote, "Problem": sy.Problem}))
-			default:
-				fmt.Fprintln(s.stdout, p.Say("status.sync_on", messages.Args{"Remote": sy.Remote, "Branch": sy.Branch}))
-				if sy.Unpushed > 0 {
-					fmt.Fprintln(s.stdout, p.Say("status.sync_unpushed", messages.Args{"Count": sy.Unpushed}))
-				}
-				for _, c := range sy.Claims {
-					fmt.Fprintln(s.stdout, p.Say("status.claim", messages.Args{"Task": c.Task, "Host": c.Host, "Session": c.Session,
-						"Since": c.Since.Local().Format("2006-01-02 15:04")}))
-				}
-			}
-			if err := st.ConsentError(s.terminal() != nil); err != nil {
-				fmt.Fprintln(s.stdout, p.Say("status.not_allowed", messages.Args{"Problem": p.Text(err)}))
-			}
-			return nil
+			return runStatus(ctx, s, o)
 		}),
 	}
+}
+
+// runStatus is strom status: the mode, the tasks by state, the run, the last
+// session, the sync and what is not allowed, as lines or JSON.
+func runStatus(ctx context.Context, s *sys, o statusOptions) error {
+	s.json = o.JSON
+	r, err := s.research()
+	if err != nil {
+		return err
+	}
+	st, err := harness.ReadStatus(ctx, r)
+	if err != nil {
+		return err
+	}
+	out := statusJSON{Mode: st.Mode, Tasks: st.Counts, Last: st.Last, Running: st.Running, NotAllowed: st.NotAllowed, Sync: st.Sync}
+	if out.NotAllowed == nil {
+		out.NotAllowed = []consent.Value{}
+	}
+	finish, asked := runfiles.PendingFinish(r, st.Running)
+	if asked {
+		out.Finish = &finish
+	}
+	if o.JSON {
+		return s.printJSON(out)
+	}
+	p := s.msg()
+	mode := st.ModeText
+	if st.State != nil {
+		mode = modeText(p, *st.State)
+	}
+	fmt.Fprintln(s.stdout, p.Say("status.mode", messages.Args{"Mode": mode}))
+	fmt.Fprintln(s.stdout, p.Say("status.tasks", messages.Args{"Open": st.Counts[statefiles.Open], "Started": st.Counts[statefiles.Started],
+		"Waiting": st.Counts[statefiles.Waiting], "Parked": st.Counts[statefiles.Parked], "Done": st.Counts[statefiles.Done]}))
+	if st.Running != nil {
+		ri := st.Running
+		pending := ""
+		if asked {
+			pending = p.Say("status.finish_asked")
+			if !finish.Person() {
+				pending = p.Say("status.finish_cap", messages.Args{"Gate": finish.Gate})
+			}
+		}
+		switch {
+		case !ri.PausedTill.IsZero() && ri.Session == "":
+			fmt.Fprintln(s.stdout, p.Say("status.paused", messages.Args{"Until": ri.PausedTill.Local().Format("15:04"), "Why": termsafe.Line(ri.PauseWhy), "Pending": pending, "PID": ri.PID}))
+		case ri.Session != "":
+			fmt.Fprintln(s.stdout, p.Say("status.session", messages.Args{"Session": ri.Session, "Task": ri.Task,
+				"Left": session.SayTimeLeft(p, r.Now(), ri.Deadline), "Until": runfiles.ClockAt(ri.Deadline.Local()), "Pending": pending, "PID": ri.PID}))
+		default:
+			fmt.Fprintln(s.stdout, p.Say("status.between", messages.Args{"Pending": pending, "PID": ri.PID}))
+		}
+	} else {
+		fmt.Fprintln(s.stdout, p.Say("status.no_run"))
+	}
+	if st.Last != nil {
+		end := st.Last.End
+		if _, ok := ends.ParseEnd(end); ok {
+			end = p.Say("end." + end)
+		}
+		fmt.Fprintln(s.stdout, p.Say("status.last", messages.Args{"Session": st.Last.Session, "Task": st.Last.Task,
+			"When": st.Last.When.Local().Format("2006-01-02 15:04"), "End": end}))
+	} else {
+		fmt.Fprintln(s.stdout, p.Say("status.last_none"))
+	}
+	switch sy := st.Sync; {
+	case !sy.On:
+		fmt.Fprintln(s.stdout, p.Say("status.sync_off"))
+	case sy.Problem != "":
+		fmt.Fprintln(s.stdout, p.Say("status.sync_problem", messages.Args{"Remote": sy.Remote, "Problem": sy.Problem}))
+	default:
+		fmt.Fprintln(s.stdout, p.Say("status.sync_on", messages.Args{"Remote": sy.Remote, "Branch": sy.Branch}))
+		if sy.Unpushed > 0 {
+			fmt.Fprintln(s.stdout, p.Say("status.sync_unpushed", messages.Args{"Count": sy.Unpushed}))
+		}
+		for _, c := range sy.Claims {
+			fmt.Fprintln(s.stdout, p.Say("status.claim", messages.Args{"Task": c.Task, "Host": c.Host, "Session": c.Session,
+				"Since": c.Since.Local().Format("2006-01-02 15:04")}))
+		}
+	}
+	if err := st.ConsentError(s.terminal() != nil); err != nil {
+		fmt.Fprintln(s.stdout, p.Say("status.not_allowed", messages.Args{"Problem": p.Text(err)}))
+	}
+	return nil
 }

@@ -38,9 +38,15 @@ func (s *sys) research() (*research.Research, error) {
 	return s.res, nil
 }
 
+// taskOptions are the flags of strom task itself.
+type taskOptions struct {
+	JSON bool // --json
+}
+
 func taskCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom task")
-	asJSON := fs.Bool("json", false, "help.flag.json")
+	var o taskOptions
+	fs.BoolVar(&o.JSON, "json", false, "help.flag.json")
 	var task *ffcli.Command
 	task = &ffcli.Command{
 		Name:       "task",
@@ -56,14 +62,20 @@ func taskCommand(s *sys) *ffcli.Command {
 			if len(args) > 0 {
 				return s.usage(s.noSuchCommand(task, args[0]))
 			}
-			s.json = *asJSON
-			if s.inSession() != "" {
-				return showSessionTask(ctx, s)
-			}
-			return listTasks(ctx, s, listOptions{json: *asJSON})
+			return runTask(ctx, s, o)
 		},
 	}
 	return task
+}
+
+// runTask is strom task itself: inside a session the session's task, outside
+// the first page of the queue.
+func runTask(ctx context.Context, s *sys, o taskOptions) error {
+	s.json = o.JSON
+	if s.inSession() != "" {
+		return showSessionTask(ctx, s)
+	}
+	return listTasks(ctx, s, listOptions{json: o.JSON})
 }
 
 func taskAddCommand(s *sys) *ffcli.Command {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/strom-research/strom/messages"
+	"github.com/strom-research/strom/statefiles"
 )
 
 // The menu's items one by one (issue 12), driven in the accessible mode as a
@@ -205,7 +206,7 @@ func (d *menuDriver) minutesAsked(minutes string) {
 	d.t.Helper()
 	d.alone()
 	d.choose(en.Say("menu.minutes", messages.Args{"Minutes": minutes}))
-	d.expect(en.Say("menu.minutes_ask"))
+	d.expect(en.Say("menu.minutes_ask", rangeOf(settingKey("run.minutes"))))
 }
 
 // TestMenuModeWaiting: a research whose agent is not installed offers "Keep it only
@@ -288,8 +289,8 @@ func TestMenuWorkChoices(t *testing.T) {
 		if strings.Contains(d.text(), "like --loop") {
 			t.Errorf("the loop is offered without a condition:\n%s", d.text())
 		}
-		d.choose(en.Say("menu.work_in_order"))
-		d.answer(en.Say("menu.how_many"), "0\r")
+		d.choose(en.Say("menu.work_in_order", rangeOf(statefiles.RunSessions)))
+		d.answer(en.Say("menu.how_many", rangeOf(statefiles.RunSessions)), "0\r")
 		d.answer("--max takes a whole number 1–100, not 0", "101\r")
 		d.answer("--max takes a whole number 1–100, not 101", "x\r")
 		d.answer(`--max takes a whole number 1–100, not "x"`, "\r") // the offered 1
@@ -672,7 +673,7 @@ func TestMenuEscAndCtrlC(t *testing.T) {
 		d.answer("> "+settings, "\r")
 		d.answer("> "+alone, "\r")
 		d.answer("> "+minutes, "\r")
-		d.answer(en.Say("menu.minutes_ask"), "30\x03")
+		d.answer(en.Say("menu.minutes_ask", rangeOf(settingKey("run.minutes"))), "30\x03")
 		d.leave()
 		minutesUnchanged(t, h)
 	})

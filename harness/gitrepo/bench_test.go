@@ -213,8 +213,7 @@ var (
 
 const logCommits = 2000
 
-// BenchmarkLog reads a history of 2,000 commits, every fourth one a session commit,
-// through go-git and through the CLI.
+// BenchmarkLog reads a history of 2,000 commits, every fourth one a session commit.
 func BenchmarkLog(b *testing.B) {
 	ctx := context.Background()
 	root := benchDir(b)
@@ -253,31 +252,25 @@ func BenchmarkLog(b *testing.B) {
 	if logErr != nil {
 		b.Fatal(logErr)
 	}
-	paths := map[string]func(context.Context, LogOptions) ([]Commit, error){
-		"go-git": logRepo.logGoGit,
-		"cli":    logRepo.logCLI,
-	}
-	for _, path := range []string{"go-git", "cli"} {
-		for _, c := range []struct {
-			name string
-			opts LogOptions
-			want int
-		}{
-			{"sessions", LogOptions{TrailerKey: "Strom-Session"}, logCommits / 4},
-			{"last-session", LogOptions{TrailerKey: "Strom-Session", Max: 1}, 1},
-			{"all", LogOptions{}, logCommits},
-		} {
-			b.Run(path+"/"+c.name, func(b *testing.B) {
-				for b.Loop() {
-					got, err := paths[path](ctx, c.opts)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if len(got) != c.want {
-						b.Fatalf("got %d commits, want %d", len(got), c.want)
-					}
+	for _, c := range []struct {
+		name string
+		opts LogOptions
+		want int
+	}{
+		{"sessions", LogOptions{TrailerKey: "Strom-Session"}, logCommits / 4},
+		{"last-session", LogOptions{TrailerKey: "Strom-Session", Max: 1}, 1},
+		{"all", LogOptions{}, logCommits},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				got, err := logRepo.Log(ctx, c.opts)
+				if err != nil {
+					b.Fatal(err)
 				}
-			})
-		}
+				if len(got) != c.want {
+					b.Fatalf("got %d commits, want %d", len(got), c.want)
+				}
+			}
+		})
 	}
 }

@@ -3,13 +3,11 @@
 // The guarantee: gitrepo never changes the index, a ref or HEAD except through the
 // git CLI, so a concurrent git run by the agent or the person sees git's own locking
 // (index.lock, ref locks), every commit gets its reflog entry, and nothing gitrepo does
-// can leave the repository in a state git itself would not produce. Reads of history go
-// through go-git's storage, and the bounded ones (the newest N commits) through gitrepo's own
-// reader of loose objects and pack files; either way gitrepo parses the commits itself
-// (parseCommit, in the layout git writes), each falling back to the git CLI whenever it
-// cannot read the repository (extensions.worktreeConfig, other extensions, SHA-256,
-// alternates, a shallow clone); every path returns identical results. gitrepo never
-// edits the user's git configuration to make a reader happy.
+// can leave the repository in a state git itself would not produce. History is read
+// one way: by the git CLI (`git log`, one process a read, bounded by its
+// --max-count where the caller wants the newest N), so every repository layout git
+// reads is read, and what strom reads is what git log says. gitrepo never edits the
+// user's git configuration.
 //
 // A Checkpoint refuses, and commits nothing, while a merge, rebase, cherry-pick,
 // revert, git am or bisect is in progress, while the index has unmerged entries, and

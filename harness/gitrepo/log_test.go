@@ -2,9 +2,7 @@ package gitrepo
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -14,43 +12,16 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// assertLogsAgree compares the go-git and CLI paths with each other and with
-// `git log` for a range of options.
-func assertLogsAgree(t *testing.T, r *Repo, wantGoGit bool) {
+// assertLogsAgree compares Log with `git log` for a range of options.
+func assertLogsAgree(t *testing.T, r *Repo) {
 	t.Helper()
 	for _, opts := range []LogOptions{
 		{}, {Max: 1}, {Max: 3}, {TrailerKey: "Strom-Session"}, {TrailerKey: "strom-session", Max: 2},
 		{TrailerKey: "Strom-Mode"}, {TrailerKey: "Nope"},
 	} {
-		viaGo, errGo := r.logGoGit(ctxT(t), opts)
-		if (errGo == nil) != wantGoGit {
-			t.Fatalf("go-git log: %v", errGo)
-		}
-		viaCLI, err := r.logCLI(ctxT(t), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if wantGoGit {
-			if diff := cmp.Diff(viaCLI, viaGo); diff != "" {
-				t.Errorf("%+v: go-git and CLI disagree (-cli +go-git):\n%s", opts, diff)
-			}
-		}
-		// The object files as strom reads them: the same as git, or not read at all.
-		viaObj, errObj := r.logObjects(ctxT(t), opts)
-		switch {
-		case errObj == nil:
-			if diff := cmp.Diff(viaCLI, viaObj); diff != "" {
-				t.Errorf("%+v: the object files and CLI disagree (-cli +objects):\n%s", opts, diff)
-			}
-		case !errors.Is(errObj, errObjectLayout) && !errors.Is(errObj, errWalkLimit):
-			t.Errorf("%+v: reading the object files: %v", opts, errObj)
-		}
 		got, err := r.Log(ctxT(t), opts)
 		if err != nil {
 			t.Fatal(err)
-		}
-		if diff := cmp.Diff(viaCLI, got); diff != "" {
-			t.Errorf("%+v: Log and CLI disagree:\n%s", opts, diff)
 		}
 		// git itself: same hashes in the same order.
 		args := []string{"log", "--format=%H%x09%(trailers:only,unfold,separator=%x2c)"}
@@ -133,7 +104,7 @@ func sessionMessageN(i int, end string) Message {
 func TestLog(t *testing.T) {
 	t.Parallel()
 	r := historyRepo(t)
-	assertLogsAgree(t, r, true)
+	assertLogsAgree(t, r)
 
 	all, err := r.Log(ctxT(t), LogOptions{TrailerKey: "Strom-Session"})
 	if err != nil {
@@ -169,9 +140,9 @@ func TestLog(t *testing.T) {
 	}
 }
 
-// TestLogTrailerPrefilter covers the `git log --grep` pre-filter of the CLI path: a
-// key mentioned in a body, in another case, or with white space before the colon
-// reads exactly as go-git reads it.
+// TestLogTrailerPrefilter covers the `git log --grep` pre-filter: a key mentioned
+// in a body, in another case, or with white space before the colon reads as the
+// message's trailers say.
 func TestLogTrailerPrefilter(t *testing.T) {
 	t.Parallel()
 	r := newRepo(t)
@@ -190,7 +161,7 @@ func TestLogTrailerPrefilter(t *testing.T) {
 	commit("body only\n\nThe Strom-Session: trailer is explained here.\n\nNot a trailer block.\n")
 	commit("subject Strom-Session: S-9\n")
 	commit("nothing at all\n")
-	assertLogsAgree(t, r, true)
+	assertLogsAgree(t, r)
 	last, err := lastWithTrailer(t, r, "Strom-Session")
 	if err != nil || last == nil || last.Subject != "spaced key" {
 		t.Errorf("the last commit with the trailer = %+v, %v", last, err)
@@ -200,13 +171,9 @@ func TestLogTrailerPrefilter(t *testing.T) {
 func TestLogUnborn(t *testing.T) {
 	t.Parallel()
 	r := newRepo(t)
-	for name, f := range map[string]func() ([]Commit, error){
-		"Log":    func() ([]Commit, error) { return r.Log(ctxT(t), LogOptions{}) },
-		"go-git": func() ([]Commit, error) { return r.logGoGit(ctxT(t), LogOptions{}) },
-		"CLI":    func() ([]Commit, error) { return r.logCLI(ctxT(t), LogOptions{}) },
-	} {
-		if got, err := f(); err != nil || len(got) != 0 {
-			t.Errorf("%s on an unborn branch = %v, %v", name, got, err)
+	for _, opts := range []LogOptions{{}, {Max: 1}} {
+		if got, err := r.Log(ctxT(t), opts); err != nil || len(got) != 0 {
+			t.Errorf("Log(%+v) on an unborn branch = %v, %v", opts, got, err)
 		}
 	}
 	if last, err := lastWithTrailer(t, r, "Strom-Session"); last != nil || err != nil {
@@ -214,21 +181,18 @@ func TestLogUnborn(t *testing.T) {
 	}
 }
 
-// TestLogExtensions: go-git reads only what its own Open accepts; every other
-// repository format is read by the CLI, with the same result.
+// TestLogExtensions: every repository format git reads is read, with git's result.
 func TestLogExtensions(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name       string
 		config     [][2]string
-		wantGoGit  bool
 		objectSHA2 bool
 	}{
-		{name: "plain", wantGoGit: true},
-		{name: "noop", config: [][2]string{{"core.repositoryformatversion", "1"}, {"extensions.noop", "true"}}, wantGoGit: true},
+		{name: "plain"},
+		{name: "noop", config: [][2]string{{"core.repositoryformatversion", "1"}, {"extensions.noop", "true"}}},
 		{name: "worktreeConfig", config: [][2]string{{"core.repositoryformatversion", "1"}, {"extensions.worktreeConfig", "true"}}},
 		{name: "preciousObjects", config: [][2]string{{"extensions.preciousObjects", "true"}}},
-		{name: "format 2", config: [][2]string{{"core.repositoryformatversion", "2"}}},
 		{name: "objectFormat sha1", config: [][2]string{{"core.repositoryformatversion", "1"}, {"extensions.objectFormat", "sha1"}}},
 		{name: "sha256", objectSHA2: true},
 	} {
@@ -245,14 +209,7 @@ func TestLogExtensions(t *testing.T) {
 			for _, kv := range tc.config {
 				gitIn(t, r.Root, "config", kv[0], kv[1])
 			}
-			if tc.config != nil && tc.config[0][1] == "2" {
-				// git itself refuses format 2: only go-git's refusal is checked.
-				if _, _, err := r.openGoGit(); err == nil {
-					t.Fatal("go-git storage opened a repository of format 2")
-				}
-				return
-			}
-			assertLogsAgree(t, r, tc.wantGoGit)
+			assertLogsAgree(t, r)
 			if got, _ := r.Log(ctxT(t), LogOptions{}); len(got) != 3 {
 				t.Errorf("Log read %d commits, want 3", len(got))
 			}
@@ -260,11 +217,11 @@ func TestLogExtensions(t *testing.T) {
 	}
 }
 
-// TestLogObjectFiles: strom reads a bounded log from the object files themselves —
-// loose objects, packs, commits stored as deltas of other commits — as git reads
-// it, and leaves to git every layout it does not read (shallow, alternates,
-// extensions) and a history where the commits asked for are too far apart.
-func TestLogObjectFiles(t *testing.T) {
+// TestLogPacked: a history in loose objects, in a pack with commits stored as
+// deltas, and in both, reads as git log reads it; so does a session far below
+// HEAD, under more of the agent's commits than a bounded read's first git log
+// gives.
+func TestLogPacked(t *testing.T) {
 	t.Parallel()
 	r := historyRepo(t)
 	for i := range 8 {
@@ -275,50 +232,23 @@ func TestLogObjectFiles(t *testing.T) {
 		m.Body += "\n" + body
 		commitAll(t, r.Root, m.String())
 	}
-	// Commits whose zlib streams are longer than a read of the pack (4 KiB), one of
-	// them over the 64 KiB read into one allocation.
-	for i, n := range []int{10 << 10, 80 << 10} {
-		rnd := make([]byte, n/2)
-		for k := range rnd {
-			rnd[k] = byte(k*7919 + k*k*31 + i)
-		}
-		writeFile(t, r.Root, "f.txt", fmt.Sprint("big", i))
-		m := sessionMessageN(200+i, "done")
-		m.Body += "\n" + fmt.Sprintf("%x", rnd)
-		commitAll(t, r.Root, m.String())
-	}
-	read := func(name string) {
-		t.Helper()
-		for _, opts := range []LogOptions{{Max: 1}, {Max: 20, TrailerKey: "Strom-Session"}, {Max: 500, TrailerKey: "strom-session"}} {
-			got, err := r.logObjects(ctxT(t), opts)
-			if err != nil {
-				t.Fatalf("%s: %+v: %v", name, opts, err)
-			}
-			want, err := r.logCLI(ctxT(t), opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("%s: %+v: the object files and git disagree (-git +objects):\n%s", name, opts, diff)
-			}
-		}
-	}
-	read("loose objects")
+	assertLogsAgree(t, r)
 	gitIn(t, r.Root, "repack", "-a", "-d", "-f", "--depth=50", "--window=250")
 	if v := gitIn(t, r.Root, "verify-pack", "-v", mustGlob(t, r.CommonDir, "objects/pack/*.idx")); !strings.Contains(v, " commit ") || !regexpDeltaCommit.MatchString(v) {
 		t.Fatalf("the repack stored no commit as a delta:\n%s", v)
 	}
-	read("a pack with deltas")
+	assertLogsAgree(t, r)
 	writeFile(t, r.Root, "f.txt", "after the pack")
 	commitAll(t, r.Root, sessionMessageN(999, "done").String())
-	read("a pack and a loose commit")
+	assertLogsAgree(t, r)
 
-	// Sessions far apart: the object files give up, Log asks git.
+	// One session under many commits that mention the key without the trailer:
+	// git's --grep passes them, and Log reads on until it finds the session.
 	sparse := newRepo(t)
 	err := fastImport(sparse.Root, func(w *bufio.Writer) {
-		for i := range objectWalkLimit(1) + 5 {
+		for i := range 100 {
 			fmt.Fprintf(w, "commit refs/heads/main\nmark :%d\ncommitter T <t@example.org> %d +0000\n", i+1, 1795000000+i)
-			msg := "agent's commit\n"
+			msg := "agent's commit, not a Strom-Session: trailer\n"
 			if i == 0 {
 				msg = sessionMessageN(1, "done").String()
 			}
@@ -331,35 +261,8 @@ func TestLogObjectFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sparse.logObjects(ctxT(t), LogOptions{Max: 1, TrailerKey: "Strom-Session"}); !errors.Is(err, errWalkLimit) {
-		t.Errorf("a session far below HEAD: %v, want errWalkLimit", err)
-	}
 	if last, err := lastWithTrailer(t, sparse, "Strom-Session"); err != nil || last == nil || last.Subject != "strom: T-1 x" {
 		t.Errorf("the last commit with the trailer far below HEAD = %+v, %v", last, err)
-	}
-
-	// Layouts left to git.
-	for name, prepare := range map[string]func(t *testing.T, r *Repo){
-		"shallow": func(t *testing.T, r *Repo) {
-			writeFile(t, r.CommonDir, "shallow", gitIn(t, r.Root, "rev-parse", "HEAD~1")+"\n")
-		},
-		"alternates": func(t *testing.T, r *Repo) { writeFile(t, r.CommonDir, "objects/info/alternates", os.DevNull+"\n") },
-		"extension":  func(t *testing.T, r *Repo) { gitIn(t, r.Root, "config", "extensions.noop", "true") },
-	} {
-		r := newRepo(t)
-		for i := range 3 {
-			writeFile(t, r.Root, "a.txt", fmt.Sprint(i))
-			commitAll(t, r.Root, sessionMessageN(i, "done").String())
-		}
-		prepare(t, r)
-		if _, err := r.logObjects(ctxT(t), LogOptions{Max: 5}); !errors.Is(err, errObjectLayout) {
-			t.Errorf("%s: %v, want errObjectLayout", name, err)
-		}
-		got, err := r.Log(ctxT(t), LogOptions{Max: 5})
-		want, werr := r.logCLI(ctxT(t), LogOptions{Max: 5})
-		if err != nil || werr != nil || !cmp.Equal(got, want) {
-			t.Errorf("%s: Log = %d commits, %v; git %d, %v", name, len(got), err, len(want), werr)
-		}
 	}
 }
 
@@ -376,9 +279,9 @@ func mustGlob(t *testing.T, dir, pattern string) string {
 	return m[0]
 }
 
-// TestLogObjectFilesEnv: a shallow file named by the environment makes git stop at
-// its commit; strom leaves such a read to git, and Log gives what git gives.
-func TestLogObjectFilesEnv(t *testing.T) {
+// TestLogShallowFileEnv: a shallow file named by the environment makes git stop at
+// its commit, and Log gives what git gives.
+func TestLogShallowFileEnv(t *testing.T) {
 	r := newRepo(t)
 	for i := range 3 {
 		writeFile(t, r.Root, "a.txt", fmt.Sprint(i))
@@ -387,9 +290,6 @@ func TestLogObjectFilesEnv(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "shallow", gitIn(t, r.Root, "rev-parse", "HEAD~1")+"\n")
 	t.Setenv("GIT_SHALLOW_FILE", filepath.Join(dir, "shallow"))
-	if _, err := r.logObjects(ctxT(t), LogOptions{Max: 5}); !errors.Is(err, errObjectLayout) {
-		t.Errorf("GIT_SHALLOW_FILE set: %v, want errObjectLayout", err)
-	}
 	got, err := r.Log(ctxT(t), LogOptions{Max: 5})
 	if err != nil || len(got) != 2 {
 		t.Errorf("Log with GIT_SHALLOW_FILE = %d commits, %v; want the 2 git reads", len(got), err)
@@ -405,4 +305,28 @@ func lastWithTrailer(t *testing.T, r *Repo, key string) (*Commit, error) {
 		return nil, err
 	}
 	return &cs[0], nil
+}
+
+// TestLogOddCommit: a commit in a layout git reads leniently (two author lines, a
+// tab before the address) reads as git reads it.
+func TestLogOddCommit(t *testing.T) {
+	t.Parallel()
+	r := newRepo(t)
+	writeFile(t, r.Root, "a.txt", "a")
+	base := commitAll(t, r.Root, sessionMessageN(1, "done").String())
+	for _, headers := range []string{
+		"author A <a@example.org> 1795000000 +0000\ncommitter C <c@example.org> 1795000000 +0000\nauthor B <b@example.org> 1795000000 +0000\n",
+		"author A\t<a@example.org> 1795000000 +0000\ncommitter C <c@example.org> 1795000000 +0000\n",
+	} {
+		raw := "tree " + gitIn(t, r.Root, "rev-parse", "HEAD^{tree}") + "\nparent " + base + "\n" + headers + "\n" + sessionMessageN(2, "done").String()
+		odd, err := gitEnvIn(r.Root, nil, raw, "hash-object", "-t", "commit", "-w", "--literally", "--stdin")
+		if err != nil {
+			t.Fatal(err)
+		}
+		gitIn(t, r.Root, "update-ref", "HEAD", odd)
+		got, err := r.Log(ctxT(t), LogOptions{Max: 5})
+		if err != nil || len(got) != 2 || got[0].Hash != odd || got[0].Author != gitIn(t, r.Root, "log", "-1", "--format=%an <%ae>") {
+			t.Errorf("%q: Log = %+v, %v", headers, got, err)
+		}
+	}
 }
