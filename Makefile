@@ -26,10 +26,17 @@ build:
 	$(NOCGO) $(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/strom ./cmd/strom-app ./cmd/strom-menu
 
 # The manual pages strom(1) and strom-COMMAND(1), made from the help texts (strom
-# man); TestManPage fails when man/ does not hold the pages of the current texts.
+# man), and the shells' completions in English, as the releases ship them;
+# TestManPage and TestCompletionsCommitted fail when man/ or completions/ does not
+# hold what the current texts make.
 man:
-	rm -f man/*.1
+	rm -f man/*.1 completions/*
 	STROM_SESSION= $(GO) run ./cmd/strom man --dir man
+	mkdir -p completions
+	for s in bash:strom.bash zsh:_strom fish:strom.fish powershell:strom.ps1; do \
+		STROM_SESSION= LANG=C.UTF-8 LC_ALL= LC_MESSAGES= XDG_CONFIG_HOME=/nonexistent \
+			$(GO) run ./cmd/strom completion $${s%%:*} > completions/$${s#*:} || exit 1; \
+	done
 
 install:
 	$(NOCGO) $(GO) install -ldflags "$(LDFLAGS)" ./cmd/strom ./cmd/strom-app ./cmd/strom-menu
