@@ -2,9 +2,6 @@ package main
 
 import "testing"
 
-// raceDetector is set in a test binary built with -race (race_test.go).
-var raceDetector bool
-
 // withoutRace marks a test whose work is strom processes started one after the
 // other by the hundred — kills at every write, campaigns, the simulated night,
 // several machines, the real clients — rather than goroutines within one: under
@@ -13,7 +10,7 @@ var raceDetector bool
 // pass leaves it to that one.
 func withoutRace(t *testing.T) {
 	t.Helper()
-	if raceDetector {
+	if raceEnabled {
 		t.Skip("runs in make test's pass without the race detector")
 	}
 }
