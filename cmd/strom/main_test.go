@@ -23,6 +23,10 @@ import (
 func TestMain(m *testing.M) {
 	if filepath.Base(os.Args[0]) != "strom" { // not a strom the tests started
 		testenv.CacheHome()
+		if err := testenv.PersonFree(); err != nil {
+			fmt.Fprintln(os.Stderr, "a home for the tests:", err)
+			os.Exit(1)
+		}
 		// Every strom and agent these tests start inherits it: a -race binary
 		// otherwise sleeps a second when it exits.
 		os.Setenv("GORACE", "atexit_sleep_ms=0")

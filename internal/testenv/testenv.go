@@ -14,3 +14,23 @@ import (
 func CacheHome() {
 	os.Setenv("XDG_CACHE_HOME", filepath.Join(os.TempDir(), "strom-test-cache"))
 }
+
+// PersonFree gives the test process, and every program it starts, a home and a
+// config folder of their own, empty, so that no setting of the person who runs the
+// tests (a check.command, an agent, a language in ~/.config/strom/config.json)
+// reaches a strom the tests run in the test process or an agent that strom starts.
+// Go's module cache stays where it was.
+func PersonFree() error {
+	if os.Getenv("GOPATH") == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			os.Setenv("GOPATH", filepath.Join(home, "go"))
+		}
+	}
+	home, err := os.MkdirTemp("", "strom-test-home-")
+	if err != nil {
+		return err
+	}
+	os.Setenv("HOME", home)
+	os.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	return nil
+}
