@@ -18,7 +18,11 @@ type SessionEntry struct {
 	Task    string `json:"task"`
 	End     string `json:"end"`
 	Agent   string `json:"agent,omitempty"`
-	Check   string `json:"check,omitempty"`
+	// AgentVersion and Model: the agent's client version and the model it worked
+	// with, where the session's commit names them.
+	AgentVersion string `json:"agent_version,omitempty"`
+	Model        string `json:"model,omitempty"`
+	Check        string `json:"check,omitempty"`
 	// CheckFailed is why the session's exit check failed (its first
 	// "Strom-Check: failed: …" trailer), "" when it passed.
 	CheckFailed string    `json:"check_failed,omitempty"`
@@ -92,6 +96,10 @@ func sessionEntry(c gitrepo.Commit) SessionEntry {
 			e.End = t.Value
 		case research.TrailerAgent:
 			e.Agent = t.Value
+		case research.TrailerAgentVersion:
+			e.AgentVersion = t.Value
+		case research.TrailerModel:
+			e.Model = t.Value
 		case research.TrailerCheck:
 			e.Check = t.Value
 			if why, ok := strings.CutPrefix(t.Value, "failed: "); ok && e.CheckFailed == "" {
