@@ -553,3 +553,32 @@ func TestPageAnswersAndUsage(t *testing.T) {
 		t.Errorf("the week's usage is missing:\n%s", body)
 	}
 }
+
+// TestPageSessionModel: the last sessions name the agent, its client's version and
+// the model where the session's commit does.
+func TestPageSessionModel(t *testing.T) {
+	t.Parallel()
+	r := newResearch(t, "Find Anna")
+	msg := gitrepo.Message{Subject: "strom: T-1 Find Anna — closed", Body: "found", Trailers: []gitrepo.Trailer{
+		{Key: research.TrailerSession, Value: "20261130T090000Z-abcd"},
+		{Key: research.TrailerTask, Value: "T-1"},
+		{Key: research.TrailerEnd, Value: "closed"},
+		{Key: research.TrailerAgent, Value: "claude"},
+		{Key: research.TrailerAgentVersion, Value: "2.1.197"},
+		{Key: research.TrailerModel, Value: "claude-sonnet-4-5-20250929"},
+		{Key: research.TrailerRecords, Value: "1"},
+	}}
+	if err := r.Tree.Locked(context.Background(), func() error {
+		_, err := r.CommitLocked(context.Background(), msg)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_, h := newServer(t, r.Tree.Root)
+	body := do(h, "GET", "/", "secret-token", nil, nil).Body.String()
+	for _, want := range []string{"Agent and model", `<td class="agent">claude 2.1.197 · <span class="model">claude-sonnet-4-5-20250929</span></td>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("page lacks %q:\n%s", want, body)
+		}
+	}
+}

@@ -64,7 +64,7 @@ func Chat(ctx context.Context, r *research.Research, o ChatOptions) (RunResult, 
 	if err != nil {
 		return rr, err
 	}
-	rr.Sessions = 1
+	rr.sessionEnded(res)
 	printEnd(r, o.Out, res)
 	rr.Stop = ends.StopByHand
 	if s, detail, ok := stopForAgent(r, res, plan); ok {

@@ -14,16 +14,23 @@ import (
 
 // SessionEntry is one session as the history tells it.
 type SessionEntry struct {
-	Session string    `json:"session"`
-	Task    string    `json:"task"`
-	End     string    `json:"end"`
-	Agent   string    `json:"agent,omitempty"`
-	Check   string    `json:"check,omitempty"`
-	Host    string    `json:"host,omitempty"` // the machine, in a research synced with a remote
-	When    time.Time `json:"when"`
-	Subject string    `json:"subject"`
-	Commit  string    `json:"commit"`
-	Records int       `json:"records"` // records the session made: its Strom-Records trailer (older commits: the body's lines)
+	Session string `json:"session"`
+	Task    string `json:"task"`
+	End     string `json:"end"`
+	Agent   string `json:"agent,omitempty"`
+	// AgentVersion and Model: the agent's client version and the model it worked
+	// with, where the session's commit names them.
+	AgentVersion string `json:"agent_version,omitempty"`
+	Model        string `json:"model,omitempty"`
+	Check        string `json:"check,omitempty"`
+	// CheckFailed is why the session's exit check failed (its first
+	// "Strom-Check: failed: …" trailer), "" when it passed.
+	CheckFailed string    `json:"check_failed,omitempty"`
+	Host        string    `json:"host,omitempty"` // the machine, in a research synced with a remote
+	When        time.Time `json:"when"`
+	Subject     string    `json:"subject"`
+	Commit      string    `json:"commit"`
+	Records     int       `json:"records"` // records the session made: its Strom-Records trailer (older commits: the body's lines)
 }
 
 // Sessions lists sessions from the history's trailers, newest first; max 0 = all.
@@ -89,8 +96,15 @@ func sessionEntry(c gitrepo.Commit) SessionEntry {
 			e.End = t.Value
 		case research.TrailerAgent:
 			e.Agent = t.Value
+		case research.TrailerAgentVersion:
+			e.AgentVersion = t.Value
+		case research.TrailerModel:
+			e.Model = t.Value
 		case research.TrailerCheck:
 			e.Check = t.Value
+			if why, ok := strings.CutPrefix(t.Value, "failed: "); ok && e.CheckFailed == "" {
+				e.CheckFailed = why
+			}
 		case research.TrailerHost:
 			e.Host = t.Value
 		case research.TrailerRecords:

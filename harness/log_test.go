@@ -155,3 +155,25 @@ func TestSessionEntryRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionEntryCheckFailed: the first "Strom-Check: failed: …" trailer is why the
+// session's check failed; a note of the queue's rules is no failure.
+func TestSessionEntryCheckFailed(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		checks []string
+		want   string
+	}{
+		{nil, ""},
+		{[]string{"restored T-2, which the session deleted"}, ""},
+		{[]string{"restored T-2", "failed: conflict markers in a.md", "failed: check.command \"x\": exit status 1"}, "conflict markers in a.md"},
+	} {
+		msg := gitrepo.Message{Subject: "strom: T-1 x — closed", Trailers: []gitrepo.Trailer{{Key: research.TrailerSession, Value: "S-1"}}}
+		for _, c := range tc.checks {
+			msg.Trailers = append(msg.Trailers, gitrepo.Trailer{Key: research.TrailerCheck, Value: c})
+		}
+		if got := sessionEntry(gitrepo.Commit{Message: msg}).CheckFailed; got != tc.want {
+			t.Errorf("checks %q: CheckFailed %q, want %q", tc.checks, got, tc.want)
+		}
+	}
+}

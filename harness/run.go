@@ -56,6 +56,25 @@ type RunResult struct {
 	Stop     ends.Stop
 	Gate     string // the condition that ended the run, with its words
 	Detail   string
+	// ChecksFailed counts the run's sessions that ended with their exit check
+	// failing; CheckFailed is the last of them: its task and why.
+	ChecksFailed int
+	CheckFailed  CheckFailure
+}
+
+// CheckFailure is a session that ended with its exit check failing.
+type CheckFailure struct {
+	Task string
+	Why  string
+}
+
+// sessionEnded counts a session whose commit was made.
+func (rr *RunResult) sessionEnded(res session.SessionResult) {
+	rr.Sessions++
+	if res.CheckFailed != "" {
+		rr.ChecksFailed++
+		rr.CheckFailed = CheckFailure{Task: res.Task, Why: res.CheckFailed}
+	}
 }
 
 // Line is the run's last line in English: N sessions · stopped: reason.
@@ -64,7 +83,12 @@ func (rr RunResult) Line() string { return rr.Say(nil) }
 // Say is the run's last line in p's language (R7.1.1): "N sessions · stopped: …",
 // "Sitzungen: N · Ende: …", "sezení: N · konec: …".
 func (rr RunResult) Say(p *messages.Printer) string {
-	return p.Say("stop.line", messages.Args{"Count": rr.Sessions, "Reason": rr.Reason(p)})
+	line := p.Say("stop.line", messages.Args{"Count": rr.Sessions, "Reason": rr.Reason(p)})
+	if rr.ChecksFailed > 0 {
+		line += " · " + p.Say("stop.checks_failed", messages.Args{"Count": rr.ChecksFailed,
+			"Task": rr.CheckFailed.Task, "Why": termsafe.Line(rr.CheckFailed.Why)})
+	}
+	return line
 }
 
 // Reason is why the run ended, in p's language.
@@ -317,7 +341,7 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, er
 		res, err := session.RunSession(ctx, r, p, session.Events{Interrupts: o.Interrupts, Out: o.Out, Terminal: o.Terminal})
 		if err != nil {
 			if res.Commit != "" {
-				rr.Sessions++
+				rr.sessionEnded(res)
 			}
 			var se *session.AgentStartError
 			if errors.As(err, &se) {
@@ -325,7 +349,7 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, er
 			}
 			return stopNow(ends.StopError, r.Messages().Text(err))
 		}
-		rr.Sessions++
+		rr.sessionEnded(res)
 		if o.Terminal != nil {
 			// The agent's screen may have left the cursor mid-line.
 			fmt.Fprint(o.Out, "\r\n")

@@ -244,6 +244,28 @@ func (c *claudeRepo) requestLog() string {
 	return b.String()
 }
 
+// mainModel is the model the client asked the model server for in the main
+// conversation's requests; the test fails when they name none or several.
+func (c *claudeRepo) mainModel(t *testing.T) string {
+	t.Helper()
+	models := map[string]bool{}
+	for _, r := range c.srv.Requests() {
+		var body struct {
+			Model string `json:"model"`
+		}
+		if r.Main && json.Unmarshal(r.Body, &body) == nil && body.Model != "" {
+			models[body.Model] = true
+		}
+	}
+	if len(models) != 1 {
+		t.Fatalf("the main requests name the models %v, want one:\n%s", models, c.requestLog())
+	}
+	for m := range models {
+		return m
+	}
+	return ""
+}
+
 func (c *claudeRepo) trailer(t *testing.T, key string) string {
 	t.Helper()
 	return strings.TrimSpace(c.git(t, "log", "-1", "--format=%(trailers:key="+key+",valueonly)"))
@@ -290,6 +312,14 @@ func TestClaudeSessionRecordsAndCloses(t *testing.T) {
 		}
 		if c.trailer(t, "Strom-Session") == "" {
 			t.Error("no Strom-Session trailer")
+		}
+		// The client's version and the model it asked the server for (its
+		// statusLine says both).
+		if got := c.trailer(t, "Strom-Agent-Version"); got != cc.version {
+			t.Errorf("Strom-Agent-Version = %q, want %q", got, cc.version)
+		}
+		if got, want := c.trailer(t, "Strom-Model"), c.mainModel(t); got != want {
+			t.Errorf("Strom-Model = %q, want %q, the model of the client's requests", got, want)
 		}
 		mustContain(t, "the commit", c.git(t, "log", "-1", "--format=%B"), "Anna Novak was baptised in Tábor on 3 May 1850")
 		mustContain(t, "the committed notes", c.git(t, "show", "HEAD:notes.md"), "Baptism: Tábor, 3 May 1850.")
@@ -617,5 +647,41 @@ func TestClaudeBypassAccepted(t *testing.T) {
 		mustContain(t, "the run's output", screen, "ended: closed", "1 session · stopped: done")
 		mustContain(t, "the committed proof", c.git(t, "show", "HEAD:proof.txt"), "hello")
 		mustContain(t, "the commit", c.git(t, "log", "-1", "--format=%B"), "wrote the proof")
+	})
+}
+
+// TestClaudeTrailersHeadless: Claude Code run headless (agent.claudeMode headless)
+// says its model and version in its stream-json system/init line; the session's
+// commit carries them, and strom log --json too.
+func TestClaudeTrailersHeadless(t *testing.T) {
+	t.Parallel()
+	eachClaude(t, func(t *testing.T, cc *npmClient) {
+		c := newClaudeRepo(t, cc, claudeSetup{home: "seeded", token: true, turns: []fakemodel.Turn{{
+			Steps: fakemodel.Bash(`strom record "the register of Tábor has no entry"`, "strom session close"),
+			Text:  "Recorded and closed.",
+		}}})
+		c.must(t, "config", "set", "agent.claudeMode", "headless")
+		c.must(t, "task", "add", "Find the baptism of Anna Novak")
+		code, screen := c.run(t, 90*time.Second, "run")
+		if code != 0 {
+			t.Fatalf("exit %d, want 0:\n%s\n%s", code, screen, c.transcripts(t))
+		}
+		model := c.mainModel(t)
+		for key, want := range map[string]string{"Strom-Agent": "claude-headless", "Strom-Agent-Version": cc.version, "Strom-Model": model} {
+			if got := c.trailer(t, key); got != want {
+				t.Errorf("%s = %q, want %q", key, got, want)
+			}
+		}
+		var log []struct {
+			Model        string `json:"model"`
+			AgentVersion string `json:"agent_version"`
+		}
+		out := c.must(t, "log", "--json", "-n", "1")
+		if err := json.Unmarshal([]byte(out), &log); err != nil || len(log) != 1 {
+			t.Fatalf("strom log --json: %v\n%s", err, out)
+		}
+		if log[0].Model != model || log[0].AgentVersion != cc.version {
+			t.Errorf("strom log --json says model %q, version %q; want %q, %q", log[0].Model, log[0].AgentVersion, model, cc.version)
+		}
 	})
 }

@@ -93,6 +93,13 @@ func doneCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
+			// A session's done closes it: the exit check that keeps strom session
+			// close from closing keeps the task started too, and says why.
+			if ref.Session != "" && (id == "" || id == ref.Task) {
+				if why := session.CheckNow(ctx, r); why != "" {
+					return errors.New(s.msg().Say("done.not_yet", messages.Args{"Task": ref.Task, "Why": why}))
+				}
+			}
 			t, err := queue.Done(ctx, r, ref, id)
 			if err != nil {
 				return err

@@ -111,8 +111,12 @@ func runStatus(ctx context.Context, s *sys, o statusOptions) error {
 		if _, ok := ends.ParseEnd(end); ok {
 			end = p.Say("end." + end)
 		}
-		fmt.Fprintln(s.stdout, p.Say("status.last", messages.Args{"Session": st.Last.Session, "Task": st.Last.Task,
-			"When": st.Last.When.Local().Format("2006-01-02 15:04"), "End": end}))
+		line := p.Say("status.last", messages.Args{"Session": st.Last.Session, "Task": st.Last.Task,
+			"When": st.Last.When.Local().Format("2006-01-02 15:04"), "End": end})
+		if st.Last.CheckFailed != "" {
+			line += " — " + p.Say("run.check_failed", messages.Args{"Why": termsafe.Line(st.Last.CheckFailed)})
+		}
+		fmt.Fprintln(s.stdout, line)
 	} else {
 		fmt.Fprintln(s.stdout, p.Say("status.last_none"))
 	}

@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/strom-research/strom/harness/agents"
 	"github.com/strom-research/strom/harness/allow"
 	"github.com/strom-research/strom/harness/gates"
 	"github.com/strom-research/strom/harness/gates/claudeusage"
@@ -167,6 +169,11 @@ func (s *sys) reportUsage(session string, data []byte) string {
 		ri, _ = runfiles.LiveRun(r)
 	}
 	if ri != nil && ri.Session == session {
+		// The statusLine's input names the client's model and version: kept for
+		// the session's commit (Strom-Model, Strom-Agent-Version).
+		if m, ok := statusLineModel(data); ok {
+			_ = runfiles.NoteAgentModel(r, session, m)
+		}
 		status = append(status, ri.Task)
 		if !ri.Deadline.IsZero() {
 			status = append(status, s.say("usage_week.status_left", messages.Args{"Minutes": max(0, int(ri.Deadline.Sub(now).Minutes()))}))
@@ -223,4 +230,20 @@ func usageFromReport(tree *statefiles.Tree, data []byte, now time.Time) (claudeu
 	}
 	u.Source, u.At = "rate_limit_event", now
 	return u, true
+}
+
+// statusLineModel reads the model and the client's version from the JSON Claude
+// Code hands its statusLine command: "model": {"id": …}, "version": ….
+func statusLineModel(data []byte) (runfiles.AgentModel, bool) {
+	var in struct {
+		Model struct {
+			ID string `json:"id"`
+		} `json:"model"`
+		Version string `json:"version"`
+	}
+	if json.Unmarshal(data, &in) != nil {
+		return runfiles.AgentModel{}, false
+	}
+	m := runfiles.AgentModel{Model: agents.ModelText(in.Model.ID), Version: agents.ModelText(in.Version)}
+	return m, m != (runfiles.AgentModel{})
 }

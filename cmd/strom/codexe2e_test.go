@@ -36,6 +36,16 @@ func checkAnnaCommit(t *testing.T, c *claudeRepo, before, agent string) {
 	if c.trailer(t, "Strom-Session") == "" {
 		t.Error("no Strom-Session trailer")
 	}
+	// The model each client's settings name (newClientRepo), and the version its
+	// --version said; Grok CLI's is not asked.
+	model := map[string]string{"codex": "gpt-5-codex", "codex-exec": "gpt-5-codex", "opencode": "mock/mock-model", "grok": "grok-code-fast-1"}[agent]
+	version := map[string]string{"codex": codexClient.version, "codex-exec": codexClient.version, "opencode": opencodeClient.version}[agent]
+	if got := c.trailer(t, "Strom-Model"); got != model {
+		t.Errorf("Strom-Model = %q, want %q", got, model)
+	}
+	if got := c.trailer(t, "Strom-Agent-Version"); got != version {
+		t.Errorf("Strom-Agent-Version = %q, want %q", got, version)
+	}
 	mustContain(t, "the commit", c.git(t, "log", "-1", "--format=%B"), "Anna Novak was baptised in Tábor on 3 May 1850")
 	mustContain(t, "the committed notes", c.git(t, "show", "HEAD:notes.md"), "Baptism: Tábor, 3 May 1850.")
 	mustContain(t, ".strom/records/", committedRecords(func(args ...string) string { return c.git(t, args...) }, "HEAD"), "Anna Novak was baptised")

@@ -48,6 +48,7 @@ func CheckAgentVersion(ctx context.Context, r *research.Research, p SessionPlan)
 	if stamp != "" && stamp == r.Kept.AgentVersion {
 		return nil
 	}
+	r.Kept.AgentVersionSaid = ""
 	outer := ctx
 	ctx, cancel := context.WithTimeout(ctx, agentVersionTimeout)
 	defer cancel()
@@ -89,7 +90,7 @@ func CheckAgentVersion(ctx context.Context, r *research.Research, p SessionPlan)
 		return messages.Wrap(ErrAgentVersion, m.Say("refuse.agent_version", messages.Args{
 			"Program": prof.Versions.Program, "Version": v.String(), "Known": known, "Advice": advice}))
 	}
-	r.Kept.AgentVersion = stamp
+	r.Kept.AgentVersion, r.Kept.AgentVersionSaid = stamp, v.String()
 	return nil
 }
 

@@ -2,6 +2,7 @@ package agents
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"sync"
 	"time"
@@ -29,6 +30,9 @@ type StreamSignals struct {
 	line     []byte
 	skipping bool // the current line grew past maxStreamLine
 	sig      *limits.Signal
+	// model and version: what Claude Code's stream-json says of itself (its
+	// system/init line, else an assistant message's model).
+	model, version string
 }
 
 // NewStreamSignals reads the limits an agent whose output is a stream of JSON
@@ -66,8 +70,12 @@ func (s *StreamSignals) write(p []byte) {
 			return
 		}
 		if !s.skipping {
-			if sig, ok := s.parse(bytes.TrimSpace(s.line)); ok {
+			line := bytes.TrimSpace(s.line)
+			if sig, ok := s.parse(line); ok {
 				s.sig = &sig // the last signal is the agent's latest word
+			}
+			if !s.messages {
+				s.noteModel(line)
 			}
 		}
 		s.line, s.skipping = s.line[:0], false
@@ -81,6 +89,46 @@ func (s *StreamSignals) parse(line []byte) (limits.Signal, bool) {
 		return s.pats.MatchMessageLine(line)
 	}
 	return limits.ParseStreamJSON(line)
+}
+
+// noteModel reads the model and the client's version from a stream-json line:
+// the system/init line names both, an assistant message its model.
+func (s *StreamSignals) noteModel(line []byte) {
+	if s.version != "" || !bytes.Contains(line, []byte(`"model"`)) {
+		return // the init line was read: it named the session's model
+	}
+	var ev struct {
+		Type    string `json:"type"`
+		Subtype string `json:"subtype"`
+		Model   string `json:"model"`
+		Version string `json:"claude_code_version"`
+		Message struct {
+			Model string `json:"model"`
+		} `json:"message"`
+	}
+	if json.Unmarshal(line, &ev) != nil {
+		return
+	}
+	switch {
+	case ev.Type == "system" && ev.Subtype == "init":
+		if m := ModelText(ev.Model); m != "" {
+			s.model = m
+		}
+		s.version = ModelText(ev.Version)
+	case ev.Type == "assistant" && s.model == "":
+		s.model = ModelText(ev.Message.Model)
+	}
+}
+
+// Model is the model and the client's version the agent's stream-json said, ""
+// for what it did not say.
+func (s *StreamSignals) Model() (model, version string) {
+	if s == nil {
+		return "", ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.model, s.version
 }
 
 // signal returns the latest structured signal read so far.

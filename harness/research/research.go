@@ -58,6 +58,10 @@ type Kept struct {
 	// AgentVersion is the agent program's file (path, size, time) whose version
 	// was last found known: its --version is not asked again.
 	AgentVersion string
+	// AgentVersionSaid is the version the agent's program last said to
+	// --version ("2.1.197"), "" when it was not asked: a session commit's
+	// Strom-Agent-Version where the agent does not say its own.
+	AgentVersionSaid string
 	// OwnHookTried: the person's own pre-commit hook was tried before this
 	// process's first session (session.TryOwnHook).
 	OwnHookTried bool

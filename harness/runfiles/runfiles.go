@@ -1,7 +1,7 @@
 // Package runfiles keeps the live run's files under .strom/run/: run.json (the
 // run, its session and its deadline), the run's lock, the requests made to a
-// session (finish, close, the app's ask to finish: R7.3) and the agent's activity
-// mark.
+// session (finish, close, the app's ask to finish: R7.3), the agent's activity
+// mark and the model its client reported.
 //
 // Its guarantee: the lock dies with the run's process, so a crashed run never
 // blocks the next one, and a request reaches only the live session it names.
@@ -130,7 +130,7 @@ func LiveRun(r *research.Research) (*RunInfo, error) {
 }
 
 // RequestFile names a request file for a session: close-<id>, finish-<id>,
-// stop-<id> or active-<id>. Writers check the id first (ValidSessionID).
+// stop-<id>, active-<id> or model-<id>. Writers check the id first (ValidSessionID).
 func RequestFile(r *research.Research, kind, session string) string {
 	return r.Tree.Path(statefiles.RunDir, kind+"-"+session)
 }
@@ -170,7 +170,7 @@ func ClearRequests(r *research.Research, session string) {
 	if !research.ValidSessionID(session) {
 		return
 	}
-	for _, k := range []string{"close", "finish", "stop", "active", AppFinishRequest} {
+	for _, k := range []string{"close", "finish", "stop", "active", "model", AppFinishRequest} {
 		os.Remove(RequestFile(r, k, session))
 	}
 }
@@ -258,4 +258,44 @@ func ClockAt(t time.Time) string {
 		return t.Format("15:04")
 	}
 	return t.Format("15:04:05")
+}
+
+// AgentModel is the model and client version the agent's client reported of
+// itself during a session (Claude Code's statusLine: strom usage report).
+type AgentModel struct {
+	Model   string `json:"model,omitempty"`
+	Version string `json:"version,omitempty"`
+}
+
+// NoteAgentModel keeps what the session's client reported of its model and
+// version, for the session's commit (.strom/run/model-<session>); a report that
+// changes nothing writes nothing.
+func NoteAgentModel(r *research.Research, session string, m AgentModel) error {
+	if !research.ValidSessionID(session) {
+		return messages.Errorf(ErrNotLiveSession, "agent.not_live", messages.Args{"Session": session})
+	}
+	if m == (AgentModel{}) || ReportedModel(r, session) == m {
+		return nil
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("note the agent's model: %w", err)
+	}
+	if err := statefiles.WriteTransient(RequestFile(r, "model", session), append(data, '\n')); err != nil {
+		return fmt.Errorf("note the agent's model: %w", err)
+	}
+	return nil
+}
+
+// ReportedModel is what NoteAgentModel kept for the session; zero for nothing.
+func ReportedModel(r *research.Research, session string) AgentModel {
+	var m AgentModel
+	if !research.ValidSessionID(session) {
+		return m
+	}
+	data, err := statefiles.ReadFile(RequestFile(r, "model", session))
+	if err != nil || json.Unmarshal(data, &m) != nil {
+		return AgentModel{}
+	}
+	return m
 }

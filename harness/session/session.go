@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -67,6 +68,10 @@ type SessionResult struct {
 	// (its Strom-Check trailer), "" when it passed: the session's work is committed
 	// all the same, and the ■ line and the commit's subject say so.
 	CheckFailed string
+	// Model and AgentVersion are the model the agent worked with and its client's
+	// version, "" where neither the client nor its settings say
+	// (Strom-Model, Strom-Agent-Version).
+	Model, AgentVersion string
 }
 
 // Events are what the run loop's surroundings can tell a running session.
@@ -245,8 +250,23 @@ func RunSession(ctx context.Context, r *research.Research, p agents.SessionPlan,
 	if p.Chat {
 		st = st.forChat()
 	}
+	res.Model, res.AgentVersion = agentModel(r, p, ev.stream, id, argv)
 	// The session's commit is made even when strom itself is being stopped.
 	return closeSession(context.WithoutCancel(ctx), r, st.result(res), task, p)
+}
+
+// agentModel is the model the session's agent worked with and its client's
+// version: what the client reported of itself (Claude Code's statusLine, its
+// stream-json), else the model its command line, environment or settings name
+// and the version its program said to --version.
+func agentModel(r *research.Research, p agents.SessionPlan, stream *agents.StreamSignals, id string, argv []string) (model, version string) {
+	reported := runfiles.ReportedModel(r, id)
+	streamModel, streamVersion := stream.Model()
+	model = cmp.Or(reported.Model, streamModel)
+	if model == "" {
+		model = agents.ConfiguredModel(p.Profile.Binary, argv, r.Getenv, r.Tree.Root)
+	}
+	return model, cmp.Or(reported.Version, streamVersion, r.Kept.AgentVersionSaid)
 }
 
 // agentStopped reads the agent's stream and screen (tail) for what stops a session
@@ -540,8 +560,16 @@ func commitMessage(p *messages.Printer, res SessionResult, title, agent string, 
 		{Key: research.TrailerTask, Value: res.Task},
 		{Key: research.TrailerEnd, Value: res.End.String()},
 		{Key: research.TrailerAgent, Value: agent},
-		{Key: research.TrailerRecords, Value: strconv.Itoa(len(records))},
 	}
+	if res.AgentVersion != "" {
+		tr = append(tr, gitrepo.Trailer{Key: research.TrailerAgentVersion, Value: res.AgentVersion})
+	}
+	if res.Model != "" {
+		tr = append(tr, gitrepo.Trailer{Key: research.TrailerModel, Value: res.Model})
+	}
+	tr = append(tr, []gitrepo.Trailer{
+		{Key: research.TrailerRecords, Value: strconv.Itoa(len(records))},
+	}...)
 	for _, c := range checks {
 		tr = append(tr, gitrepo.Trailer{Key: research.TrailerCheck, Value: c})
 	}
