@@ -56,6 +56,10 @@ type RunResult struct {
 	Stop     ends.Stop
 	Gate     string // the condition that ended the run, with its words
 	Detail   string
+	// Parked and Waiting count the tasks that wait for a person when the run
+	// ends: parked (strom task unpark), and waiting for an answer (strom task
+	// answer).
+	Parked, Waiting int
 }
 
 // Line is the run's last line in English: N sessions · stopped: reason.
@@ -64,7 +68,14 @@ func (rr RunResult) Line() string { return rr.Say(nil) }
 // Say is the run's last line in p's language (R7.1.1): "N sessions · stopped: …",
 // "Sitzungen: N · Ende: …", "sezení: N · konec: …".
 func (rr RunResult) Say(p *messages.Printer) string {
-	return p.Say("stop.line", messages.Args{"Count": rr.Sessions, "Reason": rr.Reason(p)})
+	line := p.Say("stop.line", messages.Args{"Count": rr.Sessions, "Reason": rr.Reason(p)})
+	if rr.Parked > 0 {
+		line += " · " + p.Say("stop.parked", messages.Args{"Count": rr.Parked})
+	}
+	if rr.Waiting > 0 {
+		line += " · " + p.Say("stop.waiting", messages.Args{"Count": rr.Waiting})
+	}
+	return line
 }
 
 // Reason is why the run ended, in p's language.
@@ -75,6 +86,8 @@ func (rr RunResult) Reason(p *messages.Printer) string {
 		return p.Say("stop.done")
 	case ends.StopNoTasks:
 		return p.Say("stop.no_tasks")
+	case ends.StopNeedYou:
+		return p.Say("stop.need_you")
 	case ends.StopTimeLimit:
 		if d == "" {
 			return p.Say("stop.time_limit")
@@ -195,6 +208,13 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, er
 			}
 		}
 		rr.Stop, rr.Detail = s, detail
+		// The end line says how many tasks wait for a person (queue.json alone).
+		if sum, err := r.Tree.QueueSummary(ctx); err == nil {
+			rr.Parked, rr.Waiting = sum.Counts[statefiles.Parked], sum.Counts[statefiles.Waiting]
+			if s == ends.StopNoTasks && rr.Parked+rr.Waiting > 0 && sum.Counts[statefiles.Open]+sum.Counts[statefiles.Started] == 0 {
+				rr.Stop = ends.StopNeedYou
+			}
+		}
 		return rr, nil
 	}
 	byHand := false
@@ -499,6 +519,11 @@ func planAgent(r *research.Research, o RunOptions, s statefiles.Settings) (agent
 	if p.SessionsPerTask, _, err = s.Int("run.sessionsPerTask", ""); err != nil {
 		return p, err
 	}
+	summary, err := s.Resolve("check.summary", "")
+	if err != nil {
+		return p, err
+	}
+	p.CheckSummary = summary.Value == "on"
 	perm, _ := s.Resolve("agent.permissions", "")
 	cmdline, _ := s.Resolve("agent.command", "")
 	check, _ := s.Resolve("check.command", "")
