@@ -20,7 +20,8 @@ import (
 // new text, given as words or in a file; none prints what is there.
 type rewriteOptions struct {
 	Task string // the task (strom task summary); "" = the session's
-	Text string // the words, joined by spaces
+	Text string // the words
+	Said bool   // the words were given (an empty text is refused, not printed)
 	File string // --file: the text from a file, - for stdin
 	JSON bool   // --json
 }
@@ -50,7 +51,7 @@ func taskSummaryCommand(s *sys) *ffcli.Command {
 				return s.usage("usage.task.summary.args", messages.Args{"Count": len(args)})
 			}
 			if len(args) == 1 {
-				o.Text = args[0]
+				o.Text, o.Said = args[0], true
 			}
 			return runTaskSummary(ctx, s, o)
 		}),
@@ -123,7 +124,7 @@ func noteCommand(s *sys) *ffcli.Command {
 				return s.usage("usage.note.args", messages.Args{"Count": len(args)})
 			}
 			if len(args) == 1 {
-				o.Text = args[0]
+				o.Text, o.Said = args[0], true
 			}
 			return runNote(ctx, s, o)
 		}),
@@ -177,9 +178,9 @@ func runNote(ctx context.Context, s *sys, o rewriteOptions) error {
 // given is false when neither was given (the command prints instead).
 func rewriteText(s *sys, o rewriteOptions, kind statefiles.TextKind, bound int) (text string, given bool, err error) {
 	switch {
-	case o.File != "" && o.Text != "":
+	case o.File != "" && o.Said:
 		return "", false, s.usage("usage.note.both")
-	case o.Text != "":
+	case o.Said:
 		return o.Text, true, statefiles.CheckInput(kind, o.Text, "")
 	case o.File == "":
 		return "", false, nil
