@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 
 	"github.com/strom-research/strom/harness/research"
@@ -106,8 +107,10 @@ func Main(args []string) int {
 }
 
 // runStrom runs strom with words on this terminal and returns its exit status.
-// The terminal's Ctrl-C reaches it, as the foreground's; the menu's own copy of
-// each is dropped when the command ends, so that it does not leave the menu.
+// On a terminal the command is the terminal's foreground, in a process group of its
+// own: the terminal's Ctrl-C reaches it alone, never the menu, which takes the
+// terminal back when it ends. Elsewhere it shares the menu's group, and the menu's
+// own copy of a Ctrl-C is dropped when the command ends.
 func runStrom(p *messages.Printer, version string, ints chan os.Signal, words []string) int {
 	path, _ := buildinfo.Sibling("strom")
 	if path == "" {
@@ -115,7 +118,15 @@ func runStrom(p *messages.Printer, version string, ints chan os.Signal, words []
 	}
 	cmd := exec.Command(path, words...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	fd := int(os.Stdin.Fd())
+	foreground := term.IsTerminal(fd) && ownsTerminal(fd)
+	if foreground {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Foreground: true, Ctty: fd}
+	}
 	err := cmd.Run()
+	if foreground {
+		takeTerminal(fd)
+	}
 	for len(ints) > 0 {
 		<-ints
 	}
@@ -131,4 +142,20 @@ func runStrom(p *messages.Printer, version string, ints chan os.Signal, words []
 	}
 	fmt.Fprintln(os.Stderr, "strom: "+p.Say("face.start", messages.Args{"Program": path, "Problem": err.Error(), "Version": buildinfo.Release(version)}))
 	return 1
+}
+
+// ownsTerminal reports whether the menu's process group is the terminal's
+// foreground, so that it may hand the terminal to a command and take it back.
+func ownsTerminal(fd int) bool {
+	pgrp, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP)
+	return err == nil && pgrp == unix.Getpgrp()
+}
+
+// takeTerminal makes the menu's process group the terminal's foreground again. A
+// group in the background that sets it is stopped by SIGTTOU unless it ignores
+// the signal, as a shell does.
+func takeTerminal(fd int) {
+	signal.Ignore(syscall.SIGTTOU)
+	defer signal.Reset(syscall.SIGTTOU)
+	_ = unix.IoctlSetPointerInt(fd, unix.TIOCSPGRP, unix.Getpgrp())
 }

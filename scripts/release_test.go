@@ -22,7 +22,8 @@ const releaseDate = "2026-11-30T08:00:00Z"
 // TestReleaseSnapshot builds this tree's release as make release does, with the
 // GoReleaser the Makefile pins, but for linux/amd64 alone (the other platforms
 // build the same way, and would double make test's time), and checks what a
-// person installs: the archive holds the three programs and the README, its
+// person installs: the archive holds the three programs, the README, the manual
+// pages and the shells' completions, its
 // strom prints the version, commit and date, the .deb holds the three in
 // /usr/bin and depends on git, the formula and checksums.txt name the right sums.
 // A tree with the tag v1.2.3 builds once more, without publishing: that strom is
@@ -43,7 +44,7 @@ func TestReleaseSnapshot(t *testing.T) {
 	const dev = "0.0.0-dev"
 	archive := filepath.Join(dist, "strom_"+dev+"_linux_amd64.tar.gz")
 	unpacked := untar(t, archive)
-	for _, name := range []string{"strom", "strom-app", "strom-menu", "README.md"} {
+	for _, name := range []string{"strom", "strom-app", "strom-menu", "README.md", "man/strom.1", "man/strom-run.1", "completions/strom.bash", "completions/_strom", "completions/strom.fish", "completions/strom.ps1"} {
 		if _, ok := unpacked[name]; !ok {
 			t.Errorf("%s lacks %s; it has %v", filepath.Base(archive), name, keys(unpacked))
 		}
@@ -71,6 +72,12 @@ func TestReleaseSnapshot(t *testing.T) {
 			t.Errorf("%s does not install /usr/bin/%s as an executable of root's:\n%s", filepath.Base(deb), name, contents)
 		}
 	}
+	for _, path := range []string{"usr/share/man/man1/strom.1", "usr/share/man/man1/strom-run.1", "usr/share/bash-completion/completions/strom",
+		"usr/share/zsh/vendor-completions/_strom", "usr/share/fish/vendor_completions.d/strom.fish"} {
+		if !regexp.MustCompile(`(?m)^-rw-r--r-- root/root .* \./` + regexp.QuoteMeta(path) + `$`).MatchString(contents) {
+			t.Errorf("%s does not install /%s:\n%s", filepath.Base(deb), path, contents)
+		}
+	}
 	root := t.TempDir()
 	run(t, src, "dpkg-deb", "--extract", deb, root)
 	if got := run(t, src, filepath.Join(root, "usr/bin/strom"), "--version"); got != want {
@@ -92,6 +99,8 @@ func TestReleaseSnapshot(t *testing.T) {
 		`/strom_` + dev + `_linux_amd64.tar.gz"`,
 		`sha256 "` + sums[filepath.Base(archive)] + `"`,
 		`bin.install "strom", "strom-app", "strom-menu"`,
+		`man1.install Dir["man/*.1"]`,
+		`bash_completion.install "completions/strom.bash" => "strom"`,
 		`depends_on "git"`,
 	} {
 		if !strings.Contains(string(formula), line) {
@@ -224,10 +233,13 @@ func untar(t *testing.T, archive string) map[string]string {
 		if err != nil {
 			t.Fatalf("read %s: %v", archive, err)
 		}
-		if h.Typeflag != tar.TypeReg || strings.Contains(h.Name, "/") {
-			t.Fatalf("%s holds %s, which is not a file at its top", filepath.Base(archive), h.Name)
+		if h.Typeflag != tar.TypeReg || !filepath.IsLocal(h.Name) || strings.Count(h.Name, "/") > 1 {
+			t.Fatalf("%s holds %s, which is not a file at its top or in a folder of its top", filepath.Base(archive), h.Name)
 		}
 		path := filepath.Join(dir, h.Name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		out, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_EXCL, os.FileMode(h.Mode).Perm())
 		if err != nil {
 			t.Fatal(err)

@@ -261,6 +261,7 @@ func mustContain(t *testing.T, what, text string, wants ...string) {
 // TestClaudeSessionRecordsAndCloses: the model runs strom task, records, writes a
 // file and closes; strom makes one commit with the trailers and exits 0.
 func TestClaudeSessionRecordsAndCloses(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	eachClaude(t, func(t *testing.T, cc *npmClient) {
 		c := newClaudeRepo(t, cc, claudeSetup{home: "seeded", token: true, turns: []fakemodel.Turn{{
@@ -315,6 +316,7 @@ func atoiT(t *testing.T, s string) int {
 // TestClaudeSubscriptionLimit: the subscriber's 429 ends the run "subscription
 // limit (resets …)" at the time the client printed; the task is back in the queue.
 func TestClaudeSubscriptionLimit(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	eachClaude(t, func(t *testing.T, cc *npmClient) {
 		for _, tc := range []struct {
@@ -356,6 +358,7 @@ func TestClaudeSubscriptionLimit(t *testing.T) {
 // with a config folder of its own strom sees it before any session; without one the
 // session finds it on the client's screen.
 func TestClaudeNotLoggedIn(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	eachClaude(t, func(t *testing.T, cc *npmClient) {
 		t.Run("config-dir", func(t *testing.T) {
@@ -395,6 +398,7 @@ func TestClaudeNotLoggedIn(t *testing.T) {
 // TestClaudeStatusLineUsage: the per-run statusLine hands the client's rate_limits
 // to strom; strom usage shows the server's figures and claude-usage decides on them.
 func TestClaudeStatusLineUsage(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	eachClaude(t, func(t *testing.T, cc *npmClient) {
 		now := time.Now()
@@ -449,6 +453,7 @@ func TestClaudeStatusLineUsage(t *testing.T) {
 // it reaches the model as a user turn, and the model records and closes in the
 // extra minutes. The session's clock runs 15 times faster than the wall clock.
 func TestClaudeWrapUpAtTimeLimit(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	eachClaude(t, func(t *testing.T, cc *npmClient) {
 		const wrapUp = "Time is up for this session."
@@ -486,6 +491,7 @@ func TestClaudeWrapUpAtTimeLimit(t *testing.T) {
 // asks; strom ends the session with a sentence saying what to run, presses
 // nothing, and the run stops for a person.
 func TestClaudeTrustDialog(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	eachClaude(t, func(t *testing.T, cc *npmClient) {
 		c := newClaudeRepo(t, cc, claudeSetup{home: "onboarded", token: true, turns: []fakemodel.Turn{{
@@ -543,6 +549,7 @@ func (c *claudeRepo) setByPerson(t *testing.T, key, value string) {
 // ends the session with the sentence, answers nothing, and the run stops for a
 // person with found.txt nowhere, neither in the work tree nor in a commit.
 func TestClaudePermissionLevels(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	const (
 		prompt = "Claude Code waits for permission to run a tool: allow the tool in the agent's permission settings (or run it in bypass permissions mode), then run strom again."
@@ -594,6 +601,7 @@ func TestClaudePermissionLevels(t *testing.T) {
 // and accepted Claude Code's warning by hand, a session runs any command without a
 // prompt; as root strom sets IS_SANDBOX=1 for it.
 func TestClaudeBypassAccepted(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	eachClaude(t, func(t *testing.T, cc *npmClient) {
 		c := newClaudeRepo(t, cc, claudeSetup{home: "seeded", token: true, turns: []fakemodel.Turn{{

@@ -177,12 +177,24 @@ func (s *sys) reportUsage(session string, data []byte) string {
 		status = append(status, s.say("usage_week.status_week", messages.Args{"Used": pctText(u.WeekUsed)}), "5h "+pctText(u.FiveHourUsed))
 		if w, found := gates.LoadWatch(r.Tree); found && ri != nil && ri.Session == session && w.PID == ri.PID && u.WeekUsed >= w.WeekFinishAt {
 			if f, asked := runfiles.FinishRequested(r, session); !asked || f.Person() {
-				_ = runfiles.RequestCapFinish(r, session, w.Gate, s.say("usage_week.cap_reached", messages.Args{"Used": pctText(u.WeekUsed), "Limit": pctText(w.WeekFinishAt)}))
+				_ = runfiles.RequestCapFinish(r, session, w.Gate, s.capReached(u, w.WeekFinishAt, now))
 			}
 			status = append(status, s.say("usage_week.status_finishing"))
 		}
 	}
 	return strings.Join(status, " · ")
+}
+
+// capReached is why a watched session is asked to finish: the week's usage at the
+// limit, and when the week resets where the agent said it (R7.5.4), as the stop
+// before a session says it.
+func (s *sys) capReached(u claudeusage.Usage, limit float64, now time.Time) string {
+	args := messages.Args{"Used": pctText(u.WeekUsed), "Limit": pctText(limit)}
+	if u.WeekResetsAt.IsZero() {
+		return s.say("usage_week.cap_reached", args)
+	}
+	args["Resets"] = claudeusage.ResetWords(claudeusage.NextReset(u.WeekResetsAt, now))
+	return s.say("usage_week.cap_reached_resets", args)
 }
 
 // usageFromReport reads a statusLine JSON, or stream-json rate_limit_event lines

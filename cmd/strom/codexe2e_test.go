@@ -52,6 +52,7 @@ func checkAnnaCommit(t *testing.T, c *claudeRepo, before, agent string) {
 // task, runs strom (its shell must find it), records, writes a file and closes;
 // strom commits, and no process Codex started outlives the session.
 func TestCodexSessionRecordsAndCloses(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	for _, agent := range []string{"codex", "codex-exec"} {
 		t.Run(agent, func(t *testing.T) {
@@ -76,6 +77,7 @@ func TestCodexSessionRecordsAndCloses(t *testing.T) {
 // Codex's TUI; it reaches the model as a user turn, and the model records and
 // closes in the extra minutes. The session's clock runs 15 times faster.
 func TestCodexWrapUpAtTimeLimit(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	const wrapUp = "Time is up for this session."
 	c := newClientRepo(t, clientSetup{agent: "codex", turns: []fakemodel.Turn{
@@ -112,6 +114,7 @@ func mustSeeUserText(t *testing.T, c *claudeRepo, text string) {
 // TestCodexFinishRequest: a person's strom session finish is typed into Codex's
 // TUI; the model records and closes, and the session ends finish-requested.
 func TestCodexFinishRequest(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	const finish = "A person asked this session to finish."
 	c := newClientRepo(t, clientSetup{agent: "codex", turns: []fakemodel.Turn{
@@ -136,6 +139,7 @@ func TestCodexFinishRequest(t *testing.T) {
 // subscription limit at the time Codex printed, even with --loop; the task is back
 // in the queue.
 func TestCodexUsageLimit(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	for _, agent := range []string{"codex", "codex-exec"} {
 		t.Run(agent, func(t *testing.T) {
@@ -162,6 +166,7 @@ func TestCodexUsageLimit(t *testing.T) {
 // TestCodexRateLimitIsNoLimit: a plain rate limit (429 with retry-after) is waited
 // out and tried again by Codex; the session goes on and closes.
 func TestCodexRateLimitIsNoLimit(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	turns := annaTurn()
 	turns[0].Error, turns[0].ErrorTimes = fakemodel.RateLimitExceededError("gpt-5-codex", 1), 1
@@ -181,6 +186,7 @@ func TestCodexRateLimitIsNoLimit(t *testing.T) {
 // in": before any session when codex login status says so or the provider's key
 // is missing, in the session when the server refuses the key.
 func TestCodexNotLoggedIn(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	for _, tc := range []struct {
 		name     string
@@ -220,6 +226,7 @@ func TestCodexNotLoggedIn(t *testing.T) {
 // strom ends the session with a sentence, presses nothing, and the run stops for
 // a person.
 func TestCodexTrustDialog(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	c := newClientRepo(t, clientSetup{agent: "codex", untrusted: true, turns: annaTurn()})
 	c.must(t, "task", "add", "Find the baptism of Anna Novak")
@@ -249,6 +256,7 @@ func TestCodexTrustDialog(t *testing.T) {
 // login offline; strom ends the session with a sentence that names the login, and
 // the run stops for a person.
 func TestCodexExecOffline(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	c := newClientRepo(t, clientSetup{agent: "codex-exec", noLogin: true,
 		codexConfig: "openai_base_url = \"http://127.0.0.1:9/v1\"\ncheck_for_update_on_startup = false\n",

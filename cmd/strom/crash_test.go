@@ -47,13 +47,11 @@ strom done >/dev/null
 // must work (no wedge), and leave every state file valid, every file, record and
 // task the agent made in git, no task twice, and no task held.
 func TestCrashResume(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	kills := 50
-	switch {
-	case *soak:
+	if *soak {
 		kills = 1000
-	case testing.Short():
-		kills = 10
 	}
 	h := newCLIHarness(t)
 	dir, repo := h.dir, h.repo

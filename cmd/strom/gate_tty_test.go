@@ -152,3 +152,117 @@ func TestStartAnywayOnTerminal(t *testing.T) {
 		})
 	}
 }
+
+// loggedOutClaude is Claude Code that is not logged in: /usage shows only its cost
+// block, auth status says so, and a session meets the login.
+const loggedOutClaude = `#!/bin/sh
+[ "$1" = --version ] && { echo '2.1.332 (Claude Code)'; exit 0; }
+case "$*" in
+"-p /usage") echo 'Total cost: $0.0000' ;;
+"auth status") echo '{"loggedIn": false, "authMethod": "none"}'; exit 1 ;;
+*) echo 'Not logged in · Please run /login'; exit 1 ;;
+esac
+`
+
+// TestStartAnywayNotLoggedIn: "not logged in" found by claude-usage is asked about
+// in a run by hand on a terminal with the words and rules of every other answer
+// (R7.7, R7.4.1); the pre-check of a folder of Claude Code's own stays a plain stop.
+func TestStartAnywayNotLoggedIn(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("GIT_AUTHOR_NAME", "Test Person")
+	t.Setenv("GIT_AUTHOR_EMAIL", "person@example.com")
+	t.Setenv("GIT_COMMITTER_NAME", "Test Person")
+	t.Setenv("GIT_COMMITTER_EMAIL", "person@example.com")
+	t.Setenv("STROM_SESSION", "")
+	for _, k := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX", "CLAUDE_CODE_USE_FOUNDRY", "CLAUDE_CONFIG_DIR"} {
+		t.Setenv(k, "")
+	}
+	bin := filepath.Join(home, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "claude"), []byte(loggedOutClaude), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if err := os.MkdirAll(filepath.Join(home, ".config", "strom"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ownDir := filepath.Join(home, "cc")
+
+	const question = "The condition “claude-usage 10” would not start now — the agent is not logged in — run claude once and log in. Start anyway? [y/N]"
+	tests := []struct {
+		name     string
+		settings string // the computer's settings besides run.gate
+		typed    string
+		code     int
+		stdout   []string
+		stderr   []string
+		noStderr string
+	}{
+		{name: "Enter means no", typed: "\n", code: 0,
+			stdout: []string{"· condition claude-usage: stop — the agent is not logged in",
+				"0 sessions · stopped: not started — the condition “claude-usage 10”: the agent is not logged in — run claude once and log in"},
+			stderr: []string{question}},
+		{name: "yes starts the session, which meets the login", typed: "y\n", code: 3,
+			stdout: []string{"ended: not-logged-in", "1 session · stopped: the agent is not logged in — run claude once and log in"},
+			stderr: []string{question}},
+		{name: "a folder of its own is a plain stop", settings: `, "agent.claudeConfigDir": "` + ownDir + `"`, typed: "y\n", code: 3,
+			stdout:   []string{"0 sessions · stopped: the agent is not logged in — run CLAUDE_CONFIG_DIR=" + ownDir + " claude once and log in"},
+			noStderr: "Start anyway"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			repo := t.TempDir()
+			cfg := `{"version": 1, "settings": {"run.gate": "claude-usage 10"` + tt.settings + `}}`
+			if err := os.WriteFile(filepath.Join(home, ".config", "strom", "config.json"), []byte(cfg), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			quiet := func(args ...string) {
+				t.Helper()
+				var out lockedBuffer
+				s := &sys{stdin: strings.NewReader(""), stdout: &out, stderr: &out, getenv: os.Getenv, dir: repo}
+				if code := run(context.Background(), args, s); code != 0 {
+					t.Fatalf("strom %v: exit %d: %s", args, code, out.String())
+				}
+			}
+			quiet("init", "--agent", "claude")
+			quiet("task", "add", "First task")
+
+			ptmx, tty, err := pty.Open()
+			if err != nil {
+				t.Fatalf("open pty: %v", err)
+			}
+			defer ptmx.Close()
+			defer tty.Close()
+			if _, err := ptmx.Write([]byte(tt.typed)); err != nil {
+				t.Fatal(err)
+			}
+			go func() { _, _ = io.Copy(io.Discard, ptmx) }()
+
+			var stdout, stderr lockedBuffer
+			s := &sys{stdin: tty, stdout: &stdout, stderr: &stderr, getenv: os.Getenv, dir: repo}
+			code := run(context.Background(), []string{"run"}, s)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout.String(), stderr.String())
+			}
+			for _, want := range tt.stdout {
+				if !strings.Contains(stdout.String(), want) {
+					t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+				}
+			}
+			for _, want := range tt.stderr {
+				if !strings.Contains(stderr.String(), want) {
+					t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+				}
+			}
+			if tt.noStderr != "" && strings.Contains(stderr.String(), tt.noStderr) {
+				t.Errorf("stderr has %q:\n%s", tt.noStderr, stderr.String())
+			}
+		})
+	}
+}

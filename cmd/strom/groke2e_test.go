@@ -15,6 +15,7 @@ import (
 // TestGrokSessionRecordsAndCloses: Grok CLI takes the task, runs strom, records,
 // writes a file and closes; strom commits.
 func TestGrokSessionRecordsAndCloses(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	c := newClientRepo(t, clientSetup{agent: "grok", turns: annaTurn()})
 	c.must(t, "task", "add", "Find the baptism of Anna Novak")
@@ -33,6 +34,7 @@ func TestGrokSessionRecordsAndCloses(t *testing.T) {
 // strom task's output, so that it lands during the model's sleep 3 and not in a
 // race with the session's own close.
 func TestGrokFinishRequest(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	c := newClientRepo(t, clientSetup{agent: "grok", turns: []fakemodel.Turn{{
 		Steps: fakemodel.Bash("strom task", "sleep 3", "strom task", `strom record "finished as asked"`, "strom session close"),
@@ -63,6 +65,7 @@ func TestGrokFinishRequest(t *testing.T) {
 // (xAI names no reset), even with --loop; a plain rate limit is retried by the
 // client and the session goes on.
 func TestGrokLimits(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	credits := &fakemodel.Error{Status: 429, Type: "invalid_request_error",
 		Message: "Your team team-strom has either used all available credits or reached its monthly spending limit. To continue making API requests, please purchase more credits or raise your spending limit."}
@@ -97,6 +100,7 @@ func TestGrokLimits(t *testing.T) {
 // TestGrokNotLoggedIn: without an API key Grok CLI says "API key required"; with a
 // refused one it prints the 401 as its message. Both end the run "not logged in".
 func TestGrokNotLoggedIn(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	for _, tc := range []struct {
 		name  string

@@ -37,6 +37,7 @@ strom done >/dev/null
 // (no state a person must mend), and what they read must be the state before the
 // command or the state after it: no task, record or file lost, none doubled.
 func TestKillAtEveryWrite(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	h := newCLIHarness(t)
 	if err := os.WriteFile(filepath.Join(h.dir, "agent.sh"), []byte(killAgent), 0o755); err != nil {

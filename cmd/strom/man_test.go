@@ -120,3 +120,26 @@ func flagNames(c *ffcli.Command) []string {
 	}
 	return out
 }
+
+// TestCompletionsCommitted: completions/ holds what strom completion prints for each
+// shell in English (make man writes them), as the releases install them.
+func TestCompletionsCommitted(t *testing.T) {
+	t.Parallel()
+	for shell, file := range map[string]string{"bash": "strom.bash", "zsh": "_strom", "fish": "strom.fish", "powershell": "strom.ps1"} {
+		home := t.TempDir()
+		env := map[string]string{"LANG": "C.UTF-8", "HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config")}
+		var out, errs bytes.Buffer
+		s := &sys{stdin: strings.NewReader(""), stdout: &out, stderr: &errs, getenv: func(k string) string { return env[k] }, dir: home}
+		if code := run(context.Background(), []string{"completion", shell}, s); code != 0 || errs.Len() > 0 {
+			t.Fatalf("strom completion %s: exit %d, %s", shell, code, errs.String())
+		}
+		committed, err := os.ReadFile(filepath.Join("..", "..", "completions", file))
+		if err != nil {
+			t.Errorf("completions/%s: %v: run make man", file, err)
+			continue
+		}
+		if !bytes.Equal(committed, out.Bytes()) {
+			t.Errorf("completions/%s is not what strom completion %s prints: run make man", file, shell)
+		}
+	}
+}

@@ -157,6 +157,7 @@ type nightPlan struct {
 // with at least 200. The clock runs at a speed
 // chosen before each run so that the night holds its sessions (10× to 300×).
 func TestNight(t *testing.T) {
+	withoutRace(t)
 	plan := nightPlan{hours: 3, until: "23:00", sessions: 24}
 	switch {
 	case *soak:

@@ -11,6 +11,7 @@ import (
 // TestOpenCodeSessionRecordsAndCloses: OpenCode's TUI takes the task, runs strom,
 // records, writes a file and closes; strom commits.
 func TestOpenCodeSessionRecordsAndCloses(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	c := newClientRepo(t, clientSetup{agent: "opencode", turns: annaTurn()})
 	c.must(t, "task", "add", "Find the baptism of Anna Novak")
@@ -30,6 +31,7 @@ func TestOpenCodeSessionRecordsAndCloses(t *testing.T) {
 // time limit reaches the model as a user turn; the model records and closes. The
 // session's clock runs 4 times faster: OpenCode takes a while to start.
 func TestOpenCodeWrapUpAtTimeLimit(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	const wrapUp = "Time is up for this session."
 	c := newClientRepo(t, clientSetup{agent: "opencode", turns: []fakemodel.Turn{
@@ -51,6 +53,7 @@ func TestOpenCodeWrapUpAtTimeLimit(t *testing.T) {
 // TestOpenCodeFinishRequest: a person's finish request is typed into OpenCode's
 // TUI and followed.
 func TestOpenCodeFinishRequest(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	const finish = "A person asked this session to finish."
 	c := newClientRepo(t, clientSetup{agent: "opencode", turns: []fakemodel.Turn{
@@ -75,6 +78,7 @@ func TestOpenCodeFinishRequest(t *testing.T) {
 // silently ("[retrying in 2h 29m attempt #1]"), ends the run as a subscription
 // limit at the reset OpenCode showed, even with --loop.
 func TestOpenCodeUsageLimit(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	c := newClientRepo(t, clientSetup{agent: "opencode", turns: []fakemodel.Turn{{Error: fakemodel.GoUsageLimitError("5-hour", 9000*time.Second)}}})
 	c.must(t, "task", "add", "Find the baptism of Anna Novak")
@@ -102,6 +106,7 @@ func TestOpenCodeUsageLimit(t *testing.T) {
 // TestOpenCodeRateLimitIsNoLimit: OpenCode retries a plain rate limit after its
 // retry-after; the session goes on and closes.
 func TestOpenCodeRateLimitIsNoLimit(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	turns := annaTurn()
 	turns[0].Error, turns[0].ErrorTimes = fakemodel.RateLimitExceededError("mock-model", 1), 1
@@ -117,6 +122,7 @@ func TestOpenCodeRateLimitIsNoLimit(t *testing.T) {
 // TestOpenCodeNotLoggedIn: a provider without its key, or with a key the server
 // refuses, ends the run "not logged in".
 func TestOpenCodeNotLoggedIn(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	for _, tc := range []struct {
 		name  string

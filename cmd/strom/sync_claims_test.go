@@ -43,6 +43,7 @@ func (h *cliHarness) gitCounts(t *testing.T, dir string) (all, local int, lines 
 // at the branch after its claim, its pushes); the merge drivers are registered
 // by the first run, not again.
 func TestSyncGitProcesses(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	h := syncSetup(t, syncAgent, 4)
 	url := "file://" + filepath.Join(h.dir, "remote.git")
@@ -75,6 +76,7 @@ func TestSyncGitProcesses(t *testing.T) {
 // it is gone once the session's commit is on the remote's branch; the branch
 // gets the claim commit with the session's.
 func TestSyncClaimRefs(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	agent := `#!/bin/sh
 git ls-remote origin 'refs/strom/claims/*' > "$SEEN"
@@ -118,6 +120,7 @@ git ls-remote origin 'refs/strom/claims/*' > "$SEEN"
 // becomes T-2) and then claims each task once: one session commit for T-1, the
 // other machine's, and one for T-2, this clone's.
 func TestSyncClaimsOnlyPublishedIDs(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	h, url, laptop, desktop := laptopAndDesktop(t, syncAgent, 0)
 	h.mustIn(t, desktop, "task", "add", "Desktop's find")
@@ -158,6 +161,7 @@ func TestSyncClaimsOnlyPublishedIDs(t *testing.T) {
 // on the remote's branch before its claim is: while its session works, the
 // remote holds the task the claim ref names.
 func TestSyncClaimNamesPublishedTask(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	agent := `#!/bin/sh
 git fetch -q origin main && git show "origin/main:.strom/tasks/T-1-99.json" > "$SEEN" 2>&1

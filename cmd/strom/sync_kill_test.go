@@ -81,6 +81,7 @@ type campaign struct {
 // once), every session commit of every clone there, no temporary file of strom or
 // git in any commit, git fsck --strict clean, no claim left.
 func TestSyncKillCampaign(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	kills, machines := 20, 3
 	if *soak {
@@ -666,6 +667,7 @@ done
 // done on the remote, no claim is left and nothing waits for a person or for the
 // claim to grow stale.
 func TestSyncKilledAfterClaim(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		t.Skip("the remote's hook finds strom through /proc")
@@ -717,6 +719,7 @@ done
 // claim of T-1 and the session, and ends. The next run returns T-1 to the queue
 // by itself and works it: the claim does not hold the task until it grows stale.
 func TestSyncErrorAfterClaim(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	h := syncSetup(t, syncAgent, 2)
 	bare := filepath.Join(h.dir, "remote.git")

@@ -359,6 +359,7 @@ strom done >/dev/null
 // session's commit, file and record reaches the remote, and every added task is
 // kept.
 func TestSyncMachines(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	machines, tasks, followUps := 5, 30, 5
 	if testing.Short() {
@@ -426,6 +427,7 @@ func TestSyncMachines(t *testing.T) {
 // strom status counts the commit not pushed; with the server back, the next run
 // pushes it with its first claim, and nothing is lost.
 func TestSyncRemoteAway(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	const tasks = 3
 	agent := `#!/bin/sh
@@ -494,6 +496,7 @@ func (h *cliHarness) mustIn(t *testing.T, dir string, args ...string) string {
 // research's own. The run merges nothing, starts no session and says what to do;
 // the clone's commit and the remote's stay as they were.
 func TestSyncConflictStops(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	h, _, laptop, desktop := laptopAndDesktop(t, syncAgent, 2)
 	for _, dir := range []string{laptop, desktop} {
@@ -638,6 +641,7 @@ func (m *deadMachine) remoteSessions(t *testing.T) []string {
 // shows the claim with laptop's name. laptop's rerun commits what the session
 // left, pushes it, and works T-1 once more; nothing is lost.
 func TestSyncKilledRunner(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	const tasks = 4
 	m := killLaptop(t, tasks)
@@ -725,6 +729,7 @@ func (m *deadMachine) checkKept(t *testing.T, tasks int) {
 // Strom-Takeover trailer. laptop's rerun later still lands what its session
 // left, and T-1 is not worked a third time: two sessions, both in history.
 func TestSyncStaleClaim(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	const tasks = 3
 	m := killLaptop(t, tasks)
@@ -764,6 +769,7 @@ func TestSyncStaleClaim(t *testing.T) {
 // the branch, the run says so and goes on with T-2; laptop's branch is the
 // remote's again, and nothing is lost.
 func TestSyncConflictToBranch(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	agent := `#!/bin/sh
 if [ "$STROM_TASK" = T-1 ]; then
@@ -831,6 +837,7 @@ fi
 // its own, the record and the counter with it; the merge then meets no id
 // twice, and both tasks are kept and worked once.
 func TestSyncSameNewID(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	h, url, laptop, desktop := laptopAndDesktop(t, syncAgent, 1)
 	h.mustIn(t, desktop, "task", "add", "Desktop's find")
@@ -903,6 +910,7 @@ func TestSyncSameNewID(t *testing.T) {
 // commits stay in the clone, exit status 1; the next run with the remote back
 // pushes them.
 func TestSyncEndsOnlyWhenPushed(t *testing.T) {
+	withoutRace(t)
 	t.Parallel()
 	agent := `#!/bin/sh
 if [ ! -e "$KILLED" ]; then

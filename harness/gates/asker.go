@@ -58,6 +58,10 @@ type Reply struct {
 	Answer
 	Exit int   // the program's exit status; 0 for the built-in; -1 when it did not end
 	Err  error // the gate failed (crash, exit, bad JSON, time): the run ends
+
+	// hold is what claude-usage remembers after this answer, nil when it is
+	// unchanged: Keep saves it once the run did what the answer said.
+	hold *claudeusage.Hold
 }
 
 // Dir is the gate's own folder in the research: .strom/gates/<name>/.
@@ -211,18 +215,28 @@ func (a *Asker) claudeUsage(ctx context.Context) Reply {
 		return Reply{Exit: -1, Err: err}
 	}
 	ans, next := claudeusage.Decide(a.now(), p, rd.Usage, hold)
+	rep := Reply{Answer: fromDecision(ans, &rd.Usage)}
 	if !a.DryRun && next != hold {
-		err := a.Tree.Locked(ctx, func() error {
-			if err := statefiles.MkdirAll(a.Dir(), 0o755); err != nil {
-				return fmt.Errorf("save the hold: %w", err)
-			}
-			return a.Tree.SaveHold(ClaudeUsage, &next)
-		})
-		if err != nil {
-			return Reply{Exit: -1, Err: err}
-		}
+		rep.hold = &next
 	}
-	return Reply{Answer: fromDecision(ans, &rd.Usage)}
+	return rep
+}
+
+// Keep saves what claude-usage remembers after rep (R7.5.2's hold.json), once the
+// run did what the answer said: it waited, or a session goes. An answer a person
+// overruled, or one that ended the run, changes nothing: a "no" at "Start anyway?"
+// is no wait, and leaves hold.json as it was. The session's commit takes the
+// change along.
+func (a *Asker) Keep(ctx context.Context, rep Reply) error {
+	if rep.hold == nil || a.DryRun {
+		return nil
+	}
+	return a.Tree.Locked(ctx, func() error {
+		if err := statefiles.MkdirAll(a.Dir(), 0o755); err != nil {
+			return fmt.Errorf("save the hold: %w", err)
+		}
+		return a.Tree.SaveHold(ClaudeUsage, rep.hold)
+	})
 }
 
 // capOnly answers for the cap alone: stop, hard, at the cap; go otherwise, with the

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/harness/research"
@@ -55,9 +56,17 @@ func (g *Runner) Before(ctx context.Context, n int) (*ends.GateStop, error) {
 	}
 	label := g.Asker.Spec.String()
 	firstCall := !g.asked
+	asker := g.Asker
+	if chosen && !firstCall && asker.Spec.Builtin() {
+		// A run chosen by hand is asked again only for the cap (R7.4.1): the
+		// answer and its line say the cap alone, not a pace the run does not keep.
+		capOnly := *asker
+		capOnly.CapOnly = true
+		asker = &capOnly
+	}
 	for {
 		first := !g.asked
-		rep := g.Asker.Ask(ctx)
+		rep := asker.Ask(ctx)
 		g.asked = true
 		if ctx.Err() != nil {
 			return &ends.GateStop{Stop: ends.StopByHand}, nil
@@ -80,25 +89,32 @@ func (g *Runner) Before(ctx context.Context, n int) (*ends.GateStop, error) {
 		if rep.Err != nil {
 			verdict, reason, said = "error", rep.Err.Error(), msg.Text(rep.Err)
 		}
-		// The gate's own words go on the run's lines: one line each.
-		said = termsafe.Line(said)
+		// The gate's own words go on the run's lines: one line each, and a long
+		// reason once, by its start (gate.log keeps it whole).
+		shown, said := g.bounded(said)
 		fmt.Fprintln(g.Out, msg.Say("gate.answer", messages.Args{"Gate": g.Asker.Spec.Name, "Verdict": msg.Say("gate.verdict." + verdict),
-			"Reason": said, "Exit": rep.Exit, "Log": statefiles.DirName + "/" + statefiles.GateLogFile}))
-		waitS := rep.RetryAfterS
+			"Reason": shown, "Exit": rep.Exit, "Log": logName}))
+		var waitS float64
 		log := func(did string) {
+			// wait_s is the wait the run made: only a line of a run that waited has one.
+			if did != DidWait {
+				waitS = 0
+			}
 			e := LogEntry{When: g.Research.Now().UTC(), Gate: g.Asker.Spec.Name, Args: g.Asker.Spec.Args, Exit: rep.Exit,
 				Verdict: verdict, Reason: reason, WaitS: waitS, Hard: rep.Hard, Watch: rep.Watch, Limits: rep.Limits, Did: did}
 			if err := AppendLog(g.Research.Tree, e); err != nil {
 				fmt.Fprintln(g.Out, msg.Say("gate.log_failed", messages.Args{"Error": err.Error()}))
 			}
+			// What claude-usage remembers holds once the run did as it said.
+			if did == DidWait || did == DidGo {
+				if err := asker.Keep(ctx, rep); err != nil {
+					fmt.Fprintln(g.Out, msg.Say("gate.hold_failed", messages.Args{"Error": err.Error()}))
+				}
+			}
 		}
+		notLoggedIn := rep.Err == nil && rep.LoginAdvice != "" && rep.Verdict != Go
 
 		switch {
-		case rep.Err == nil && rep.LoginAdvice != "" && rep.Verdict != Go:
-			// Not logged in (R7.7): a person must log the agent in; no "anyway" helps,
-			// and the run ends as it does when the pre-check or a session finds it.
-			log(DidStop)
-			return &ends.GateStop{Stop: ends.StopNotLoggedIn, Reason: rep.LoginAdvice}, nil
 		case rep.Err == nil && rep.Hard && rep.Verdict != Go:
 			// A person's hard limit: no "anyway" goes past it, in any run.
 			log(DidStop)
@@ -107,10 +123,15 @@ func (g *Runner) Before(ctx context.Context, n int) (*ends.GateStop, error) {
 			log(DidGo)
 			return nil, nil
 		case chosen && !firstCall:
-			// A run chosen by hand is asked again only for the cap.
+			// A run chosen by hand is asked again only for the cap; a condition
+			// program answers for more, and the line after its answer says why the
+			// session starts all the same.
 			log(DidAnyway)
+			fmt.Fprintln(g.Out, msg.Say("gate.cap_only"))
 			return nil, nil
 		case chosen && first && g.Confirm != nil:
+			// Not logged in (R7.7) is asked about as any other answer: a person may
+			// know better, and a session that meets the login ends the run.
 			q := msg.Say("gate.start_anyway", messages.Args{"Gate": label, "Reason": strings.TrimRight(said, ". ")})
 			if yes, asked := g.Confirm(q); asked {
 				if yes {
@@ -124,6 +145,11 @@ func (g *Runner) Before(ctx context.Context, n int) (*ends.GateStop, error) {
 		}
 		// No one to ask: the run keeps to the gate.
 		switch {
+		case notLoggedIn:
+			// A person must log the agent in: the run ends as it does when the
+			// pre-check or a session finds it.
+			log(DidStop)
+			return &ends.GateStop{Stop: ends.StopNotLoggedIn, Reason: rep.LoginAdvice}, nil
 		case rep.Err != nil:
 			log(DidStop)
 			return nil, messages.Errorf(rep.Err, "gates.ask_failed", messages.Args{"Gate": label, "Error": rep.Err})
@@ -141,6 +167,26 @@ func (g *Runner) Before(ctx context.Context, n int) (*ends.GateStop, error) {
 			return gs, nil
 		}
 	}
+}
+
+// logName is gate.log as the run's lines name it.
+const logName = statefiles.DirName + "/" + statefiles.GateLogFile
+
+// bounded is a gate's reason as the run's lines show it, on one line: on the answer's
+// line (shown) its first termsafe.ExcerptMax characters and how many there are in
+// all, and on the lines after it (said: the wait, the question, the run's end) a
+// note of it, so that a long reason is printed once, by its start. A short reason
+// is itself on each.
+func (g *Runner) bounded(reason string) (shown, said string) {
+	n := utf8.RuneCountInString(reason)
+	if n <= termsafe.ExcerptMax {
+		line := termsafe.Line(reason)
+		return line, line
+	}
+	msg := g.Research.Messages()
+	shown = msg.Say("gate.reason_cut", messages.Args{"Start": termsafe.Excerpt(reason), "Count": n, "Log": logName})
+	said = msg.Say("gate.reason_long", messages.Args{"Count": n, "Log": logName})
+	return shown, said
 }
 
 // wait pauses the run until the gate should be asked again; it returns a stop when

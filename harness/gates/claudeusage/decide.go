@@ -164,9 +164,9 @@ func Decide(now time.Time, p Params, u Usage, h Hold) (Answer, Hold) {
 
 	// A reading from before a reset that has since happened says nothing of the new
 	// week, which starts at 0 %.
-	reset, used := u.WeekResetsAt, u.WeekUsed
-	for !now.Before(reset) {
-		reset, used = reset.Add(Week), 0
+	reset, used := NextReset(u.WeekResetsAt, now), u.WeekUsed
+	if !reset.Equal(u.WeekResetsAt) {
+		used = 0
 	}
 	passed := passedAt(reset, now)
 	lead := passed - used
@@ -176,7 +176,7 @@ func Decide(now time.Time, p Params, u Usage, h Hold) (Answer, Hold) {
 	}
 
 	if p.Cap > 0 && used >= limit-eps {
-		a := answer(VerdictStop, 0, "cap", messages.Args{"Used": pct(used), "Cap": p.Cap, "Resets": reset.Format("2006-01-02 15:04 MST")})
+		a := answer(VerdictStop, 0, "cap", messages.Args{"Used": pct(used), "Cap": p.Cap, "Resets": ResetWords(reset)})
 		a.Hard = true
 		return a, h
 	}
@@ -227,6 +227,21 @@ func Decide(now time.Time, p Params, u Usage, h Hold) (Answer, Hold) {
 	}
 	return answer(VerdictWait, wait, id, week), h
 }
+
+// NextReset is the week's next reset after now, counted on in weeks from a reset
+// that was read before it went by.
+func NextReset(reset, now time.Time) time.Time {
+	if reset.IsZero() {
+		return reset
+	}
+	if !now.Before(reset) {
+		reset = reset.Add(Week * time.Duration(now.Sub(reset)/Week+1))
+	}
+	return reset
+}
+
+// ResetWords is how a reset is said in a reason: 2026-12-04 09:00 UTC.
+func ResetWords(t time.Time) string { return t.Format("2006-01-02 15:04 MST") }
 
 // paceWait is R7.5.3: how long to wait on the pace, why the moment was chosen when it
 // is not the catch-up (last_hours, reset: the end of the reason's id), and the lead

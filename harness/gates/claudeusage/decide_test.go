@@ -260,3 +260,25 @@ func TestHoldJSON(t *testing.T) {
 		t.Errorf("empty hold.json = %s, want %s", b, want)
 	}
 }
+
+func TestNextReset(t *testing.T) {
+	t.Parallel()
+	reset := time.Date(2026, 12, 4, 9, 0, 0, 0, time.UTC)
+	tests := []struct {
+		now  time.Time
+		want time.Time
+	}{
+		{now: reset.Add(-time.Hour), want: reset},
+		{now: reset, want: reset.Add(Week)},
+		{now: reset.Add(Week - time.Second), want: reset.Add(Week)},
+		{now: reset.Add(3*Week + time.Hour), want: reset.Add(4 * Week)},
+	}
+	for _, tt := range tests {
+		if got := NextReset(reset, tt.now); !got.Equal(tt.want) {
+			t.Errorf("NextReset(%v, %v) = %v, want %v", reset, tt.now, got, tt.want)
+		}
+	}
+	if got := NextReset(time.Time{}, reset); !got.IsZero() {
+		t.Errorf("NextReset of no reset = %v, want none", got)
+	}
+}

@@ -38,7 +38,12 @@ func TestParseReset(t *testing.T) {
 		{in: "Nov 30, 12:07pm (UTC)", now: utc("2025-11-30T10:00:00Z"), want: utc("2025-11-30T12:07:00Z")},
 		{in: "Dec 4, 9:07am (UTC)", now: utc("2025-12-05T08:00:00Z"), want: utc("2025-12-04T09:07:00Z")},
 		{in: "Dec 4, 9:07am (UTC)", now: utc("2025-12-20T08:00:00Z"), want: utc("2025-12-04T09:07:00Z")},
-		{in: "Dec 4, 9:07am (UTC)", now: utc("2026-01-20T08:00:00Z"), want: utc("2026-12-04T09:07:00Z")},
+		// A window resets at most a week ahead: a date further ahead went by, also
+		// across the new year, however long ago.
+		{in: "Dec 4, 9:07am (UTC)", now: utc("2026-01-20T08:00:00Z"), want: utc("2025-12-04T09:07:00Z")},
+		{in: "Dec 30, 9:19am (UTC)", now: utc("2027-01-02T10:00:00Z"), want: utc("2026-12-30T09:19:00Z")},
+		{in: "Dec 4, 9:19am", now: utc("2027-02-05T10:00:00Z"), want: utc("2026-12-04T09:19:00Z")},
+		{in: "Jan 6, 9am (UTC)", now: utc("2026-12-31T08:00:00Z"), want: utc("2027-01-06T09:00:00Z")},
 		{in: "Jan 2, 9am (UTC)", now: utc("2025-12-30T08:00:00Z"), want: utc("2026-01-02T09:00:00Z")},
 		{in: "Dec 4, 2025, 9:07am (UTC)", now: utc("2026-01-30T08:00:00Z"), want: utc("2025-12-04T09:07:00Z")},
 		{in: "Jul 11 at 12pm (Asia/Singapore)", now: utc("2026-07-08T00:00:00Z"),
@@ -271,6 +276,39 @@ func TestParseGetUsage(t *testing.T) {
 			tt.want.Source, tt.want.At = SourceGetUsage, now
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("ParseGetUsage (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestReadWeekNeverWaitsPastTheReset: a week's reset that went by more than a day
+// ago, across the new year or not, is read as the week it was, and the answer
+// waits at most until the next reset (R7.5.3), never most of a year.
+func TestReadWeekNeverWaitsPastTheReset(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ now, reset string }{
+		{"2027-01-02T10:00:00Z", "Dec 30, 9:19am (UTC)"},
+		{"2027-01-01T10:00:00Z", "Dec 29, 9:19am (UTC)"},
+		{"2026-12-10T10:00:00Z", "Dec 4, 9:19am (UTC)"},
+		{"2027-02-05T10:00:00Z", "Dec 4, 9:19am (UTC)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.now+" "+tt.reset, func(t *testing.T) {
+			t.Parallel()
+			now, err := time.Parse(time.RFC3339, tt.now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			u, err := ParseUsageText("Current week (all models): 40% used · resets "+tt.reset+"\n", now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !u.WeekResetsAt.Before(now) {
+				t.Errorf("reset %q read on %s as %v, want the one that went by", tt.reset, tt.now, u.WeekResetsAt)
+			}
+			a, _ := Decide(now, Params{N: 10}, u, Hold{Waiting: true})
+			if a.RetryAfter > Week {
+				t.Errorf("Decide waits %v (%s), want at most a week", a.RetryAfter, a.Reason)
 			}
 		})
 	}
