@@ -8,7 +8,7 @@ function __strom_path
 			return
 		end
 		switch "$path/$word"
-			case '/init' '/task' '/record' '/done' '/ask' '/config' '/status' '/log' '/hooks' '/run' '/session' '/mode' '/chat' '/gate' '/usage' '/allow' '/app' '/menu' '/setup' '/help' '/completion' '/version' '/demo-agent' 'task/add' 'task/list' 'task/show' 'task/edit' 'task/move' 'task/park' 'task/unpark' 'task/answer' 'config/get' 'config/set' 'config/unset' 'hooks/install' 'hooks/pre-commit' 'hooks/merge-driver' 'hooks/claude-stop' 'hooks/claude-event' 'session/list' 'session/finish' 'session/log' 'session/send' 'session/stop' 'session/close' 'gate/test' 'usage/report' 'help/init' 'help/task' 'help/record' 'help/done' 'help/ask' 'help/config' 'help/status' 'help/log' 'help/hooks' 'help/run' 'help/session' 'help/mode' 'help/chat' 'help/gate' 'help/usage' 'help/allow' 'help/app' 'help/menu' 'help/setup' 'help/help' 'help/completion' 'help/version' 'help/demo-agent' 'help task/add' 'help task/list' 'help task/show' 'help task/edit' 'help task/move' 'help task/park' 'help task/unpark' 'help task/answer' 'help config/get' 'help config/set' 'help config/unset' 'help hooks/install' 'help hooks/pre-commit' 'help hooks/merge-driver' 'help hooks/claude-stop' 'help hooks/claude-event' 'help session/list' 'help session/finish' 'help session/log' 'help session/send' 'help session/stop' 'help session/close' 'help gate/test' 'help usage/report'
+			case '/init' '/task' '/record' '/done' '/ask' '/note' '/config' '/status' '/log' '/hooks' '/run' '/session' '/mode' '/chat' '/gate' '/usage' '/allow' '/app' '/menu' '/setup' '/help' '/completion' '/version' '/demo-agent' 'task/add' 'task/list' 'task/show' 'task/edit' 'task/move' 'task/park' 'task/unpark' 'task/answer' 'task/summary' 'config/get' 'config/set' 'config/unset' 'hooks/install' 'hooks/pre-commit' 'hooks/merge-driver' 'hooks/claude-stop' 'hooks/claude-event' 'session/list' 'session/finish' 'session/log' 'session/send' 'session/stop' 'session/close' 'gate/test' 'usage/report' 'help/init' 'help/task' 'help/record' 'help/done' 'help/ask' 'help/note' 'help/config' 'help/status' 'help/log' 'help/hooks' 'help/run' 'help/session' 'help/mode' 'help/chat' 'help/gate' 'help/usage' 'help/allow' 'help/app' 'help/menu' 'help/setup' 'help/help' 'help/completion' 'help/version' 'help/demo-agent' 'help task/add' 'help task/list' 'help task/show' 'help task/edit' 'help task/move' 'help task/park' 'help task/unpark' 'help task/answer' 'help task/summary' 'help config/get' 'help config/set' 'help config/unset' 'help hooks/install' 'help hooks/pre-commit' 'help hooks/merge-driver' 'help hooks/claude-stop' 'help hooks/claude-event' 'help session/list' 'help session/finish' 'help session/log' 'help session/send' 'help session/stop' 'help session/close' 'help gate/test' 'help usage/report'
 				set path (string trim -- "$path $word")
 		end
 	end
@@ -24,6 +24,7 @@ complete -c strom -n '__strom_at '\'''\''' -a 'task' -d 'the task queue; alone, 
 complete -c strom -n '__strom_at '\'''\''' -a 'record' -d 'write down what was found; a session that records nothing counts toward parking its task'
 complete -c strom -n '__strom_at '\'''\''' -a 'done' -d 'mark the task done; inside a session this also closes the session'
 complete -c strom -n '__strom_at '\'''\''' -a 'ask' -d 'the task waits for a person'\''s answer; the session closes'
+complete -c strom -n '__strom_at '\'''\''' -a 'note' -d 'print or rewrite the research'\''s note: what the next session should know'
 complete -c strom -n '__strom_at '\'''\''' -a 'config' -d 'settings: for this computer, or with --for-tree for this research only'
 complete -c strom -n '__strom_at '\'''\''' -a 'status' -d 'mode, tasks by state, the last session and the running one'
 complete -c strom -n '__strom_at '\'''\''' -a 'log' -d 'the sessions, newest first, read from the commits'\'' trailers'
@@ -52,6 +53,7 @@ complete -c strom -n '__strom_at '\''task'\''' -a 'move' -d 'reorder the queue'
 complete -c strom -n '__strom_at '\''task'\''' -a 'park' -d 'set a task aside; only a person unparks it'
 complete -c strom -n '__strom_at '\''task'\''' -a 'unpark' -d 'return a parked task to where it was'
 complete -c strom -n '__strom_at '\''task'\''' -a 'answer' -d 'answer a waiting task'\''s question; it returns to the queue'
+complete -c strom -n '__strom_at '\''task'\''' -a 'summary' -d 'print or rewrite a task'\''s summary: where it stands, what comes next'
 complete -c strom -n '__strom_at '\''task'\''' -l 'json' -d 'print JSON'
 complete -c strom -n '__strom_at '\''task add'\''' -l 'body' -r -d 'the task'\''s text'
 complete -c strom -n '__strom_at '\''task add'\''' -l 'body-file' -r -d 'read the task'\''s text from a file (- = stdin)'
@@ -69,8 +71,12 @@ complete -c strom -n '__strom_at '\''task edit'\''' -l 'needs' -r -d 'the archiv
 complete -c strom -n '__strom_at '\''task edit'\''' -l 'title' -r -d 'the new title'
 complete -c strom -n '__strom_at '\''task move'\''' -l 'before' -r -d 'the task to put it before'
 complete -c strom -n '__strom_at '\''task park'\''' -l 'why' -r -d 'why the task is set aside'
+complete -c strom -n '__strom_at '\''task summary'\''' -l 'file' -r -d 'the summary'\''s text from file F (- for stdin)'
+complete -c strom -n '__strom_at '\''task summary'\''' -l 'json' -d 'print JSON'
 complete -c strom -n '__strom_at '\''record'\''' -l 'task' -r -d 'the task (outside a session)'
 complete -c strom -n '__strom_at '\''ask'\''' -l 'task' -r -d 'the task (outside a session)'
+complete -c strom -n '__strom_at '\''note'\''' -l 'file' -r -d 'the note'\''s text from file F (- for stdin)'
+complete -c strom -n '__strom_at '\''note'\''' -l 'json' -d 'print JSON'
 complete -c strom -n '__strom_at '\''config'\''' -a 'get' -d 'a setting'\''s value and which source won'
 complete -c strom -n '__strom_at '\''config'\''' -a 'set' -d 'change a setting'
 complete -c strom -n '__strom_at '\''config'\''' -a 'unset' -d 'remove a setting so the next source applies'
@@ -137,6 +143,7 @@ complete -c strom -n '__strom_at '\''help'\''' -a 'task' -d 'the task queue; alo
 complete -c strom -n '__strom_at '\''help'\''' -a 'record' -d 'write down what was found; a session that records nothing counts toward parking its task'
 complete -c strom -n '__strom_at '\''help'\''' -a 'done' -d 'mark the task done; inside a session this also closes the session'
 complete -c strom -n '__strom_at '\''help'\''' -a 'ask' -d 'the task waits for a person'\''s answer; the session closes'
+complete -c strom -n '__strom_at '\''help'\''' -a 'note' -d 'print or rewrite the research'\''s note: what the next session should know'
 complete -c strom -n '__strom_at '\''help'\''' -a 'config' -d 'settings: for this computer, or with --for-tree for this research only'
 complete -c strom -n '__strom_at '\''help'\''' -a 'status' -d 'mode, tasks by state, the last session and the running one'
 complete -c strom -n '__strom_at '\''help'\''' -a 'log' -d 'the sessions, newest first, read from the commits'\'' trailers'
@@ -163,6 +170,7 @@ complete -c strom -n '__strom_at '\''help task'\''' -a 'move' -d 'reorder the qu
 complete -c strom -n '__strom_at '\''help task'\''' -a 'park' -d 'set a task aside; only a person unparks it'
 complete -c strom -n '__strom_at '\''help task'\''' -a 'unpark' -d 'return a parked task to where it was'
 complete -c strom -n '__strom_at '\''help task'\''' -a 'answer' -d 'answer a waiting task'\''s question; it returns to the queue'
+complete -c strom -n '__strom_at '\''help task'\''' -a 'summary' -d 'print or rewrite a task'\''s summary: where it stands, what comes next'
 complete -c strom -n '__strom_at '\''help config'\''' -a 'get' -d 'a setting'\''s value and which source won'
 complete -c strom -n '__strom_at '\''help config'\''' -a 'set' -d 'change a setting'
 complete -c strom -n '__strom_at '\''help config'\''' -a 'unset' -d 'remove a setting so the next source applies'

@@ -82,6 +82,14 @@ func TestEndLineInEachLanguage(t *testing.T) {
 			"Sitzungen: 0 · Ende: nicht gestartet — die Bedingung „fake wait“: not yet",
 			"sezení: 0 · konec: nespuštěno — podmínka „fake wait“: not yet"},
 		{RunResult{Sessions: 1, Stop: ends.StopError, Detail: "x"}, "1 session · stopped: error (x)", "Sitzungen: 1 · Ende: Fehler (x)", "sezení: 1 · konec: chyba (x)"},
+		{RunResult{Sessions: 11, Stop: ends.StopNeedYou, Parked: 3},
+			"11 sessions · stopped: every task left waits for a person · 3 tasks need you: strom task list --state parked",
+			"Sitzungen: 11 · Ende: jede verbleibende Aufgabe wartet auf einen Menschen · 3 Aufgaben brauchen Sie: strom task list --state parked",
+			"sezení: 11 · konec: každý zbývající úkol čeká na člověka · 3 úkoly vás potřebují: strom task list --state parked"},
+		{RunResult{Sessions: 2, Stop: ends.StopDone, Parked: 1, Waiting: 5},
+			"2 sessions · stopped: done · 1 task needs you: strom task list --state parked · 5 tasks wait for your answer: strom task list --state waiting",
+			"Sitzungen: 2 · Ende: fertig · 1 Aufgabe braucht Sie: strom task list --state parked · 5 Aufgaben warten auf Ihre Antwort: strom task list --state waiting",
+			"sezení: 2 · konec: hotovo · 1 úkol vás potřebuje: strom task list --state parked · 5 úkolů čeká na vaši odpověď: strom task list --state waiting"},
 	}
 	for _, c := range cases {
 		for lang, want := range map[string]string{messages.English: c.en, messages.German: c.de, messages.Czech: c.cs} {

@@ -60,6 +60,10 @@ type RunResult struct {
 	// failing; CheckFailed is the last of them: its task and why.
 	ChecksFailed int
 	CheckFailed  CheckFailure
+	// Parked and Waiting count the tasks that wait for a person when the run
+	// ends: parked (strom task unpark), and waiting for an answer (strom task
+	// answer).
+	Parked, Waiting int
 }
 
 // CheckFailure is a session that ended with its exit check failing.
@@ -88,6 +92,12 @@ func (rr RunResult) Say(p *messages.Printer) string {
 		line += " · " + p.Say("stop.checks_failed", messages.Args{"Count": rr.ChecksFailed,
 			"Task": rr.CheckFailed.Task, "Why": termsafe.Line(rr.CheckFailed.Why)})
 	}
+	if rr.Parked > 0 {
+		line += " · " + p.Say("stop.parked", messages.Args{"Count": rr.Parked})
+	}
+	if rr.Waiting > 0 {
+		line += " · " + p.Say("stop.waiting", messages.Args{"Count": rr.Waiting})
+	}
 	return line
 }
 
@@ -99,6 +109,8 @@ func (rr RunResult) Reason(p *messages.Printer) string {
 		return p.Say("stop.done")
 	case ends.StopNoTasks:
 		return p.Say("stop.no_tasks")
+	case ends.StopNeedYou:
+		return p.Say("stop.need_you")
 	case ends.StopTimeLimit:
 		if d == "" {
 			return p.Say("stop.time_limit")
@@ -219,6 +231,13 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, er
 			}
 		}
 		rr.Stop, rr.Detail = s, detail
+		// The end line says how many tasks wait for a person (queue.json alone).
+		if sum, err := r.Tree.QueueSummary(ctx); err == nil {
+			rr.Parked, rr.Waiting = sum.Counts[statefiles.Parked], sum.Counts[statefiles.Waiting]
+			if s == ends.StopNoTasks && rr.Parked+rr.Waiting > 0 && sum.Counts[statefiles.Open]+sum.Counts[statefiles.Started] == 0 {
+				rr.Stop = ends.StopNeedYou
+			}
+		}
 		return rr, nil
 	}
 	byHand := false
@@ -523,6 +542,11 @@ func planAgent(r *research.Research, o RunOptions, s statefiles.Settings) (agent
 	if p.SessionsPerTask, _, err = s.Int("run.sessionsPerTask", ""); err != nil {
 		return p, err
 	}
+	summary, err := s.Resolve("check.summary", "")
+	if err != nil {
+		return p, err
+	}
+	p.CheckSummary = summary.Value == "on"
 	perm, _ := s.Resolve("agent.permissions", "")
 	cmdline, _ := s.Resolve("agent.command", "")
 	check, _ := s.Resolve("check.command", "")

@@ -29,12 +29,14 @@ const (
 	Park     = "park.schema.json"
 	Mode     = "mode.schema.json"
 	Hold     = "hold.schema.json"
+	// Note is the research's handover note, .strom/note.json.
+	Note = "note.schema.json"
 	// Allowed is the user config's allowed.json, not a file of the research.
 	Allowed = "allowed.schema.json"
 )
 
 // All lists every schema name.
-var All = []string{Config, Queue, Queue3, Task, Shard, Queue1, Progress, Park, Mode, Hold, Allowed}
+var All = []string{Config, Queue, Queue3, Task, Shard, Queue1, Progress, Park, Mode, Hold, Note, Allowed}
 
 // URL is the identifier a schema is registered under.
 func URL(name string) string { return "https://strom.invalid/schemas/" + name }

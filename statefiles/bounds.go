@@ -36,6 +36,12 @@ const (
 	// ReasonMax is the most characters of the reason a person parks a task with: it
 	// is shown on the task's line beside its title.
 	ReasonMax = 500
+	// SummaryMax is the most bytes of a task's summary (strom task summary): every
+	// session on the task reads it, and sessions rewrite it rather than add to it.
+	SummaryMax = 4 << 10
+	// NoteMax is the most bytes of the research's handover note (strom note):
+	// every session of the research reads it.
+	NoteMax = 8 << 10
 	// FileMax is the most bytes of each file of the research's state under .strom/
 	// (queue.json, a file of a hundred tasks or of their records, config.json,
 	// park.json, mode.json, a gate's hold.json). It holds queue.json's order of the
@@ -55,6 +61,8 @@ const (
 	RecordText   TextKind = "record"
 	QuestionText TextKind = "question"
 	ReasonText   TextKind = "reason"
+	SummaryText  TextKind = "summary"
+	NoteText     TextKind = "note"
 )
 
 // textBounds is each kind's bound: max characters when chars, else max bytes.
@@ -64,6 +72,7 @@ var textBounds = map[TextKind]struct {
 }{
 	TitleText: {TitleMax, true}, ReasonText: {ReasonMax, true}, BodyText: {BodyMax, false},
 	AnswerText: {AnswerMax, false}, RecordText: {RecordMax, false}, QuestionText: {QuestionMax, false},
+	SummaryText: {SummaryMax, false}, NoteText: {NoteMax, false},
 }
 
 // CheckInput refuses a text of kind k that strom would not keep as it was given,

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/strom-research/strom/messages"
 )
@@ -147,6 +148,10 @@ func TestCheckInput(t *testing.T) {
 		{RecordText, strings.Repeat("a", RecordMax), strings.Repeat("a", RecordMax+1), "", "the record is over strom's bound of 64 KiB"},
 		{QuestionText, strings.Repeat("a", QuestionMax), strings.Repeat("a", QuestionMax+1), "", "the question is over strom's bound of 64 KiB"},
 		{ReasonText, strings.Repeat("ř", ReasonMax), strings.Repeat("ř", ReasonMax+1), "--why", "the reason (--why) is over strom's bound of 500 characters"},
+		{SummaryText, strings.Repeat("a", SummaryMax), strings.Repeat("a", SummaryMax+1), "", "the summary is over strom's bound of 4 KiB"},
+		{SummaryText, strings.Repeat("a", SummaryMax), strings.Repeat("ř", SummaryMax/2+1), "--file s.md", "the summary (--file s.md) is over strom's bound of 4 KiB"},
+		{NoteText, strings.Repeat("a", NoteMax), strings.Repeat("a", NoteMax+1), "", "the note is over strom's bound of 8 KiB"},
+		{NoteText, strings.Repeat("a", NoteMax), strings.Repeat("a", NoteMax+1), "--file -", "the note (--file -) is over strom's bound of 8 KiB"},
 	}
 	for _, tc := range cases {
 		if err := CheckInput(tc.kind, tc.at, tc.from); err != nil {
@@ -179,6 +184,8 @@ func TestCheckInputNotUTF8(t *testing.T) {
 		{RecordText, "", "the record is not UTF-8 text"},
 		{QuestionText, "", "the question is not UTF-8 text"},
 		{ReasonText, "--why", "the reason (--why) is not UTF-8 text"},
+		{SummaryText, "", "the task's summary is not UTF-8 text"},
+		{NoteText, "--file n.md", "the research's note (--file n.md) is not UTF-8 text"},
 	}
 	for _, tc := range cases {
 		if err := CheckInput(tc.kind, "Tábor \x1b[31m\n", tc.from); err != nil {
@@ -230,5 +237,52 @@ func TestBadTaskID(t *testing.T) {
 		if errors.Is(err, ErrBadTaskID) || !errors.Is(err, ErrUnknownTask) || BadInput(err) {
 			t.Errorf("unknownTask(%q) = %v, want only ErrUnknownTask", id, err)
 		}
+	}
+}
+
+// A note and a summary are written whole and read back as written; an empty one
+// or one over its bound is refused and nothing is written; the note's file is
+// valid under its schema.
+func TestNoteAndSummary(t *testing.T) {
+	t.Parallel()
+	tree := At(t.TempDir())
+	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	if n, err := tree.LoadNote(); n != nil || err != nil {
+		t.Fatalf("a research without a note: %v, %v", n, err)
+	}
+	if _, err := tree.SaveNote("Sources: Brno.", now, "S-1"); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{" \n", strings.Repeat("a", NoteMax+1)} {
+		if _, err := tree.SaveNote(bad, now, ""); !BadInput(err) {
+			t.Errorf("SaveNote(%d bytes) = %v, want a refusal", len(bad), err)
+		}
+	}
+	n, err := tree.LoadNote()
+	if err != nil || n.Text != "Sources: Brno." || !n.Updated.Equal(now) || n.Session != "S-1" {
+		t.Fatalf("LoadNote = %+v, %v", n, err)
+	}
+	data, err := os.ReadFile(tree.Path(NoteFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Validate(NoteFile, data); err != nil {
+		t.Errorf("note.json is not valid: %v", err)
+	}
+	task, err := NewTask("T-1", "t", "", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := task.SetSummary(strings.Repeat("a", SummaryMax+1), now, ""); !errors.Is(err, ErrTooLong) || task.Summary != nil {
+		t.Errorf("a summary over its bound: %v, %+v", err, task.Summary)
+	}
+	if err := task.SetSummary("", now, ""); !errors.Is(err, ErrEmpty) {
+		t.Errorf("an empty summary: %v", err)
+	}
+	if err := task.SetSummary("1850 read.", now.Add(time.Hour), "S-2"); err != nil || task.Summary.Text != "1850 read." || !task.Updated.Equal(now.Add(time.Hour)) {
+		t.Errorf("SetSummary: %v, %+v", err, task)
+	}
+	if _, err := EncodeShard([]Task{task}); err != nil {
+		t.Errorf("a task with a summary is not a valid shard: %v", err)
 	}
 }

@@ -65,6 +65,22 @@ type Task struct {
 	// each of them answers its probe.
 	Needs     []string   `json:"needs,omitempty"`
 	Questions []Question `json:"questions,omitempty"`
+	// Summary is what the sessions on the task keep rewriting: where it stands,
+	// what is known, what comes next (strom task summary). Its history is the
+	// history of the task's file.
+	Summary *Summary `json:"summary,omitempty"`
+	// FollowUp is the task's depth in a chain of follow-ups: 0 for a task a
+	// person added, one more than its task's for a task a session added
+	// (run.followUps parks a chain deeper than it allows).
+	FollowUp int `json:"follow_up,omitempty"`
+}
+
+// Summary is a task's summary (at most SummaryMax bytes), rewritten whole, with
+// when and by which session ("" for a person) it was written last.
+type Summary struct {
+	Text    string    `json:"text"`
+	Updated time.Time `json:"updated"`
+	Session string    `json:"session,omitempty"`
 }
 
 // Queue is the whole queue: the tasks in order. On disk it is .strom/queue.json (the

@@ -601,6 +601,8 @@ func Validate(rel string, data []byte) error {
 		return check(shown, schemas.Park, data)
 	case rel == ModeFile:
 		return check(shown, schemas.Mode, data)
+	case rel == NoteFile:
+		return check(shown, schemas.Note, data)
 	case strings.HasPrefix(rel, GatesDir+"/") && strings.HasSuffix(rel, "/"+HoldFile):
 		return check(shown, schemas.Hold, data)
 	case strings.HasPrefix(rel, TasksDir+"/") && !strings.HasPrefix(path.Base(rel), ".tmp-"):

@@ -26,6 +26,7 @@ const (
 	ProgressFile   = "progress.jsonl"
 	ParkFile       = "park.json"
 	ModeFile       = "mode.json"
+	NoteFile       = "note.json"
 	GitignoreFile  = ".gitignore"
 	AttributesFile = ".gitattributes"
 	RunDir         = "run"
@@ -46,6 +47,7 @@ records/*.jsonl merge=strom-progress
 progress/*.jsonl merge=strom-progress
 progress.jsonl merge=strom-progress
 park.json merge=strom-park
+note.json merge=strom-note
 `
 
 // Gitignore is the content of .strom/.gitignore: live state that is never committed.

@@ -80,7 +80,7 @@ func hooksMergeDriverCommand(s *sys) *ffcli.Command {
 	fs := newFlags(s, "strom hooks merge-driver")
 	return &ffcli.Command{
 		Name:       "merge-driver",
-		ShortUsage: "strom hooks merge-driver queue|task|progress|park BASE OURS THEIRS [PATH]",
+		ShortUsage: "strom hooks merge-driver queue|task|progress|park|note BASE OURS THEIRS [PATH]",
 		ShortHelp:  "help.hooks.merge-driver.short",
 		FlagSet:    fs,
 		LongHelp:   withHelp("help.hooks.merge-driver.long", "help.hooks.merge-driver.exits"),

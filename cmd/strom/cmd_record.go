@@ -96,7 +96,7 @@ func doneCommand(s *sys) *ffcli.Command {
 			// A session's done closes it: the exit check that keeps strom session
 			// close from closing keeps the task started too, and says why.
 			if ref.Session != "" && (id == "" || id == ref.Task) {
-				if why := session.CheckNow(ctx, r); why != "" {
+				if why := session.CheckNow(ctx, r, ref.Session, ref.Task); why != "" {
 					return errors.New(s.msg().Say("done.not_yet", messages.Args{"Task": ref.Task, "Why": why}))
 				}
 			}

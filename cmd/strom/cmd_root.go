@@ -25,7 +25,7 @@ func commands(s *sys, args []string) []*ffcli.Command {
 		build func(*sys) *ffcli.Command
 	}{
 		{"init", initCommand}, {"task", taskCommand}, {"record", recordCommand},
-		{"done", doneCommand}, {"ask", askCommand}, {"config", configCommand},
+		{"done", doneCommand}, {"ask", askCommand}, {"note", noteCommand}, {"config", configCommand},
 		{"status", statusCommand}, {"log", logCommand}, {"hooks", hooksCommand},
 		{"run", runCommand}, {"session", sessionCommand}, {"mode", modeCommand},
 		{"chat", chatCommand}, {"gate", gateCommand}, {"usage", usageCommand},

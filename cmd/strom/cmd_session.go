@@ -378,7 +378,7 @@ func sessionCloseCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			if why := session.CheckNow(ctx, r); why != "" {
+			if why := session.CheckNow(ctx, r, ref.Session, ref.Task); why != "" {
 				return errors.New(s.msg().Say("session.close_not_yet", messages.Args{"Why": why}))
 			}
 			if err := runfiles.RequestClose(r, ref.Session, "close"); err != nil {

@@ -50,13 +50,14 @@ func taskCommand(s *sys) *ffcli.Command {
 	var task *ffcli.Command
 	task = &ffcli.Command{
 		Name:       "task",
-		ShortUsage: "strom task <add|list|show|edit|move|park|unpark|answer> …",
+		ShortUsage: "strom task <add|list|show|edit|move|park|unpark|answer|summary> …",
 		ShortHelp:  "help.task.short",
 		LongHelp:   withHelp("help.task.long", ""),
 		FlagSet:    fs,
 		Subcommands: []*ffcli.Command{
 			taskAddCommand(s), taskListCommand(s), taskShowCommand(s), taskEditCommand(s),
 			taskMoveCommand(s), taskParkCommand(s), taskUnparkCommand(s), taskAnswerCommand(s),
+			taskSummaryCommand(s),
 		},
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) > 0 {
@@ -113,7 +114,7 @@ func taskAddCommand(s *sys) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			t, err := queue.AddTaskNeeding(ctx, r, args[0], text, s.inSession(), needs)
+			t, err := queue.AddTaskFrom(ctx, r, args[0], text, s.sessionRef(), needs)
 			if err != nil {
 				return err
 			}
@@ -424,6 +425,9 @@ func printTask(s *sys, t statefiles.Task, recs []statefiles.Record) {
 		if q.Answered != nil {
 			fmt.Fprintln(s.stdout, p.Say("task.show_answered", messages.Args{"When": q.Answered.Format("2006-01-02 15:04"), "Answer": termsafe.Line(q.Answer)}))
 		}
+	}
+	if t.Summary != nil {
+		fmt.Fprintf(s.stdout, "\n%s\n%s\n", p.Say("summary.head", writtenArgs(s, t.ID, t.Summary.Updated, t.Summary.Session)), strings.TrimRight(t.Summary.Text, "\n"))
 	}
 	if len(recs) > 0 {
 		fmt.Fprintf(s.stdout, "\n%s\n", p.Say("task.show_records"))

@@ -112,6 +112,8 @@ func TestKillAtEveryWrite(t *testing.T) {
 		{"task park", []string{"task", "park", "T-2", "--why", "wait for the archive"}, ""},
 		{"task unpark", []string{"task", "unpark", "T-4"}, ""},
 		{"record", []string{"record", "--task", "T-2", "a finding"}, ""},
+		{"task summary", []string{"task", "summary", "T-2", "where it stands"}, ""},
+		{"note", []string{"note", "what the next session should know"}, ""},
 		{"run", []string{"run", "--task", "T-1"}, ""},
 		{"run that asks", []string{"run", "--task", "T-3"}, ""},
 		{"task answer", []string{"task", "answer", "T-3", "Tábor"}, waiting},
@@ -251,6 +253,7 @@ func stateOf(t *testing.T, h *cliHarness, repo string) string {
 	}
 	var tasks []struct {
 		ID, Title, Body, State, Reason string
+		Summary                        *struct{ Text string }
 	}
 	if err := json.Unmarshal([]byte(out[strings.Index(out, "["):]), &tasks); err != nil {
 		t.Fatalf("strom task list --json: %v\n%s", err, out)
@@ -258,8 +261,22 @@ func stateOf(t *testing.T, h *cliHarness, repo string) string {
 	var b strings.Builder
 	mode, _ := os.ReadFile(filepath.Join(repo, ".strom", "mode.json"))
 	fmt.Fprintf(&b, "mode archive=%v\n", strings.Contains(string(mode), `"archive"`))
+	note, err := runIn(t, h, repo, nil, "note", "--json")
+	if err != nil {
+		t.Fatalf("strom note: %v\n%s", err, note)
+	}
+	var n struct{ Note *struct{ Text string } }
+	if err := json.Unmarshal([]byte(note[strings.Index(note, "{"):]), &n); err != nil {
+		t.Fatalf("strom note --json: %v\n%s", err, note)
+	}
+	if n.Note != nil {
+		fmt.Fprintf(&b, "note %q\n", n.Note.Text)
+	}
 	for _, task := range tasks {
 		fmt.Fprintf(&b, "%s %q %q %s %q:", task.ID, task.Title, task.Body, task.State, task.Reason)
+		if task.Summary != nil {
+			fmt.Fprintf(&b, " summary %q:", task.Summary.Text)
+		}
 		out, err := runIn(t, h, repo, nil, "task", "show", task.ID, "--json")
 		if err != nil {
 			t.Fatalf("strom task show %s: %v\n%s", task.ID, err, out)

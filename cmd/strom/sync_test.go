@@ -788,7 +788,7 @@ fi
 		t.Fatalf("the run does not say where the session went:\n%s", out)
 	}
 	branch := m[1]
-	if !strings.Contains(out, "on T-2") || !strings.Contains(out, "2 sessions · stopped: no open tasks") {
+	if !strings.Contains(out, "on T-2") || !strings.Contains(out, "2 sessions · stopped: every task left waits for a person · 1 task needs you: strom task list --state parked") {
 		t.Errorf("the run did not go on with T-2:\n%s", out)
 	}
 	bare := "--git-dir=" + filepath.Join(h.dir, "remote.git")

@@ -487,7 +487,7 @@ func promptTitle(prompt string) string {
 
 // earlierRe matches the heading of the earlier records in a prompt.
 var earlierRe = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?m)^Earlier records \((\d+), oldest first\):$`)
+	return regexp.MustCompile(`(?m)^Earlier records \((?:the newest )?(\d+)(?: of \d+)?, oldest first\):$`)
 })
 
 // promptRecords reads how many earlier records a prompt quotes. Were a task

@@ -25,4 +25,7 @@ type SessionPlan struct {
 	// SessionsPerTask is run.sessionsPerTask: a task is parked after this many
 	// sessions in a row that ended neither done nor waiting; 0 = no limit.
 	SessionsPerTask int
+	// CheckSummary is check.summary: a session that recorded something closes only
+	// once it rewrote its task's summary.
+	CheckSummary bool
 }

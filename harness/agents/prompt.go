@@ -26,7 +26,17 @@ type TaskInfo struct {
 	Deadline time.Time
 	Minutes  int      // the session's length
 	Answers  []QA     // questions asked on this task and their answers
-	Records  []string // earlier records on this task, oldest first
+	Records  []string // earlier records on this task, oldest first (the newest MaxPromptRecords quoted)
+	// OlderRecords counts the task's records older than Records that the caller
+	// left out: the prompt says how many there are and how to page through them.
+	OlderRecords int
+	// Note is the research's handover note (strom note), "" when it has none.
+	Note string
+	// Summary is the task's summary (strom task summary), "" when it has none.
+	Summary string
+	// NeedSummary says that the session's close requires a rewritten summary once
+	// it recorded something (check.summary).
+	NeedSummary bool
 	// Msg says the prompt in the person's language; nil is English. The quoted task
 	// data keeps its English labels (Title:, Text:, Q:, A:), which read as data.
 	Msg *messages.Printer
@@ -62,11 +72,15 @@ func Prompt(t TaskInfo) string {
 	} else {
 		line("commands")
 	}
-	for _, id := range []string{"cmd_task", "cmd_record", "cmd_add", "cmd_done", "cmd_ask", "cmd_close"} {
+	for _, id := range []string{"cmd_task", "cmd_record", "cmd_summary", "cmd_note", "cmd_add", "cmd_done", "cmd_ask", "cmd_close"} {
 		line(id)
 	}
 	b.WriteString("\n")
-	for _, id := range []string{"rules", "rule_one", "rule_commit", "rule_clean", "rule_strom", "rule_time"} {
+	rules := []string{"rules", "rule_one", "rule_commit", "rule_clean", "rule_strom", "rule_time"}
+	if t.NeedSummary {
+		rules = append(rules, "rule_summary")
+	}
+	for _, id := range rules {
 		line(id)
 	}
 	b.WriteString("\n")
@@ -113,16 +127,29 @@ func taskData(t TaskInfo) string {
 			block("A: " + answer)
 		}
 	}
+	if note := strings.TrimSpace(clean(t.Note)); note != "" {
+		line("")
+		line("The research's note (strom note: any session rewrites it for the next):")
+		block(note)
+	}
+	if summary := strings.TrimSpace(clean(t.Summary)); summary != "" {
+		line("")
+		line("The task's summary (strom task summary: rewrite it as the task moves on):")
+		block(summary)
+	}
 	recs := t.Records
 	if len(recs) > MaxPromptRecords {
 		recs = recs[len(recs)-MaxPromptRecords:]
 	}
 	if len(recs) > 0 {
 		line("")
-		if older := len(t.Records) - len(recs); older > 0 {
+		older := len(t.Records) - len(recs) + max(t.OlderRecords, 0)
+		if older > 0 {
 			line(fmt.Sprintf("%d older records are not quoted here: `strom task show %s --page 2` shows the %d before these, --page 3 the ones before those, and so on.", older, t.ID, MaxPromptRecords))
+			line(fmt.Sprintf("Earlier records (the newest %d of %d, oldest first):", len(recs), older+len(recs)))
+		} else {
+			line(fmt.Sprintf("Earlier records (%d, oldest first):", len(recs)))
 		}
-		line(fmt.Sprintf("Earlier records (%d, oldest first):", len(recs)))
 		for _, r := range recs {
 			block("- " + strings.TrimSpace(clean(r)))
 		}

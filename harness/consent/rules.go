@@ -34,6 +34,8 @@ var Rules = []Rule{
 	{Path: "settings/run.minutes", Why: "a number of minutes"},
 	{Path: "settings/run.idleMinutes", Why: "a number of minutes"},
 	{Path: "settings/run.sessionsPerTask", Why: "a number of sessions"},
+	{Path: "settings/run.followUps", Why: "a depth of follow-up tasks"},
+	{Path: "settings/check.summary", Why: "whether a session must rewrite its task's summary before it closes"},
 	{Path: "settings/sync.remote", Why: "names a remote of this clone's own git config: its URL and the programs git runs for it come from that config, not from the tree"},
 	{Path: "settings/messages.language", Why: "the language strom speaks"},
 	{Path: "settings/menu.accessible", Why: "read from the user's settings only: how the menu asks"},

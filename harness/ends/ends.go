@@ -81,6 +81,7 @@ const (
 	StopError
 	StopNeedsPerson // the agent showed a screen only a person may answer
 	StopArchive     // the remaining tasks need an archive that does not answer (R7.1.1)
+	StopNeedYou     // every task left is parked or waits for an answer: a person decides
 )
 
 var stopWords = [...]string{
@@ -96,6 +97,7 @@ var stopWords = [...]string{
 	StopError:             "error",
 	StopNeedsPerson:       "the agent needs a person",
 	StopArchive:           "the archive does not answer",
+	StopNeedYou:           "the tasks left wait for a person",
 }
 
 func (s Stop) String() string { return stopWords[s] }

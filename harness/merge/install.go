@@ -17,6 +17,7 @@ var drivers = []struct{ name, kind, title string }{
 	{"strom-task", "task", "strom: a file of tasks, task by task and field by field"},
 	{"strom-progress", "progress", "strom: the records, all of both sides"},
 	{"strom-park", "park", "strom: the park counters, counter by counter"},
+	{"strom-note", "note", "strom: the research's note, the one written later"},
 }
 
 // Install registers strom's merge drivers in the clone's git config, running strom
@@ -61,7 +62,7 @@ func InstallHaving(ctx context.Context, g *gitrepo.Repo, tree *statefiles.Tree, 
 	return changed, nil
 }
 
-// Files merges one file of the given kind (queue, task, progress, park) from its three
+// Files merges one file of the given kind (queue, task, progress, park, note) from its three
 // versions, as git's merge driver does.
 func Files(kind string, base, ours, theirs []byte) ([]byte, []string, error) {
 	switch kind {
@@ -96,6 +97,9 @@ func Files(kind string, base, ours, theirs []byte) ([]byte, []string, error) {
 	case "park":
 		out, err := Park(base, ours, theirs)
 		return out, nil, err
+	case "note":
+		out, err := Note(base, ours, theirs)
+		return out, nil, err
 	}
-	return nil, nil, fmt.Errorf("strom merges queue, task, progress and park files, not %q", kind)
+	return nil, nil, fmt.Errorf("strom merges queue, task, progress, park and note files, not %q", kind)
 }

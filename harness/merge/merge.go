@@ -1,7 +1,7 @@
 // Package merge merges strom's own state files where two lines of a research's
 // history meet — a git merge, rebase or pull between clones of one research: the
 // queue task by task, a file of records as the union of both sides', park.json counter
-// by counter. `strom hooks merge-driver` runs it for git (.strom/.gitattributes names
+// by counter, the research's note as the side that wrote it later. `strom hooks merge-driver` runs it for git (.strom/.gitattributes names
 // the drivers, strom hooks install registers them).
 //
 // Its guarantee: a merge loses no task, no record and no answer, never deletes or
@@ -146,6 +146,9 @@ func mergeTask(o, a, b fields) fields {
 			from = a
 		case av == ov:
 			from = b
+		case len(names) == 1 && names[0] == "summary":
+			// A summary is rewritten whole: the one written later holds.
+			from = laterSummary(a, b)
 		case released(o, a):
 			// A claim's session returned the task (a crash committed on a rerun)
 			// while the other side moved on: a takeover, or its end. The return

@@ -231,9 +231,9 @@ func keepShard(ctx context.Context, r *research.Research, session, rel string, s
 				return nil, err
 			}
 			notes = append(notes, fmt.Sprintf("restored %s, which the session deleted", id))
-		case t.Title != w.Title || t.Body != w.Body:
+		case t.Title != w.Title || t.Body != w.Body || t.FollowUp != w.FollowUp:
 			if _, err := r.Tree.UpdateTaskLocked(id, func(t *statefiles.Task) error {
-				t.Title, t.Body = w.Title, w.Body
+				t.Title, t.Body, t.FollowUp = w.Title, w.Body, w.FollowUp
 				return nil
 			}); err != nil {
 				return nil, err

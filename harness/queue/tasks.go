@@ -34,7 +34,26 @@ func AddTask(ctx context.Context, r *research.Research, title, body, session str
 // AddTaskNeeding appends a task that needs the archives named (R7.1.1): each must
 // be set up with a probe.
 func AddTaskNeeding(ctx context.Context, r *research.Research, title, body, session string, needs []string) (statefiles.Task, error) {
+	return AddTaskFrom(ctx, r, title, body, SessionRef{Session: session}, needs)
+}
+
+// AddTaskFrom appends a task as AddTaskNeeding does; ref is the session that adds
+// it and that session's task (none for a person). A task a session adds is a
+// follow-up of the session's task, one deeper in its chain; one deeper than
+// run.followUps allows waits parked for a person (FollowUpReason).
+func AddTaskFrom(ctx context.Context, r *research.Research, title, body string, ref SessionRef, needs []string) (statefiles.Task, error) {
 	var out statefiles.Task
+	session := ref.Session
+	limit := 0
+	if session != "" && ref.Task != "" {
+		s, err := r.Settings()
+		if err != nil {
+			return out, err
+		}
+		if limit, _, err = s.Int("run.followUps", ""); err != nil {
+			return out, err
+		}
+	}
 	// Refused before the lock is waited for; NewTask checks it again.
 	if err := statefiles.CheckText(strings.TrimSpace(title), body); err != nil {
 		return out, err
@@ -47,19 +66,31 @@ func AddTaskNeeding(ctx context.Context, r *research.Research, title, body, sess
 		if err != nil {
 			return err
 		}
+		depth := 0
+		if session != "" && ref.Task != "" {
+			if from, err := r.Tree.FindTaskLocked(ref.Task); err == nil {
+				depth = from.FollowUp + 1
+			}
+		}
 		out, err = r.Tree.AddTaskLocked(func(id string) (statefiles.Task, error) {
 			task, err := statefiles.NewTask(id, title, body, r.Now())
 			if err != nil {
 				return task, err
 			}
+			task.FollowUp = depth
 			if session != "" {
 				task.AddedBy = session
 			}
 			if len(needs) > 0 {
 				task.Needs = needs
 			}
-			if saved.Mode == statefiles.ModeArchive {
+			switch {
+			case saved.Mode == statefiles.ModeArchive:
 				if err := task.Park(mode.ArchiveReason, r.Now()); err != nil {
+					return task, err
+				}
+			case limit > 0 && depth > limit:
+				if err := task.Park(FollowUpReason(depth), r.Now()); err != nil {
 					return task, err
 				}
 			}
@@ -178,11 +209,21 @@ func UnparkTask(ctx context.Context, r *research.Research, id string) (statefile
 		if err != nil {
 			return err
 		}
-		t, err := r.Tree.UpdateTaskLocked(id, func(t *statefiles.Task) error { return t.Unpark(r.Now()) })
+		// A person who unparks a task lets its chain of follow-ups go on: the
+		// task's own follow-ups count from it again.
+		t, err := r.Tree.UpdateTaskLocked(id, func(t *statefiles.Task) error {
+			t.FollowUp = 0
+			return t.Unpark(r.Now())
+		})
 		if err != nil {
 			return err
 		}
 		out = t
+		// A running session's snapshot learns the chain's new start, or the
+		// session's close would put the old depth back.
+		if err := rewordInSnapshots(r, t); err != nil {
+			return err
+		}
 		_, empty := park.Empty[t.ID]
 		_, unfinished := park.Unfinished[t.ID]
 		if !empty && !unfinished {
@@ -253,7 +294,15 @@ var ErrNoArchive = errors.New("no archive is set up with the name")
 var (
 	parkedEmptyRE      = regexp.MustCompile(`^(\d+) sessions in a row recorded nothing$`)
 	parkedUnfinishedRE = regexp.MustCompile(`^(\d+) sessions without finishing$`)
+	parkedFollowUpRE   = regexp.MustCompile(`^a follow-up (\d+) deep: each task of its chain was added by a session of the one before$`)
 )
+
+// FollowUpReason is the reason a follow-up depth deep in its chain (deeper than
+// run.followUps) is parked with: the agents keep adding work, and a person decides
+// whether it goes on.
+func FollowUpReason(depth int) string {
+	return "a follow-up " + strconv.Itoa(depth) + " deep: each task of its chain was added by a session of the one before"
+}
 
 // SayParkReason is a parking reason as a person reads it: the reasons strom
 // itself parks with in p's language, a person's own reason as it was given (on
@@ -262,7 +311,7 @@ func SayParkReason(p *messages.Printer, reason string) string {
 	if reason == mode.ArchiveReason {
 		return p.Say("task.archive_reason")
 	}
-	for re, id := range map[*regexp.Regexp]string{parkedEmptyRE: "task.parked_empty", parkedUnfinishedRE: "task.parked_unfinished"} {
+	for re, id := range map[*regexp.Regexp]string{parkedEmptyRE: "task.parked_empty", parkedUnfinishedRE: "task.parked_unfinished", parkedFollowUpRE: "task.parked_follow_up"} {
 		if m := re.FindStringSubmatch(reason); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			return p.Say(id, messages.Args{"Count": n})

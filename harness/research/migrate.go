@@ -67,11 +67,11 @@ func HeadQueue(r *Research) (*statefiles.Queue, error) {
 }
 
 // olderAttributes is .strom/.gitattributes as strom wrote it before the tasks had
-// files of their own (queue version 1).
+// files of their own (queue version 1), and before the research had a note.
 func olderAttributes() string {
 	var out []string
 	for _, l := range strings.SplitAfter(statefiles.Attributes, "\n") {
-		if !strings.HasPrefix(l, statefiles.TasksDir+"/") {
+		if !strings.HasPrefix(l, statefiles.TasksDir+"/") && !strings.HasPrefix(l, statefiles.NoteFile+" ") {
 			out = append(out, l)
 		}
 	}

@@ -71,6 +71,11 @@ func closeSession(ctx context.Context, r *research.Research, res SessionResult, 
 			return err
 		}
 		clean := cleanStateOf(ctx, r, p.Check, changes, gerr)
+		if p.CheckSummary && res.Records > 0 {
+			if t, err := r.Tree.FindTaskLocked(task.ID); err == nil && !summaryBy(t, res.ID) {
+				clean = append(clean, "failed: "+summaryMissing)
+			}
+		}
 		checks = append(checks, clean...)
 		for _, c := range clean {
 			if why, ok := strings.CutPrefix(c, "failed: "); ok && res.CheckFailed == "" {
@@ -208,15 +213,32 @@ func linksUnderStrom(r *research.Research, changes []gitrepo.Change) []string {
 	return links
 }
 
-// CheckNow is the clean-state check an agent meets when it asks to close: the reason
-// the session may not close yet, or "". A check.command of the tree that is not
-// allowed on this computer is not run (allowedCheck).
-func CheckNow(ctx context.Context, r *research.Research) string {
+// CheckNow is the clean-state check an agent meets when session asks to close on
+// task: the reason the session may not close yet, or "". A check.command of the
+// tree that is not allowed on this computer is not run (allowedCheck); with
+// check.summary on, a session that recorded something closes only once it rewrote
+// the task's summary.
+func CheckNow(ctx context.Context, r *research.Research, session, task string) string {
 	if _, err := r.Tree.QueueSummary(ctx); err != nil {
 		return r.Messages().Text(err)
 	}
 	if err := CheckRecords(ctx, r); err != nil {
 		return r.Messages().Text(err)
+	}
+	if s, err := r.Settings(); err != nil {
+		return r.Messages().Text(err)
+	} else if v, err := s.Resolve("check.summary", ""); err == nil && v.Value == "on" {
+		t, err := r.Tree.FindTask(ctx, task)
+		if err != nil {
+			return r.Messages().Text(err)
+		}
+		recs, err := r.Tree.TaskRecords(ctx, t.ID)
+		if err != nil {
+			return r.Messages().Text(err)
+		}
+		if n := recordedBy(recs, session); n > 0 && !summaryBy(t, session) {
+			return r.Messages().Say("session.summary_not_rewritten", messages.Args{"Count": n, "Task": t.ID})
+		}
 	}
 	g, err := r.Git(ctx)
 	if err != nil {
@@ -229,6 +251,26 @@ func CheckNow(ctx context.Context, r *research.Research) string {
 		return strings.TrimPrefix(n, "failed: ")
 	}
 	return ""
+}
+
+// summaryMissing is the Strom-Check words of a session that recorded something and
+// left its task's summary as it was, while check.summary is on.
+const summaryMissing = "the session recorded and did not rewrite the task's summary (strom task summary)"
+
+// recordedBy counts the records session made among recs.
+func recordedBy(recs []statefiles.Record, session string) int {
+	n := 0
+	for _, rec := range recs {
+		if rec.Session == session {
+			n++
+		}
+	}
+	return n
+}
+
+// summaryBy reports whether session wrote t's summary last.
+func summaryBy(t statefiles.Task, session string) bool {
+	return t.Summary != nil && t.Summary.Session == session
 }
 
 // runCheck runs the check command (check.command), returning why it failed or "".

@@ -124,7 +124,13 @@ func RunSession(ctx context.Context, r *research.Research, p agents.SessionPlan,
 	// session deleted or reworded, even after a crash.
 	var task statefiles.Task
 	var recs []statefiles.Record
+	var note string
 	err := r.Tree.Locked(ctx, func() error {
+		if n, err := r.Tree.LoadNote(); err != nil {
+			return err
+		} else if n != nil {
+			note = n.Text
+		}
 		t, err := r.Tree.UpdateTaskLocked(p.Task.ID, func(t *statefiles.Task) error {
 			if t.State != statefiles.Open && (t.State != statefiles.Started || p.Session == "" || t.Session != p.Session) {
 				return messages.New("run.not_open_now", messages.Args{"Task": t.ID, "State": messages.New("state."+string(t.State), nil)})
@@ -165,8 +171,12 @@ func RunSession(ctx context.Context, r *research.Research, p agents.SessionPlan,
 		info.Records = append(info.Records, rec.Text)
 	}
 	if n := len(info.Records); n > agents.MaxPromptRecords {
-		info.Records = info.Records[n-agents.MaxPromptRecords:]
+		info.Records, info.OlderRecords = info.Records[n-agents.MaxPromptRecords:], n-agents.MaxPromptRecords
 	}
+	if task.Summary != nil {
+		info.Summary = task.Summary.Text
+	}
+	info.Note, info.NeedSummary = note, p.CheckSummary
 	prompt := agents.Prompt(info)
 	v := p.Vars
 	v.Prompt, v.Session = prompt, id
