@@ -21,7 +21,10 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	if filepath.Base(os.Args[0]) != "strom" { // not a strom the tests started
+	switch filepath.Base(os.Args[0]) {
+	case "strom", "strom-app", "strom-menu":
+		// A program the tests started, in the environment they gave it.
+	default:
 		testenv.CacheHome()
 		if err := testenv.PersonFree(); err != nil {
 			fmt.Fprintln(os.Stderr, "a home for the tests:", err)
