@@ -105,50 +105,13 @@ func TestStartAnywayOnTerminal(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(home, ".config", "strom", "config.json"), []byte(cfg), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			quiet := func(args ...string) {
-				t.Helper()
-				var out lockedBuffer
-				s := &sys{stdin: strings.NewReader(""), stdout: &out, stderr: &out, getenv: os.Getenv, dir: repo}
-				if code := run(context.Background(), args, s); code != 0 {
-					t.Fatalf("strom %v: exit %d: %s", args, code, out.String())
-				}
-			}
-			quiet("init", "--agent", "demo")
-			quiet("task", "add", "First task")
-			quiet("task", "add", "Second task")
+			quietIn(t, repo, "init", "--agent", "demo")
+			quietIn(t, repo, "task", "add", "First task")
+			quietIn(t, repo, "task", "add", "Second task")
 
-			ptmx, tty, err := pty.Open()
-			if err != nil {
-				t.Fatalf("open pty: %v", err)
-			}
-			defer ptmx.Close()
-			defer tty.Close()
-			if _, err := ptmx.Write([]byte(tt.typed)); err != nil {
-				t.Fatal(err)
-			}
-			go func() { _, _ = io.Copy(io.Discard, ptmx) }()
-
-			var stdout, stderr lockedBuffer
-			s := &sys{stdin: tty, stdout: &stdout, stderr: &stderr, getenv: os.Getenv, dir: repo}
 			args := append([]string{"run"}, tt.args...)
 			args = append(args, "--agent", "command", "--", "true")
-			code := run(context.Background(), args, s)
-			if code != tt.code {
-				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout.String(), stderr.String())
-			}
-			for _, want := range tt.stdout {
-				if !strings.Contains(stdout.String(), want) {
-					t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
-				}
-			}
-			for _, want := range tt.stderr {
-				if !strings.Contains(stderr.String(), want) {
-					t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
-				}
-			}
-			if tt.noStderr != "" && strings.Contains(stderr.String(), tt.noStderr) {
-				t.Errorf("stderr has %q:\n%s", tt.noStderr, stderr.String())
-			}
+			onTerminal(t, repo, tt.typed, args, tt.code, tt.stdout, tt.stderr, tt.noStderr)
 		})
 	}
 }
@@ -222,47 +185,55 @@ func TestStartAnywayNotLoggedIn(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(home, ".config", "strom", "config.json"), []byte(cfg), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			quiet := func(args ...string) {
-				t.Helper()
-				var out lockedBuffer
-				s := &sys{stdin: strings.NewReader(""), stdout: &out, stderr: &out, getenv: os.Getenv, dir: repo}
-				if code := run(context.Background(), args, s); code != 0 {
-					t.Fatalf("strom %v: exit %d: %s", args, code, out.String())
-				}
-			}
-			quiet("init", "--agent", "claude")
-			quiet("task", "add", "First task")
+			quietIn(t, repo, "init", "--agent", "claude")
+			quietIn(t, repo, "task", "add", "First task")
 
-			ptmx, tty, err := pty.Open()
-			if err != nil {
-				t.Fatalf("open pty: %v", err)
-			}
-			defer ptmx.Close()
-			defer tty.Close()
-			if _, err := ptmx.Write([]byte(tt.typed)); err != nil {
-				t.Fatal(err)
-			}
-			go func() { _, _ = io.Copy(io.Discard, ptmx) }()
-
-			var stdout, stderr lockedBuffer
-			s := &sys{stdin: tty, stdout: &stdout, stderr: &stderr, getenv: os.Getenv, dir: repo}
-			code := run(context.Background(), []string{"run"}, s)
-			if code != tt.code {
-				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout.String(), stderr.String())
-			}
-			for _, want := range tt.stdout {
-				if !strings.Contains(stdout.String(), want) {
-					t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
-				}
-			}
-			for _, want := range tt.stderr {
-				if !strings.Contains(stderr.String(), want) {
-					t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
-				}
-			}
-			if tt.noStderr != "" && strings.Contains(stderr.String(), tt.noStderr) {
-				t.Errorf("stderr has %q:\n%s", tt.noStderr, stderr.String())
-			}
+			onTerminal(t, repo, tt.typed, []string{"run"}, tt.code, tt.stdout, tt.stderr, tt.noStderr)
 		})
+	}
+}
+
+// quietIn runs strom ARGS in repo without a terminal; it must succeed.
+func quietIn(t *testing.T, repo string, args ...string) {
+	t.Helper()
+	var out lockedBuffer
+	s := &sys{stdin: strings.NewReader(""), stdout: &out, stderr: &out, getenv: os.Getenv, dir: repo}
+	if code := run(context.Background(), args, s); code != 0 {
+		t.Fatalf("strom %v: exit %d: %s", args, code, out.String())
+	}
+}
+
+// onTerminal runs strom ARGS in repo with a pty as the person's terminal and typed
+// typed into it, and checks its exit status, the lines its output must hold, and
+// one its standard error must not.
+func onTerminal(t *testing.T, repo, typed string, args []string, code int, stdout, stderr []string, noStderr string) {
+	t.Helper()
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Fatalf("open pty: %v", err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	if _, err := ptmx.Write([]byte(typed)); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, ptmx) }()
+	var out, errs lockedBuffer
+	s := &sys{stdin: tty, stdout: &out, stderr: &errs, getenv: os.Getenv, dir: repo}
+	if got := run(context.Background(), args, s); got != code {
+		t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", got, code, out.String(), errs.String())
+	}
+	for _, want := range stdout {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out.String())
+		}
+	}
+	for _, want := range stderr {
+		if !strings.Contains(errs.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs.String())
+		}
+	}
+	if noStderr != "" && strings.Contains(errs.String(), noStderr) {
+		t.Errorf("stderr has %q:\n%s", noStderr, errs.String())
 	}
 }

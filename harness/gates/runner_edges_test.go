@@ -127,14 +127,7 @@ func TestRunnerNoIsNoWait(t *testing.T) {
 		g, fake, out := edgeRun(t, "claude-usage 10", 40)
 		g.Confirm = func(string) (bool, bool) { return false, false }
 		g.Until = edgeStart.Add(time.Minute)
-		done := make(chan *ends.GateStop, 1)
-		go func() {
-			gs, err := g.Before(context.Background(), 1)
-			if err != nil {
-				t.Error(err)
-			}
-			done <- gs
-		}()
+		done := beforeInBackground(t, g)
 		// The wait is logged before it begins; then the clock runs to --until.
 		logged := func() bool {
 			data, _ := os.ReadFile(g.Asker.Tree.Path(statefiles.GateLogFile))
@@ -210,14 +203,7 @@ func TestRunnerLongReason(t *testing.T) {
 				t.Fatal(err)
 			}
 			g.Until = edgeStart.Add(time.Minute)
-			done := make(chan *ends.GateStop, 1)
-			go func() {
-				gs, err := g.Before(context.Background(), 1)
-				if err != nil {
-					t.Error(err)
-				}
-				done <- gs
-			}()
+			done := beforeInBackground(t, g)
 			var gs *ends.GateStop
 		run:
 			for {
@@ -274,4 +260,18 @@ func TestRunnerHandRunProgramWatch(t *testing.T) {
 	if out.String() != want {
 		t.Errorf("second question printed:\n%s\nwant:\n%s", out, want)
 	}
+}
+
+// beforeInBackground asks g before the first session in a goroutine of its own and
+// gives its answer on the channel returned; an error fails the test.
+func beforeInBackground(t *testing.T, g *Runner) <-chan *ends.GateStop {
+	done := make(chan *ends.GateStop, 1)
+	go func() {
+		gs, err := g.Before(context.Background(), 1)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- gs
+	}()
+	return done
 }
