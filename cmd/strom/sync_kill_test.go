@@ -213,8 +213,8 @@ func TestSyncKillCampaign(t *testing.T) {
 	t.Logf("%d clones (%d over the path, %d over git daemon), %d rounds in %s: %d kills (strom %d, agent %d, both %d, git %d, git with its strom %d), %d rounds without the process to kill; %d outages (daemon stopped %d, repo renamed %d)",
 		len(c.clones), (len(c.clones)+1)/2, len(c.clones)/2, rounds, killing.Round(time.Second), got(done),
 		done["strom"], done["agent"], done["both"], done["git"], done["git+strom"], missed, outages["daemon"]+outages["rename"], outages["daemon"], outages["rename"])
-	t.Logf("%d runs, %d reruns after a kill, %d ended for the remote away: %d wedged reruns, %d sessions (%d crashed) on %d tasks, %d sessions lost, %d tasks worked twice, %d temporary files in commits, fsck: %s, %d claims left",
-		c.runs, c.reruns, c.awayEnds, len(c.wedged), f.sessions, f.crashed, f.tasks, f.lost, f.twice, f.temps, f.fsck, f.claims)
+	t.Logf("%d runs, %d reruns after a kill, %d ended for the remote away: %d wedged reruns, %d sessions (%d crashed) on %d tasks (%d parked after their agent was killed twice), %d sessions lost, %d tasks worked twice, %d temporary files in commits, fsck: %s, %d claims left",
+		c.runs, c.reruns, c.awayEnds, len(c.wedged), f.sessions, f.crashed, f.tasks, f.parked, f.lost, f.twice, f.temps, f.fsck, f.claims)
 	for _, w := range c.wedged {
 		t.Errorf("wedged: %s", w)
 	}
@@ -529,8 +529,8 @@ func (c *campaign) killLeftovers() {
 
 // campaignFigures are what the remote holds at the campaign's end.
 type campaignFigures struct {
-	tasks, sessions, crashed, lost, twice, temps, claims int
-	fsck                                                 string
+	tasks, sessions, crashed, lost, twice, temps, claims, parked int
+	fsck                                                         string
 }
 
 // tempFile matches the names of temporary files of strom and git.
@@ -544,6 +544,7 @@ func (c *campaign) check(t *testing.T) campaignFigures {
 	bare := "--git-dir=" + c.bare
 	check := filepath.Join(h.dir, "check")
 	h.gitIn(t, h.dir, "clone", "-q", c.bare, check)
+	var parked []string
 	cmd := exec.Command(h.strom, "task", "list", "--all")
 	cmd.Dir, cmd.Env = check, h.env
 	list, _ := cmd.CombinedOutput()
@@ -553,7 +554,13 @@ func (c *campaign) check(t *testing.T) campaignFigures {
 			continue
 		}
 		f.tasks++
-		if fs[1] != "done" {
+		switch {
+		case fs[1] == "parked" && strings.HasSuffix(l, "sessions in a row recorded nothing"):
+			// The rule that parks a task whose agent ended twice without a
+			// record holds for agents the driver killed too; such a task is
+			// checked below to have been killed so.
+			parked = append(parked, fs[0])
+		case fs[1] != "done":
 			t.Errorf("on the remote: %s", l)
 		}
 	}
@@ -600,6 +607,23 @@ func (c *campaign) check(t *testing.T) campaignFigures {
 			f.twice++
 			t.Errorf("%s worked twice: %+v", task, ss)
 		}
+	}
+	for _, task := range parked {
+		failed, other := 0, 0
+		for _, s := range byTask[task] {
+			switch s.end {
+			case "agent-failed":
+				failed++
+			case "crashed":
+			default:
+				other++
+			}
+		}
+		if failed < 2 || other > 0 {
+			t.Errorf("%s parked for sessions that recorded nothing, but not for agents killed: %+v", task, byTask[task])
+			continue
+		}
+		f.parked++
 	}
 	lost := lostSessions(t, h, check, cloneDirs(c.clones))
 	f.lost = len(lost)
