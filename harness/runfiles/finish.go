@@ -97,6 +97,7 @@ func RunFinishRequested(r *research.Research) bool {
 // ClearRunRequests removes the run's own requests, at its start and its end.
 func ClearRunRequests(r *research.Research) {
 	os.Remove(RequestFile(r, "finish", runRequest))
+	os.Remove(RequestFile(r, startRequest, runRequest))
 }
 
 // PendingFinish is the finish request pending in the live run ri: its session's,
