@@ -8,7 +8,7 @@ import (
 	"github.com/strom-research/strom/messages"
 )
 
-// Params are the gate's words: `claude-usage [n] [--cap c]`.
+// Params are the gate's words: `claude-usage [n] [--cap c] [--five-hour f]`.
 type Params struct {
 	// N is the lead in points the week's pace keeps (R7.5): 0–99, 0 when not given.
 	N int
