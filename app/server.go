@@ -128,6 +128,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /overview", s.fragment)
 	mux.HandleFunc("GET /events", s.events)
 	mux.HandleFunc("POST /finish", s.finish)
+	mux.HandleFunc("POST /start-anyway", s.startAnyway)
 	mux.HandleFunc("/finish", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, s.w.say("app.refuse.finish_get"), http.StatusMethodNotAllowed)
 	})

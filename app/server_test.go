@@ -582,3 +582,92 @@ func TestPageSessionModel(t *testing.T) {
 		}
 	}
 }
+
+// TestStartAnyway: a run with no terminal asks "Start anyway?" on the overview too
+// (R7.4.1); the page shows it while an overview watches, and its buttons answer it
+// under the same token, Origin and CSRF rules as Finish and stop.
+func TestStartAnyway(t *testing.T) {
+	t.Parallel()
+	const question = "The condition “office-hours” would not start now — outside office hours. Start anyway?"
+	setup := func(t *testing.T) (*research.Research, *Server, http.Handler) {
+		r := newResearch(t, "Find Anna")
+		working(t, r, "")
+		s, h := newServer(t, r.Tree.Root)
+		return r, s, h
+	}
+	answered := func(r *research.Research) (bool, bool) { return runfiles.StartAnswer(r) }
+	form := func(s *Server, r *research.Research, answer string) url.Values {
+		return url.Values{"csrf": {s.csrf}, "research": {researchID(r.Tree.Root)}, "answer": {answer}}
+	}
+
+	t.Run("the page watches and shows the question", func(t *testing.T) {
+		t.Parallel()
+		r, _, h := setup(t)
+		if runfiles.Watched(r) {
+			t.Fatal("a research no overview showed counts as watched")
+		}
+		body := do(h, "GET", "/", "secret-token", nil, nil).Body.String()
+		if strings.Contains(body, `action="/start-anyway"`) {
+			t.Fatalf("the page asks with no question pending:\n%s", body)
+		}
+		if !runfiles.Watched(r) {
+			t.Fatal("the overview did not mark the research as watched")
+		}
+		if err := runfiles.AskStart(r, question, testNow.Add(2*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		body = do(h, "GET", "/", "secret-token", nil, nil).Body.String()
+		for _, want := range []string{`data-state="question"`, "outside office hours. Start anyway?", `action="/start-anyway"`, `value="yes"`, `value="no"`, "Don&#39;t start", testNow.Add(2 * time.Minute).Local().Format("15:04")} {
+			if !strings.Contains(body, want) {
+				t.Errorf("the page does not show %q:\n%s", want, body)
+			}
+		}
+	})
+	t.Run("refused", func(t *testing.T) {
+		t.Parallel()
+		r, s, h := setup(t)
+		if err := runfiles.AskStart(r, question, testNow.Add(2*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		bad := form(s, r, "yes")
+		bad.Set("csrf", "wrong")
+		for _, c := range []struct {
+			name   string
+			form   url.Values
+			cookie string
+			header map[string]string
+			code   int
+		}{
+			{"no csrf", bad, "secret-token", nil, http.StatusForbidden},
+			{"another origin", form(s, r, "yes"), "secret-token", map[string]string{"Origin": "http://attacker.example"}, http.StatusForbidden},
+			{"no token", form(s, r, "yes"), "", nil, http.StatusForbidden},
+			{"no such answer", form(s, r, "maybe"), "secret-token", nil, http.StatusBadRequest},
+		} {
+			if rec := do(h, "POST", "/start-anyway", c.cookie, c.form, c.header); rec.Code != c.code {
+				t.Errorf("%s: %d, want %d", c.name, rec.Code, c.code)
+			}
+			if _, ok := answered(r); ok {
+				t.Fatalf("%s answered the question", c.name)
+			}
+		}
+	})
+	for _, answer := range []string{"yes", "no"} {
+		t.Run(answer, func(t *testing.T) {
+			t.Parallel()
+			r, s, h := setup(t)
+			if rec := do(h, "POST", "/start-anyway", "secret-token", form(s, r, answer), nil); rec.Code != http.StatusConflict {
+				t.Errorf("an answer with no question pending: %d, want 409", rec.Code)
+			}
+			if err := runfiles.AskStart(r, question, testNow.Add(2*time.Minute)); err != nil {
+				t.Fatal(err)
+			}
+			rec := do(h, "POST", "/start-anyway", "secret-token", form(s, r, answer), map[string]string{"Origin": "http://127.0.0.1:8123"})
+			if rec.Code != http.StatusSeeOther {
+				t.Fatalf("POST /start-anyway: %d, want 303: %s", rec.Code, rec.Body)
+			}
+			if yes, ok := answered(r); !ok || yes != (answer == "yes") {
+				t.Errorf("the run reads %v, %v; want %s", yes, ok, answer)
+			}
+		})
+	}
+}

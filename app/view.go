@@ -20,6 +20,7 @@ import (
 	"github.com/strom-research/strom/harness/gates/claudeusage"
 	"github.com/strom-research/strom/harness/mode"
 	"github.com/strom-research/strom/harness/research"
+	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/harness/views"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -96,6 +97,8 @@ func (s *Server) research(ctx context.Context, root string) researchView {
 		return v
 	}
 	v.Now = r.Now()
+	// A run with no terminal asks its "Start anyway?" here while a page shows it.
+	runfiles.NoteWatched(r)
 	o, err := views.ReadOverview(ctx, r)
 	if err == nil {
 		v.Sessions, err = s.sessions(ctx, r)
@@ -256,6 +259,42 @@ func (s *Server) finish(w http.ResponseWriter, r *http.Request) {
 		err = views.AskFinishFromApp(res, strings.TrimSpace(r.PostForm.Get("session")))
 	}
 	if errors.Is(err, views.ErrNoSessionWorking) {
+		http.Error(w, s.w.p.Text(err), http.StatusConflict)
+		return
+	}
+	if err != nil {
+		http.Error(w, s.w.p.Text(err), http.StatusInternalServerError)
+		return
+	}
+	http.Redirect(w, r, "/#"+researchID(root), http.StatusSeeOther)
+}
+
+// startAnyway answers a run's "Start anyway?" (R7.4.1), asked here because the run
+// has no terminal.
+func (s *Server) startAnyway(w http.ResponseWriter, r *http.Request) {
+	if o := r.Header.Get("Origin"); o != "" && o != "http://"+r.Host {
+		http.Error(w, s.w.say("app.refuse.origin"), http.StatusForbidden)
+		return
+	}
+	if err := r.ParseForm(); err != nil || !hmacEqual(r.PostForm.Get("csrf"), s.csrf) {
+		http.Error(w, s.w.say("app.refuse.csrf"), http.StatusForbidden)
+		return
+	}
+	root, ok := s.find(r.PostForm.Get("research"))
+	if !ok {
+		http.Error(w, s.w.say("app.refuse.gone"), http.StatusNotFound)
+		return
+	}
+	answer := r.PostForm.Get("answer")
+	if answer != "yes" && answer != "no" {
+		http.Error(w, s.w.say("app.refuse.bad_answer"), http.StatusBadRequest)
+		return
+	}
+	res, err := research.Open(root, s.o.Env)
+	if err == nil {
+		err = runfiles.AnswerStart(res, answer == "yes")
+	}
+	if errors.Is(err, runfiles.ErrNoQuestion) {
 		http.Error(w, s.w.p.Text(err), http.StatusConflict)
 		return
 	}

@@ -393,17 +393,23 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, er
 			// session's work is committed and its task is back in the queue.
 			return stopNow(ends.StopError, r.Messages().Say("stop.agent_failed", messages.Args{"Detail": res.Detail}))
 		case ends.EndStoppedByHand, ends.EndFinishRequested:
-			byHand = true
+			byHand = res.Finish == nil || res.Finish.By != runfiles.FinishByWindow
 		}
 		// A finish asked during the session ends the run after it, however the
 		// session ended: closed, done, waiting, the time limit (R7.3). A watching
-		// condition's finish ends it with the condition's cap (R7.4.2).
+		// condition's finish ends it with the condition's cap (R7.4.2), but for
+		// the five-hour limit of claude-usage --five-hour.
 		if f := res.Finish; f != nil {
-			if !f.Person() {
+			switch f.By {
+			case runfiles.FinishByWindow:
+				// The five-hour limit finished the session; the run goes on, and
+				// its condition waits for the window's reset.
+			case runfiles.FinishByCondition:
 				rr.Gate = f.Gate
 				return stopNow(ends.StopCap, f.Reason)
+			default:
+				byHand = true
 			}
-			byHand = true
 		}
 	}
 }

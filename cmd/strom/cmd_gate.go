@@ -247,7 +247,7 @@ func (s *sys) gateRunner(r *research.Research, settings statefiles.Settings, o h
 		EachSession: o.Loop || !o.Until.IsZero(),
 		Until:       o.Until,
 		Interrupts:  o.Interrupts,
-		Confirm:     s.startAnyway,
+		Confirm:     s.startAnyway(r, o.Out),
 	}, nil
 }
 
@@ -269,16 +269,6 @@ func (s *sys) capGate(r *research.Research, settings statefiles.Settings, o harn
 		return capRunner, nil
 	}
 	return gates.Chain{capRunner, inner}, nil
-}
-
-// startAnyway asks the person on the terminal; Enter means no. Without a terminal
-// no one is asked.
-func (s *sys) startAnyway(question string) (yes, asked bool) {
-	tty := s.terminal()
-	if tty == nil {
-		return false, false
-	}
-	return s.yes(tty, question), true
 }
 
 // yes asks a question on the terminal in the person's language ("[y/N]", "[j/N]",

@@ -130,7 +130,7 @@ func (l liveSession) line(p *messages.Printer, now time.Time) string {
 		if l.Finish.Person() {
 			out += "  " + p.Say("session.finish_requested")
 		} else {
-			out += "  " + p.Say("session.finish_cap", messages.Args{"Gate": l.Finish.Gate})
+			out += "  " + p.Say("session.finish_"+l.Finish.Limit(), messages.Args{"Gate": l.Finish.Gate})
 		}
 	}
 	if l.WaitingForInput {

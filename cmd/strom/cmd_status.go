@@ -91,7 +91,7 @@ func runStatus(ctx context.Context, s *sys, o statusOptions) error {
 		if asked {
 			pending = p.Say("status.finish_asked")
 			if !finish.Person() {
-				pending = p.Say("status.finish_cap", messages.Args{"Gate": finish.Gate})
+				pending = p.Say("status.finish_"+finish.Limit(), messages.Args{"Gate": finish.Gate})
 			}
 		}
 		switch {

@@ -182,11 +182,24 @@ func (s *sys) reportUsage(session string, data []byte) string {
 	if ok {
 		_ = gates.SaveReport(r.Tree, session, u)
 		status = append(status, s.say("usage_week.status_week", messages.Args{"Used": pctText(u.WeekUsed)}), "5h "+pctText(u.FiveHourUsed))
-		if w, found := gates.LoadWatch(r.Tree); found && ri != nil && ri.Session == session && w.PID == ri.PID && u.WeekUsed >= w.WeekFinishAt {
-			if f, asked := runfiles.FinishRequested(r, session); !asked || f.Person() {
-				_ = runfiles.RequestCapFinish(r, session, w.Gate, s.capReached(u, w.WeekFinishAt, now))
+		if w, found := gates.LoadWatch(r.Tree); found && ri != nil && ri.Session == session && w.PID == ri.PID {
+			f, asked := runfiles.FinishRequested(r, session)
+			switch {
+			case w.WeekFinishAt > 0 && u.WeekUsed >= w.WeekFinishAt:
+				// The week's cap ends the run; it outranks every other request.
+				if !asked || f.By != runfiles.FinishByCondition {
+					_ = runfiles.RequestCapFinish(r, session, w.Gate, s.capReached(u, w.WeekFinishAt, now))
+				}
+				status = append(status, s.say("usage_week.status_finishing"))
+			case w.FiveHourFinishAt > 0 && u.FiveHourUsed >= w.FiveHourFinishAt:
+				// The five-hour limit finishes the session; a person's request,
+				// which ends the run, stays.
+				if !asked {
+					_ = runfiles.RequestWindowFinish(r, session, w.Gate, s.say("usage_week.five_hour_reached",
+						messages.Args{"Used": pctText(u.FiveHourUsed), "Limit": pctText(w.FiveHourFinishAt)}))
+				}
+				status = append(status, s.say("usage_week.status_finishing_window"))
 			}
-			status = append(status, s.say("usage_week.status_finishing"))
 		}
 	}
 	return strings.Join(status, " · ")

@@ -132,8 +132,13 @@ func decodeAnswer(out []byte) (Answer, error) {
 	if a.RetryAfterS < 0 || math.IsNaN(a.RetryAfterS) || a.RetryAfterS > 30*24*3600 {
 		return Answer{}, fmt.Errorf("read retry_after_s %v: %w", a.RetryAfterS, ErrBadAnswer)
 	}
-	if a.Watch != nil && (a.Watch.WeekFinishAt <= 0 || a.Watch.WeekFinishAt > 100) {
-		return Answer{}, fmt.Errorf("read watch.week_finish_at %v: %w", a.Watch.WeekFinishAt, ErrBadAnswer)
+	if w := a.Watch; w != nil {
+		if w.WeekFinishAt < 0 || w.WeekFinishAt > 100 || w.WeekFinishAt == 0 && w.FiveHourFinishAt == 0 {
+			return Answer{}, fmt.Errorf("read watch.week_finish_at %v: %w", w.WeekFinishAt, ErrBadAnswer)
+		}
+		if w.FiveHourFinishAt < 0 || w.FiveHourFinishAt > 100 {
+			return Answer{}, fmt.Errorf("read watch.five_hour_finish_at %v: %w", w.FiveHourFinishAt, ErrBadAnswer)
+		}
 	}
 	a.Reason = strings.Join(strings.Fields(a.Reason), " ")
 	if a.Reason == "" {

@@ -337,7 +337,7 @@ func LoadWatch(tree *statefiles.Tree) (Watched, bool) {
 		return Watched{}, false
 	}
 	var w Watched
-	if json.Unmarshal(data, &w) != nil || w.WeekFinishAt <= 0 {
+	if json.Unmarshal(data, &w) != nil || w.WeekFinishAt <= 0 && w.FiveHourFinishAt <= 0 {
 		return Watched{}, false
 	}
 	return w, true

@@ -13,6 +13,10 @@ import (
 const (
 	FinishByPerson    = "person"    // strom session finish, Ctrl-C
 	FinishByCondition = "condition" // a watching condition: the week's cap
+	// FinishByWindow is a watching condition's five-hour limit (claude-usage
+	// --five-hour): the session finishes, and the run goes on to its condition,
+	// which waits for the window's reset.
+	FinishByWindow = "window"
 )
 
 // runRequest names the finish request of a run with no session at work (waiting
@@ -28,7 +32,16 @@ type FinishRequest struct {
 }
 
 // Person reports whether a person asked (not a condition).
-func (f FinishRequest) Person() bool { return f.By != FinishByCondition }
+func (f FinishRequest) Person() bool { return f.By != FinishByCondition && f.By != FinishByWindow }
+
+// Limit names the limit a condition's request is for, as the messages' ids end:
+// "cap" for the week's cap, "window" for the five-hour window.
+func (f FinishRequest) Limit() string {
+	if f.By == FinishByWindow {
+		return "window"
+	}
+	return "cap"
+}
 
 // Note is the line every strom command in the session adds while the request is
 // pending: the agent learns who asked and what to do.
@@ -39,7 +52,7 @@ func (f FinishRequest) SayNote(p *messages.Printer) string {
 	if f.Person() {
 		return p.Say("note.finish_person")
 	}
-	return p.Say("note.finish_cap", messages.Args{"Gate": f.Gate, "Reason": f.Reason})
+	return p.Say("note.finish_"+f.Limit(), messages.Args{"Gate": f.Gate, "Reason": f.Reason})
 }
 
 // Typed is what an agent that takes typed text is told, in the person's language.
@@ -47,7 +60,7 @@ func (f FinishRequest) Typed(p *messages.Printer, profileText string) string {
 	if f.Person() {
 		return profileText
 	}
-	return p.Say("note.finish_cap_typed", messages.Args{"Gate": f.Gate, "Reason": f.Reason})
+	return p.Say("note.finish_"+f.Limit()+"_typed", messages.Args{"Gate": f.Gate, "Reason": f.Reason})
 }
 
 // RequestFinish asks a running session to finish for a person (R7.3).
@@ -59,6 +72,12 @@ func RequestFinish(r *research.Research, session, why string) error {
 // which watches the week's usage, found it at its cap (R7.4.2, R7.5.4).
 func RequestCapFinish(r *research.Research, session, gate, reason string) error {
 	return writeFinish(r, session, FinishRequest{By: FinishByCondition, Gate: gate, Reason: reason})
+}
+
+// RequestWindowFinish asks a running session to finish because the five-hour
+// window reached the limit a watching condition set; the run goes on.
+func RequestWindowFinish(r *research.Research, session, gate, reason string) error {
+	return writeFinish(r, session, FinishRequest{By: FinishByWindow, Gate: gate, Reason: reason})
 }
 
 // RequestRunFinish asks a run that has no session at work — it waits for its
@@ -97,6 +116,7 @@ func RunFinishRequested(r *research.Research) bool {
 // ClearRunRequests removes the run's own requests, at its start and its end.
 func ClearRunRequests(r *research.Research) {
 	os.Remove(RequestFile(r, "finish", runRequest))
+	os.Remove(RequestFile(r, startRequest, runRequest))
 }
 
 // PendingFinish is the finish request pending in the live run ri: its session's,

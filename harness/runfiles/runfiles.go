@@ -46,6 +46,10 @@ type RunInfo struct {
 	// before the claim: a run killed before that session began leaves its task
 	// started under it, and the next run returns the task (RecoverCrash).
 	Claimed string `json:"claimed,omitempty"`
+	// Question is "Start anyway?" of a run with no terminal, while it waits for an
+	// answer from a window on the desktop or from strom app (R7.4.1).
+	Question      string    `json:"question,omitempty"`
+	QuestionUntil time.Time `json:"question_until,omitzero"`
 }
 
 func runFile(r *research.Research) string { return r.Tree.Path(statefiles.RunDir, "run.json") }

@@ -72,7 +72,11 @@ type Hold struct {
 // Watch asks strom to send a running session a finish request once the agent reports
 // the week's usage at WeekFinishAt percent or more (R7.4.2).
 type Watch struct {
-	WeekFinishAt float64 `json:"week_finish_at"`
+	WeekFinishAt float64 `json:"week_finish_at,omitempty"`
+	// FiveHourFinishAt is the five-hour window's usage at which a session is asked
+	// to finish (claude-usage --five-hour); the run then goes on, and the condition
+	// waits for the window's reset.
+	FiveHourFinishAt float64 `json:"five_hour_finish_at,omitempty"`
 }
 
 // Answer is the gate's verdict on starting the next session.
@@ -181,13 +185,20 @@ func Decide(now time.Time, p Params, u Usage, h Hold) (Answer, Hold) {
 		return a, h
 	}
 
-	if u.FiveHourUsed >= 100-eps {
+	// The five-hour window: used up, or at the limit --five-hour set.
+	fiveLimit, five := 100.0, "five_hours"
+	if p.FiveHour > 0 && p.FiveHour < 100 {
+		fiveLimit, five = float64(p.FiveHour), "five_hours_at"
+	}
+	if u.FiveHourUsed >= fiveLimit-eps {
+		args := messages.Args{"Used": pct(u.FiveHourUsed), "Limit": pct(fiveLimit)}
 		if u.FiveHourResetsAt.IsZero() {
-			return answer(VerdictWait, defaultWait, "five_hours_no_reset", nil), h
+			return answer(VerdictWait, defaultWait, five+"_no_reset", args), h
 		}
 		if again := u.FiveHourResetsAt.Add(afterReset); now.Before(again) {
 			wait := max(ceilSecond(again.Sub(now)), time.Minute)
-			return answer(VerdictWait, wait, "five_hours", messages.Args{"In": span(wait)}), h
+			args["In"] = span(wait)
+			return answer(VerdictWait, wait, five, args), h
 		}
 	}
 

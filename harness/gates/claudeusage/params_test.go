@@ -38,6 +38,15 @@ func TestParseArgs(t *testing.T) {
 		{args: []string{"10", "20"}, wantErr: ErrBadArgs},
 		{args: []string{"10", "--cap", "90", "--cap", "95"}, wantErr: ErrBadArgs},
 		{args: []string{"10", "--max", "3"}, wantErr: ErrBadArgs},
+		{args: []string{"10", "--five-hour", "90"}, want: Params{N: 10, FiveHour: 90}},
+		{args: []string{"--five-hour=90", "--cap", "95"}, want: Params{Cap: 95, FiveHour: 90}},
+		{args: []string{"-five-hour", "100"}, want: Params{FiveHour: 100}},
+		{args: []string{"10", "--five-hour", "0"}, wantErr: ErrBadArgs},
+		{args: []string{"10", "--five-hour", "101"}, wantErr: ErrBadArgs},
+		{args: []string{"10", "--five-hour", "90.5"}, wantErr: ErrBadArgs},
+		{args: []string{"10", "--five-hour"}, wantErr: ErrBadArgs},
+		{args: []string{"--five-hour", "80", "--five-hour=90"}, wantErr: ErrBadArgs},
+		{args: []string{"--five-hours", "80"}, wantErr: ErrBadArgs},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -75,6 +84,8 @@ func TestParamsWatch(t *testing.T) {
 		{Params{Cap: 1}, &Watch{WeekFinishAt: 1}},
 		{Params{N: 10, Cap: 99}, &Watch{WeekFinishAt: 99}},
 		{Params{N: 10, Cap: 100}, &Watch{WeekFinishAt: 99}},
+		{Params{N: 10, FiveHour: 90}, &Watch{FiveHourFinishAt: 90}},
+		{Params{Cap: 95, FiveHour: 100}, &Watch{WeekFinishAt: 95, FiveHourFinishAt: 99}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.p.String(), func(t *testing.T) {

@@ -2,6 +2,7 @@ package claudeusage
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -156,5 +157,106 @@ func TestSimulatedWeek(t *testing.T) {
 			t.Logf("summary %s: %d sessions (%.1f points each), %d waits (%s), %d hard stop; last go at %.1f%% used, usage now %.1f%%, ended %s",
 				tt.name, sessions, tt.perSession, waits, span(waitedFor), stops, lastGo.WeekUsed, src.used, clk.Now().Format("Mon 15:04"))
 		})
+	}
+}
+
+// windowUsage is a subscription whose five-hour window is the tight limit: a
+// session's minute of work uses a part of the window (each session its own rate,
+// 0.8–2.4 points a minute) and a twentieth of that of the week; the window opens at
+// its first use and resets 5 hours later.
+type windowUsage struct {
+	week, five          float64
+	weekReset, fiveOpen time.Time
+}
+
+func (w *windowUsage) read(now time.Time) Usage {
+	for !now.Before(w.weekReset) {
+		w.weekReset, w.week = w.weekReset.Add(Week), 0
+	}
+	u := Usage{WeekUsed: w.week, WeekResetsAt: w.weekReset, Source: "fake", At: now}
+	if !w.fiveOpen.IsZero() && !now.Before(w.fiveOpen.Add(5*time.Hour)) {
+		w.fiveOpen, w.five = time.Time{}, 0
+	}
+	if !w.fiveOpen.IsZero() {
+		u.FiveHourUsed, u.FiveHourResetsAt = w.five, w.fiveOpen.Add(5*time.Hour)
+	}
+	return u
+}
+
+func (w *windowUsage) work(now time.Time, rate float64) {
+	if w.fiveOpen.IsZero() {
+		w.fiveOpen = now
+	}
+	w.five = min(100, w.five+rate)
+	w.week += rate / 20
+}
+
+// TestSimulatedFiveHourWindow runs a week of sessions of up to 60 minutes under
+// claude-usage 10, once without and once with --five-hour 90, and counts the
+// sessions the five-hour limit cut off mid-work (at 100 % the client stops the
+// agent wherever it is, and a run ends with the subscription limit) against those
+// asked to finish at the watched limit, which take two more minutes to record and
+// close. BENCHMARKS.md records its summary lines.
+func TestSimulatedFiveHourWindow(t *testing.T) {
+	t.Parallel()
+	reset := time.Date(2026, 3, 12, 9, 0, 0, 0, time.UTC)
+	type result struct {
+		sessions, cut, finished int
+		minutes                 int
+		week                    float64
+	}
+	simulate := func(p Params) result {
+		clk := clock.NewFake(reset.Add(-Week))
+		src := &windowUsage{weekReset: reset}
+		rng := rand.New(rand.NewPCG(7, 11))
+		var (
+			res result
+			h   Hold
+		)
+		for clk.Now().Before(reset) {
+			now := clk.Now()
+			u := src.read(now)
+			a, next := Decide(now, p, u, h)
+			h = next
+			if a.Verdict != VerdictGo {
+				clk.Advance(a.RetryAfter)
+				continue
+			}
+			res.sessions++
+			rate := 0.8 + 1.6*rng.Float64()
+			wrapUp := -1 // minutes left after a finish request
+			for minute := 0; minute < 60 && wrapUp != 0; minute++ {
+				src.work(clk.Now(), rate)
+				clk.Advance(time.Minute)
+				res.minutes++
+				if src.five >= 100 {
+					res.cut++
+					break
+				}
+				if wrapUp > 0 {
+					wrapUp--
+				} else if w := a.Watch; wrapUp < 0 && w != nil && w.FiveHourFinishAt > 0 && src.five >= w.FiveHourFinishAt {
+					res.finished++
+					wrapUp = 2
+				}
+			}
+		}
+		res.week = src.week
+		return res
+	}
+	without := simulate(Params{N: 10})
+	with := simulate(Params{N: 10, FiveHour: 90})
+	for _, c := range []struct {
+		name string
+		r    result
+	}{{"claude-usage 10", without}, {"claude-usage 10 --five-hour 90", with}} {
+		t.Logf("summary %s: %d sessions, %d cut off at the five-hour limit, %d asked to finish at the watched limit, %d minutes of work, %.1f%% of the week's allowance used",
+			c.name, c.r.sessions, c.r.cut, c.r.finished, c.r.minutes, c.r.week)
+	}
+	if without.cut == 0 {
+		t.Errorf("without --five-hour no session met the five-hour limit: the model does not make it the tight limit")
+	}
+	if with.cut != 0 || with.finished == 0 {
+		t.Errorf("with --five-hour 90: %d sessions cut off, %d asked to finish; want none cut off", with.cut, with.finished)
 	}
 }
