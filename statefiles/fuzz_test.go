@@ -185,7 +185,13 @@ const fuzzTask = `{
 // not migrated yet, a history): its id must be its name.
 func FuzzTask(f *testing.F) {
 	fuzzStateFile(f, stateFile{TaskFile("T-3"),
-		func(tr *Tree) (any, error) { return tr.readTask2("T-3") },
+		func(tr *Tree) (any, error) {
+			data, err := os.ReadFile(tr.Path(TaskFile("T-3")))
+			if err != nil {
+				return nil, err
+			}
+			return ParseTask(tr.rel(TaskFile("T-3")), TaskFile("T-3"), data)
+		},
 		func(tr *Tree, v any) error {
 			data, err := EncodeTask(v.(*Task))
 			if err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -111,8 +110,12 @@ func ParseOrder(shown string, data []byte) (*Order, error) {
 	case v > 0 && v < QueueVersion:
 		return nil, &SchemaError{File: shown, Rule: fmt.Sprintf("version %d is an older layout of the queue: strom migrates it at its next write", v)}
 	}
-	if err := check(shown, schemas.Queue, data); err != nil {
-		return nil, err
+	sum := orderSum(data)
+	known := validated.has(sum)
+	if !known {
+		if err := check(shown, schemas.Queue, data); err != nil {
+			return nil, err
+		}
 	}
 	var f orderFile
 	if err := json.Unmarshal(data, &f); err != nil {
@@ -122,12 +125,21 @@ func ParseOrder(shown string, data []byte) (*Order, error) {
 	for i, s := range f.Tasks {
 		id, st, _ := strings.Cut(s, " ")
 		o.Live[i] = Entry{ID: id, State: State(st)}
+		o.NextID = max(o.NextID, idNumber(id)+1)
 	}
-	if err := o.check(shown); err != nil {
-		return nil, err
+	if !known {
+		if err := o.check(shown); err != nil {
+			return nil, err
+		}
+		validated.remember(sum)
 	}
 	return o, nil
 }
+
+// orderSum names the bytes of a queue.json that ParseOrder or EncodeOrder found
+// valid, the code's rules (check) with the schema's: a read of the same bytes
+// checks neither again.
+func orderSum(data []byte) sum { return schemasSum("order\x00", []string{schemas.Queue}, data) }
 
 // check holds o to what queue.json's schema says of it, and to what the schema
 // cannot say: no task twice; next_id is raised past every id.
@@ -177,7 +189,7 @@ func EncodeOrder(o *Order) ([]byte, error) {
 		b = append(b, "\n  "...)
 	}
 	b = append(b, "]\n}\n"...)
-	validated.remember(sumOf(schemas.Queue, b))
+	validated.remember(orderSum(b))
 	return b, nil
 }
 
@@ -530,23 +542,17 @@ func (t *Tree) UpdateQueue(ctx context.Context, fn func(*Queue) error) error {
 	})
 }
 
-// headVersion reads the version from the first bytes of queue.json, without
-// reading the rest (0: no queue.json).
+// headVersion reads the version from the first bytes of queue.json, where strom
+// writes it, without reading the rest; other bytes are read whole (0: no
+// queue.json).
 func (t *Tree) headVersion() (int, error) {
-	f, err := OpenRead(t.Path(QueueFile))
-	if errors.Is(err, os.ErrNotExist) {
-		return 0, nil
+	var head [64]byte
+	n := 0
+	if f, err := OpenRead(t.Path(QueueFile)); err == nil {
+		n, _ = f.Read(head[:])
+		f.Close()
 	}
-	if err != nil {
-		return 0, fmt.Errorf("read %s: %w", t.rel(QueueFile), err)
-	}
-	defer f.Close()
-	var b [64]byte
-	n, _ := f.Read(b[:])
-	if v := QueueVersionOf(b[:n]); v != 0 {
-		if v > QueueVersion {
-			return v, newerQueue(t.rel(QueueFile), v)
-		}
+	if v := QueueVersionOf(head[:n]); v > 0 && v <= QueueVersion {
 		return v, nil
 	}
 	v, _, _, err := t.readOrder()
