@@ -2,10 +2,8 @@ package statefiles
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -132,20 +130,6 @@ func (t *Tree) taskFiles2() ([]string, error) {
 		ids[i], _ = TaskOfFile(rel)
 	}
 	return ids, err
-}
-
-// readTask2 reads and validates one task's file of version 2; a missing file is
-// ErrUnknownTask.
-func (t *Tree) readTask2(id string) (*Task, error) {
-	rel := TaskFile(id)
-	data, err := readFile(t.Path(rel))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, unknownTask(id)
-	}
-	if err != nil {
-		return nil, readError(t.rel(rel), err)
-	}
-	return ParseTask(t.rel(rel), rel, data)
 }
 
 // loadTasks2 reads every task file of a version 2 order. A set of files read before

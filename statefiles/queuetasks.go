@@ -212,19 +212,12 @@ func (t *Tree) FindTaskLocked(id string) (Task, error) {
 	if err != nil {
 		return Task{}, err
 	}
-	switch v {
-	case 1:
+	if v == 1 || v == 2 { // a task of its own file or of queue.json: read whole
 		q, err := t.LoadQueue()
 		if err != nil {
 			return Task{}, err
 		}
 		task, err := q.Find(id)
-		if err != nil {
-			return Task{}, err
-		}
-		return *task, nil
-	case 2:
-		task, err := t.readTask2(id)
 		if err != nil {
 			return Task{}, err
 		}

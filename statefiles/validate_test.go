@@ -234,7 +234,7 @@ func TestMemoNeverHidesAnInvalidFile(t *testing.T) {
 	if _, err := tr.LoadQueue(); err != nil {
 		t.Fatal(err)
 	}
-	if !knows(validated, schemas.Queue, good) {
+	if !validated.has(orderSum(good)) {
 		t.Fatal("a valid queue read was not remembered")
 	}
 	for _, bad := range []string{`{"version": 2, "next_id": 1, "tasks": []}`, `{"version": 1, "next_id": 1, "tasks": [], "extra": 1}`, `{"version": 1`} {
@@ -245,7 +245,7 @@ func TestMemoNeverHidesAnInvalidFile(t *testing.T) {
 		if _, err := tr.LoadQueue(); !errors.As(err, &se) {
 			t.Errorf("queue %q read without a SchemaError: %v", bad, err)
 		}
-		if knows(validated, schemas.Queue, []byte(bad)) {
+		if knows(validated, schemas.Queue, []byte(bad)) || validated.has(orderSum([]byte(bad))) {
 			t.Errorf("invalid queue %q was remembered as valid", bad)
 		}
 	}
