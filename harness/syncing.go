@@ -129,6 +129,7 @@ func syncOf(ctx context.Context, r *research.Research, s statefiles.Settings, st
 	sy.BeforeMerge = func(ctx context.Context) error { return renumberNew(ctx, r, r.SyncOut) }
 	sy.AfterMerge = func(ctx context.Context) error { return r.Tree.HealQueue() }
 	sy.Clock = r.Clock
+	sy.Ended = func(h remote.Held) bool { return ownEnded(r, h) }
 	return sy, nil
 }
 
@@ -552,7 +553,7 @@ func syncStart(ctx context.Context, r *research.Research, out io.Writer) error {
 // stops the run; a conflict is returned for the run to stop on.
 func publish(ctx context.Context, r *research.Research, out io.Writer) error {
 	sy := r.Sync
-	err := sy.Publish(ctx, func(h remote.Held) bool { return ownEnded(r, h) }, publishTries)
+	err := sy.Publish(ctx, sy.Ended, publishTries)
 	if err == nil {
 		return nil
 	}
@@ -589,9 +590,11 @@ func publish(ctx context.Context, r *research.Research, out io.Writer) error {
 }
 
 // publishTries bounds the rounds of the push after a session while other
-// machines keep pushing: a machine whose merge takes longer than others' pushes
-// come would otherwise wait instead of working.
-const publishTries = 3
+// machines keep pushing: one. A push the remote refuses because its branch moved
+// on is not followed by a fetch and a merge of its own: the next claim's round
+// fetches and merges anyway and pushes right after it (remote.Sync.Claim), when
+// the branch is least likely to have moved again.
+const publishTries = 1
 
 // syncError turns a sync failure into the run's sentence.
 func syncError(r *research.Research, err error) error {
@@ -663,7 +666,7 @@ func leftBehind(ctx context.Context, r *research.Research) string {
 	if err != nil || n == 0 {
 		return ""
 	}
-	err = sy.Publish(ctx, func(h remote.Held) bool { return ownEnded(r, h) }, 0)
+	err = sy.Publish(ctx, sy.Ended, 0)
 	if err == nil {
 		return ""
 	}

@@ -11,8 +11,12 @@
 # one session, no run ending with an error, throughput at least 3.5 times,
 # nothing worked twice or missing, no claim left).
 #
+# Each run's processor time (strom and all it starts: git, the agent) is
+# printed per session, for judging the figure apart from the machine's load.
 # STROM names another build to measure (default bin/strom); KEEP=1 keeps the
-# work folder.
+# work folder; TRACE=1 times every git the runs start (a shim on PATH, which
+# costs a little itself) and prints, per phase, the git processes by command
+# and the pushes the remote refused.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 strom="${STROM:-$top/bin/strom}"
@@ -24,6 +28,13 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/strom-bench-sync.XXXXXX")
 if [ "${KEEP:-}" = 1 ]; then echo "kept in $work"; else trap 'rm -rf "$work"' EXIT; fi
 mkdir -p "$work/bin"
 ln -s "$strom" "$work/bin/strom"
+if [ "${TRACE:-}" = 1 ]; then
+	# Every git the runs start, timed: exit status, wall, user and system
+	# seconds and the command line, a line each in git.trace.
+	real_git=$(command -v git)
+	printf '#!/bin/sh\nexec /usr/bin/time -a -o "%s" -f "%%x %%e %%U %%S %%C" %s "$@"\n' "$work/git.trace" "$real_git" >"$work/bin/git"
+	chmod +x "$work/bin/git"
+fi
 export PATH="$work/bin:$PATH"
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 HOME="$work" XDG_CONFIG_HOME="$work/.config" XDG_CACHE_HOME="$work/.cache" XDG_STATE_HOME="$work/.state"
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
@@ -66,7 +77,7 @@ runs() {
 		(
 			cd "$work/$c"
 			rc=0
-			STROM_HOST=$c strom run --loop --agent command -- sh "$work/agent.sh" >"$work/$c.out" 2>&1 || rc=$?
+			STROM_HOST=$c /usr/bin/time -f '%U %S' -o "$work/$c.cpu" strom run --loop --agent command -- sh "$work/agent.sh" >"$work/$c.out" 2>&1 || rc=$?
 			echo "$rc" >"$work/$c.rc"
 		) &
 	done
@@ -116,6 +127,35 @@ t5=$(runs shared "${clones[@]}")
 echo "$CLONES clones, $TASKS tasks of ${WORK}s: ${t5}s"
 check shared "$TASKS" "${clones[@]}" || ok=1
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# cpu CLONE...: the processor seconds of the runs (user and system, their
+# children included) over the sessions they worked.
+cpu() {
+	local secs=0 n=0
+	for c in "$@"; do
+		secs=$(awk -v s="$secs" '{print s + $1 + $2}' "$work/$c.cpu")
+		n=$((n + $(grep -c '^▶ session' "$work/$c.out" || true)))
+	done
+	awk -v s="$secs" -v n="$n" 'BEGIN {printf "%.1f s for %d sessions, %.2f s a session", s, n, s / n}'
+}
+echo "processor time: 1 clone $(cpu alone); $CLONES clones $(cpu "${clones[@]}")"
+if [ "${TRACE:-}" = 1 ]; then
+	# The trace's lines before the shared research's seed are the one clone's.
+	split=$(grep -n "init -q -b main $work/shared-seed" "$work/git.trace" | cut -d: -f1)
+	for part in "1,${split}p alone" "${split},\$p shared"; do
+		set -- $part
+		echo "git of the $2 runs (command: processes/processor seconds):"
+		sed -n "$1" "$work/git.trace" | grep -v '^Command exited' | awk '{
+			s = $6; i = 6
+			while (s ~ /^-/) { if (s == "-C" || s == "-c" || s == "--git-dir") i += 2; else i++; s = $i }
+			n[s]++; c[s] += $3 + $4; all++; cpu += $3 + $4
+			if (s == "push") { kind = ($0 ~ /refs\/heads\//) ? "branch" : "claim"; p[kind " " ($1 == 0 ? "accepted" : "refused")]++ }
+		} END {
+			line = "  "; for (k in n) line = line sprintf("%s %d/%.1f  ", k, n[k], c[k]); print line
+			printf "  %d processes, %.1f s; pushes:", all, cpu; for (k in p) printf " %s %d,", k, p[k]; print ""
+		}'
+	done
+fi
 
 awk -v t1="$t1" -v n1="$SOLO" -v t5="$t5" -v n5="$TASKS" -v k="$CLONES" 'BEGIN {
 	r1 = n1 / t1; r5 = n5 / t5

@@ -73,7 +73,8 @@ type campaign struct {
 // or a git strom started (with its strom or alone), and takes the remote away
 // (the daemon stopped, the bare repo renamed) and brings it back at random. A
 // killed run runs again at once. 20 kills (1,000 with -soak: make soak, which
-// stops killing 15 minutes before the test's deadline). No rerun may be refused
+// stops killing 15 minutes before the test's deadline; STROM_TEST_CAMPAIGN_KILLS
+// sets another number). No rerun may be refused
 // (a merge, a lock, anything a person would mend), and no run may end in an
 // error its own kill or the remote's absence does not explain. Then every clone
 // runs to no open tasks with the remote present, and on the remote: every task
@@ -86,6 +87,10 @@ func TestSyncKillCampaign(t *testing.T) {
 	kills, machines := 20, 3
 	if *soak {
 		kills, machines = 1000, 5
+	}
+	// STROM_TEST_CAMPAIGN_KILLS sets the number of kills (a shorter soak).
+	if n, err := strconv.Atoi(os.Getenv("STROM_TEST_CAMPAIGN_KILLS")); err == nil && n > 0 {
+		kills = n
 	}
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
 	seed := rng.Int63()

@@ -115,6 +115,22 @@ func (r *Repo) RemoteTip(ctx context.Context, remote, branch string) (string, er
 	return hash, nil
 }
 
+// RemoteRefs asks the remote for its refs under prefix (a folder under refs/,
+// ending in "/"), by full name, with the objects they name, fetching nothing.
+func (r *Repo) RemoteRefs(ctx context.Context, remote, prefix string) (map[string]string, error) {
+	out, err := r.git(ctx, []string{"ls-remote", remote, prefix + "*"}, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("ask %s for %s: %w: %w", remote, prefix, ErrRemoteAway, err)
+	}
+	refs := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if hash, ref, ok := strings.Cut(l, "\t"); ok && strings.HasPrefix(ref, prefix) {
+			refs[ref] = hash
+		}
+	}
+	return refs, nil
+}
+
 // RefCommit is a ref and the commit it names.
 type RefCommit struct {
 	Ref     string // the full name

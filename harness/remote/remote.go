@@ -60,6 +60,9 @@ type Sync struct {
 	AfterMerge func(ctx context.Context) error
 	// Clock waits between rounds (nil: the real clock).
 	Clock clock.Clock
+	// Ended, when set, tells a claim of this machine's whose session ended in
+	// this clone: a claim round's push deletes it (Publish's ended).
+	Ended func(Held) bool
 
 	fresh  bool            // the claims and the branch were just integrated (Fresh)
 	merged string          // the remote's branch as this clone merged it last
@@ -273,9 +276,6 @@ func (s *Sync) Publish(ctx context.Context, ended func(Held) bool, tries int) er
 	var r rounds
 	tipKnown := false
 	for try := 0; ; try++ {
-		if tries > 0 && try >= tries {
-			return fmt.Errorf("push to %s: %w (%d times)", s.Remote, ErrMoving, tries)
-		}
 		updates := []gitrepo.RefUpdate{{Src: "HEAD", Dst: "refs/heads/" + s.Branch}}
 		var drop []Held
 		if ended != nil {
@@ -296,6 +296,10 @@ func (s *Sync) Publish(ctx context.Context, ended func(Held) bool, tries int) er
 		}
 		if !errors.Is(err, gitrepo.ErrPushRejected) {
 			return err
+		}
+		if tries > 0 && try+1 >= tries {
+			// The last round's refusal: no merge that no push follows.
+			return fmt.Errorf("push to %s: %w (%d times)", s.Remote, ErrMoving, tries)
 		}
 		if !tipKnown {
 			r.stuck(ctx, s)
@@ -363,6 +367,7 @@ func (s *Sync) Claim(ctx context.Context, take func(ctx context.Context, held ma
 		}
 	}
 	s.fresh = false
+	s.pushMerged(ctx)
 	for try := 0; ; try++ {
 		c, err := take(ctx, s.Claims(), lost)
 		if err != nil {
@@ -404,8 +409,13 @@ func (s *Sync) Claim(ctx context.Context, take func(ctx context.Context, held ma
 		}
 		if taken {
 			// Another machine holds the task: the next one is tried at once.
+			// Machines that fetched at once go for the same tasks in the same
+			// order, so the claims the remote holds now are asked for (one
+			// look, nothing fetched): a task claimed since this view, or claimed
+			// anew, is lost too, and the next try is not lost to them as well.
 			lost[c.Task] = true
 			fetched = false
+			s.lostSince(ctx, lost)
 			continue
 		}
 		// The remote refused the claim for another reason (a hook, a ref locked
@@ -426,6 +436,37 @@ func (s *Sync) Claim(ctx context.Context, take func(ctx context.Context, held ma
 			return false, fmt.Errorf("claim a task on %s: %w (%d times)", s.Remote, ErrBusy, MaxStuck)
 		}
 	}
+}
+
+// lostSince adds to lost the tasks whose claims on the remote are not the ones
+// this clone knows: made, or made anew, by another machine since the last fetch
+// of them. A remote that does not answer adds none: the claim's lease still
+// decides.
+func (s *Sync) lostSince(ctx context.Context, lost map[string]bool) {
+	refs, err := s.Git.RemoteRefs(ctx, s.Remote, ClaimsPrefix)
+	if err != nil {
+		return
+	}
+	known := s.Claims()
+	for ref, hash := range refs {
+		task := strings.TrimPrefix(ref, ClaimsPrefix)
+		if h, ok := known[task]; !ok || h.Commit != hash {
+			lost[task] = true
+		}
+	}
+}
+
+// pushMerged pushes, once, the commits this clone has that the remote's branch
+// it just merged lacks (sessions whose push met others' pushes), with the
+// deletions of the claims they end: right after the merge the branch has the
+// best chance not to have moved. A refusal leaves them for the next round; a
+// session's push never fetches and merges again for itself, so machines that
+// end sessions at once do not merge each other's pushes over and over.
+func (s *Sync) pushMerged(ctx context.Context) {
+	if s.InSync(ctx) {
+		return
+	}
+	_ = s.Publish(ctx, s.Ended, 1)
 }
 
 // verify fetches the remote's branch after a claim was made and asks c.Still

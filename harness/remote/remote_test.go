@@ -523,3 +523,82 @@ func TestPublishLaterWhileMoving(t *testing.T) {
 		t.Errorf("claims left: %s", refs)
 	}
 }
+
+// TestClaimLostSkipsClaimedSince: another machine claimed two tasks since this
+// one's fetch. Losing the first, this machine asks the remote for its claims
+// and does not try the second: its next claim is the third task's.
+func TestClaimLostSkipsClaimedSince(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	bare, ms := machines(t, 2)
+	a, b := ms[0], ms[1]
+	var tried []string
+	ok, err := a.Claim(ctx, firstFree(t, a, []string{"T-1", "T-2", "T-3"}, nil, func(task string) {
+		tried = append(tried, task)
+		if len(tried) == 1 {
+			claimAs(t, b, "T-1")
+			claimAs(t, b, "T-2")
+		}
+	}))
+	if err != nil || !ok {
+		t.Fatalf("Claim = %v, %v", ok, err)
+	}
+	if strings.Join(tried, " ") != "T-1 T-3" {
+		t.Errorf("claims tried: %v, want T-1 and then T-3", tried)
+	}
+	if got := git(t, bare, "log", "-1", "--format=%(trailers:key=Strom-Host,valueonly)", "refs/strom/claims/T-3"); got != "ma" {
+		t.Errorf("T-3's claim on the remote is by %q, want ma", got)
+	}
+}
+
+// TestPublishLastTryMergesNothing: a Publish whose last try the remote refuses
+// (its branch moved on) gives ErrMoving at once: no fetch and merge that no
+// push would follow.
+func TestPublishLastTryMergesNothing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, ms := machines(t, 2)
+	a, b := ms[0], ms[1]
+	commitFile(t, b, "b.txt", "b\n")
+	if err := b.Publish(ctx, nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	merges := 0
+	a.BeforeMerge = func(context.Context) error { merges++; return nil }
+	commitFile(t, a, "session.txt", "a's session\n")
+	if err := a.Publish(ctx, nil, 1); !errors.Is(err, ErrMoving) {
+		t.Fatalf("Publish(1) after b's push = %v, want ErrMoving", err)
+	}
+	if merges != 0 {
+		t.Errorf("Publish(1) merged the remote's branch %d times after its one push, want 0", merges)
+	}
+}
+
+// TestClaimPushesWhatWaits: a session's commit the remote refused (its branch
+// moved on) goes with the next claim's round, right after its merge, and its
+// claim is deleted with it: the claim made in that round is the only one left.
+func TestClaimPushesWhatWaits(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	bare, ms := machines(t, 2)
+	a, b := ms[0], ms[1]
+	claimAs(t, a, "T-1")
+	session := commitFile(t, a, "session.txt", "T-1 ended\n")
+	commitFile(t, b, "b.txt", "b\n")
+	if err := b.Publish(ctx, nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Publish(ctx, func(Held) bool { return true }, 1); !errors.Is(err, ErrMoving) {
+		t.Fatalf("Publish(1) after b's push = %v, want ErrMoving", err)
+	}
+	a.Ended = func(h Held) bool { return h.Task == "T-1" }
+	if ok, err := a.Claim(ctx, firstFree(t, a, []string{"T-2"}, nil, nil)); !ok || err != nil {
+		t.Fatalf("Claim = %v, %v", ok, err)
+	}
+	if err := exec.Command("git", "-C", bare, "merge-base", "--is-ancestor", session, "main").Run(); err != nil {
+		t.Error("the session's commit is not on the remote's branch after the next claim")
+	}
+	if refs := git(t, bare, "for-each-ref", "--format=%(refname)", "refs/strom/"); refs != "refs/strom/claims/T-2" {
+		t.Errorf("the remote's claims: %q, want T-2's alone", refs)
+	}
+}
