@@ -40,6 +40,9 @@ type RunOptions struct {
 
 	// Gate is asked before sessions; nil = no gate (the run goes on while there is work).
 	Gate Gate
+	// Notify calls the person when a session leaves a question or parks its task;
+	// nil = nobody is called.
+	Notify *Notifier
 }
 
 // Gate decides before a session whether the run goes on. It is the seam where the
@@ -374,6 +377,7 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, er
 			fmt.Fprint(o.Out, "\r\n")
 		}
 		printEnd(r, o.Out, res)
+		o.Notify.sessionEnded(ctx, res)
 		if r.Sync != nil {
 			if err := publish(ctx, r, o.Out); err != nil {
 				return stopNow(ends.StopError, r.Messages().Text(err))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -114,6 +115,7 @@ const (
 	KindInt Kind = iota
 	KindString
 	KindEnum
+	KindURL // an http:// or https:// address
 )
 
 // Key describes one setting: its type, its allowed values and where it may be set.
@@ -146,6 +148,9 @@ var Keys = []Key{
 	{Name: "init.mode", Kind: KindEnum, Values: []string{ModeResearch, ModeArchive}, Default: ModeResearch, UserOnly: true, Help: "what strom init makes of a new research: research, or only a Strom archive (strom setup asks)"},
 	{Name: "sync.remote", Kind: KindString, Help: "the git remote several machines share this research through (claims and session commits are pushed there); unset = this clone alone"},
 	{Name: "menu.accessible", Kind: KindEnum, Values: []string{"on", "off"}, Default: "off", UserOnly: true, Help: "the menu asks with numbered choices and plain lines (for screen readers and scripts), as ACCESSIBLE=1 in the environment does"},
+	{Name: "notify.desktop", Kind: KindEnum, Values: []string{"on", "off"}, Default: "on", UserOnly: true, Help: "a desktop notification when a run ends and when a session leaves a question or parks a task"},
+	{Name: "notify.url", Kind: KindURL, UserOnly: true, Help: "an address strom POSTs the same notification to (ntfy, Gotify, a webhook); unset = none"},
+	{Name: "notify.details", Kind: KindEnum, Values: []string{"on", "off"}, Default: "off", UserOnly: true, Help: "the notifications carry the tasks' titles, questions and park reasons and the run's whole end line"},
 	{Name: "messages.language", Kind: KindEnum, Values: []string{"en", "de", "cs", "system"}, Default: "system", UserOnly: true, Help: "the language of strom's messages; system follows LC_ALL, LC_MESSAGES, LANG"},
 }
 
@@ -180,6 +185,8 @@ func (k Key) RangeSentence() *messages.Error {
 		return messages.New("setting.range_int", messages.Args{"Min": k.Min, "Max": k.Max})
 	case KindEnum:
 		return messages.New("setting.range_enum", messages.Args{"Values": strings.Join(k.Values, ", ")})
+	case KindURL:
+		return messages.New("setting.range_url", nil)
 	default:
 		return messages.New("setting.range_text", nil)
 	}
@@ -204,6 +211,11 @@ func (k Key) Parse(s string) (any, error) {
 			}
 		}
 		return nil, bad
+	case KindURL:
+		if u, err := url.Parse(s); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.ContainsAny(s, " \t\r\n") {
+			return nil, bad
+		}
+		return s, nil
 	default:
 		if strings.TrimSpace(s) == "" {
 			return nil, bad

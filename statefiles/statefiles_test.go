@@ -247,6 +247,8 @@ func TestKeysMatchSchema(t *testing.T) {
 			vals = []string{strconv.Itoa(k.Min), strconv.Itoa(k.Max)}
 		case KindEnum:
 			vals = k.Values
+		case KindURL:
+			vals = []string{"https://ntfy.sh/strom-night", "http://127.0.0.1:8080/hook?x=1"}
 		default:
 			vals = []string{"x y"}
 		}
@@ -260,6 +262,29 @@ func TestKeysMatchSchema(t *testing.T) {
 				t.Fatalf("%s=%s refused by the schema: %v", k.Name, s, err)
 			}
 		}
+	}
+}
+
+// TestURLSetting: an address setting takes http and https URLs only, as its schema
+// does for a file written by hand.
+func TestURLSetting(t *testing.T) {
+	t.Parallel()
+	k, err := LookupKey("notify.url")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"", "ntfy.sh/x", "ftp://host/x", "https://", "https://host/a b", "file:///etc/passwd"} {
+		if _, err := k.Parse(bad); err == nil {
+			t.Errorf("notify.url %q taken", bad)
+		}
+	}
+	dir := t.TempDir()
+	f := SettingsFile{Path: filepath.Join(dir, "config.json"), Shown: "config.json"}
+	if err := os.WriteFile(f.Path, []byte(`{"version": 1, "settings": {"notify.url": "ntfy.sh/x"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Load(); err == nil || !strings.Contains(err.Error(), "notify.url") {
+		t.Fatalf("a settings file with notify.url ntfy.sh/x loaded: %v", err)
 	}
 }
 

@@ -150,12 +150,17 @@ func runRun(ctx context.Context, s *sys, o runOptions) error {
 	if ro.Gate, err = s.runGate(r, ro, o.Gate != "", o.Gate, o.NoGate); err != nil {
 		return err
 	}
+	if ro.Notify, err = harness.NewNotifier(r, s.stdout); err != nil {
+		return err
+	}
 	defer agentpty.RestoreTerminals()
 	rr, err := harness.Run(ctx, r, ro)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintln(s.stdout, rr.Say(s.msg()))
+	// The person is called where the end is said: on the desktop and at notify.url.
+	ro.Notify.RunEnded(ctx, rr)
 	if code := rr.Stop.ExitCode(); code != 0 {
 		return exitErr{code: code}
 	}
