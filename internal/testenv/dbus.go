@@ -17,7 +17,7 @@ import (
 // fails it.
 func DBusTools(t testing.TB) {
 	t.Helper()
-	for _, name := range []string{"dbus-run-session", "dbus-monitor"} {
+	for _, name := range []string{"dbus-run-session", "dbus-monitor", "dbus-send"} {
 		if _, err := exec.LookPath(name); err != nil {
 			if os.Getenv("CI") == "true" {
 				t.Fatalf("no %s on PATH: .ci/run installs dbus for the desktop notification's tests", name)
