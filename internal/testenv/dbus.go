@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -17,7 +18,7 @@ import (
 // fails it.
 func DBusTools(t testing.TB) {
 	t.Helper()
-	for _, name := range []string{"dbus-run-session", "dbus-monitor", "dbus-send"} {
+	for _, name := range []string{"dbus-run-session", "dbus-monitor"} {
 		if _, err := exec.LookPath(name); err != nil {
 			if os.Getenv("CI") == "true" {
 				t.Fatalf("no %s on PATH: .ci/run installs dbus for the desktop notification's tests", name)
@@ -56,9 +57,11 @@ func SessionBus(t testing.TB) string {
 
 // Monitor is dbus-monitor watching the calls to org.freedesktop.Notifications.
 type Monitor struct {
-	mu   sync.Mutex
-	text strings.Builder
-	more chan struct{} // closed and renewed at each line; nil once the monitor ended
+	addr  string
+	marks int
+	mu    sync.Mutex
+	text  strings.Builder
+	more  chan struct{} // closed and renewed at each line; nil once the monitor ended
 }
 
 // WatchNotifications starts dbus-monitor on the bus at addr and returns once it
@@ -74,7 +77,7 @@ func WatchNotifications(t testing.TB, addr string) *Monitor {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	m := &Monitor{more: make(chan struct{})}
+	m := &Monitor{addr: addr, more: make(chan struct{})}
 	ready := make(chan bool, 1)
 	go func() {
 		r := bufio.NewReader(out)
@@ -133,6 +136,24 @@ func (m *Monitor) WaitFor(t testing.TB, want ...string) string {
 		}
 		<-more
 	}
+}
+
+// Sync returns what the monitor printed up to now: every call made on the bus
+// before Sync, since the bus passes the monitor its messages in order and Sync
+// waits for a mark of its own sent after them.
+func (m *Monitor) Sync(t testing.TB) string {
+	t.Helper()
+	conn, err := dbus.Connect(m.addr)
+	if err != nil {
+		t.Fatalf("connect to the test's bus: %v", err)
+	}
+	defer conn.Close()
+	m.marks++
+	mark := "strom-test-mark-" + strconv.Itoa(m.marks)
+	// No service need answer: the monitor sees the call all the same.
+	conn.Object("org.freedesktop.Notifications", "/org/freedesktop/Notifications").
+		Go("org.freedesktop.Notifications.Mark", dbus.FlagNoReplyExpected, nil, mark)
+	return m.WaitFor(t, `string "`+mark+`"`)
 }
 
 // Notification is one Notify call a NotificationServer answered.
