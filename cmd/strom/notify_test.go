@@ -27,10 +27,9 @@ esac
 
 // posts is a local HTTP server that keeps the POSTs it receives.
 type posts struct {
-	mu   sync.Mutex
-	got  []string // the title, a line break, then the body
-	srv  *httptest.Server
-	seen int
+	mu  sync.Mutex
+	got []string // the title, a line break, then the body
+	srv *httptest.Server
 }
 
 func newPosts(t *testing.T) *posts {
