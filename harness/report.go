@@ -198,9 +198,20 @@ func ReadReport(ctx context.Context, r *research.Research, since time.Time) (Rep
 }
 
 // ReportSessions are the sessions since a time, or (since zero) those of the last
-// run lr, oldest first. Without a last run kept, they are the sessions of the day
-// before the newest session.
+// run lr, oldest first, with their tasks' titles and summaries. Without a last run
+// kept, they are the sessions of the day before the newest session.
 func ReportSessions(ctx context.Context, r *research.Research, lr *LastRun, since time.Time) ([]ReportSession, error) {
+	ss, err := ReportCommits(ctx, r, lr, since)
+	if err != nil {
+		return nil, err
+	}
+	return WithTasks(ctx, r, ss), nil
+}
+
+// ReportCommits are ReportSessions as the history alone tells them (git log only),
+// without their tasks' titles and summaries: what the history says cannot change
+// while HEAD and the run's sessions stay the same.
+func ReportCommits(ctx context.Context, r *research.Research, lr *LastRun, since time.Time) ([]ReportSession, error) {
 	g, found := gitrepo.Discover(r.Tree.Root)
 	if !found {
 		var err error
@@ -232,7 +243,6 @@ func ReportSessions(ctx context.Context, r *research.Research, lr *LastRun, sinc
 		return nil, err
 	}
 	out := []ReportSession{}
-	titles := map[string]*statefiles.Task{}
 	for _, c := range commits {
 		e := sessionEntry(c)
 		if !keep(e) {
@@ -252,24 +262,34 @@ func ReportSessions(ctx context.Context, r *research.Research, lr *LastRun, sinc
 				s.Seconds = int(d / time.Second)
 			}
 		}
-		t, ok := titles[e.Task]
-		if !ok {
-			if ft, err := r.Tree.FindTask(ctx, e.Task); err == nil {
-				t = &ft
-			}
-			titles[e.Task] = t
-		}
-		if t != nil {
-			s.Title = t.Title
-			if t.Summary != nil {
-				s.Summary = t.Summary.Text
-			}
-		}
 		out = append(out, s)
 	}
 	// The report tells the night in the order it went: oldest first.
 	slices.Reverse(out)
 	return out, nil
+}
+
+// WithTasks returns a copy of ss with each session's task title and the task's
+// summary, read from the tasks' files as they are now.
+func WithTasks(ctx context.Context, r *research.Research, ss []ReportSession) []ReportSession {
+	out := slices.Clone(ss)
+	tasks := map[string]*statefiles.Task{}
+	for i, s := range out {
+		t, ok := tasks[s.Task]
+		if !ok {
+			if ft, err := r.Tree.FindTask(ctx, s.Task); err == nil {
+				t = &ft
+			}
+			tasks[s.Task] = t
+		}
+		if t != nil {
+			out[i].Title = t.Title
+			if t.Summary != nil {
+				out[i].Summary = t.Summary.Text
+			}
+		}
+	}
+	return out
 }
 
 // WaitingForPerson are the questions that wait for an answer and the tasks
