@@ -265,3 +265,48 @@ func initIn(t *testing.T, h *cliHarness, dir string) {
 		t.Fatalf("strom init in %s: %v\n%s", dir, err, out)
 	}
 }
+
+// TestAppAtPhoneWidth: at a phone's width (390 px) the overview is no wider than the
+// screen, and every column of the last sessions, the commit too, is on it. With
+// STROM_SCREENSHOT_PHONE set, the page is saved there (docs/overview-phone.png).
+func TestAppAtPhoneWidth(t *testing.T) {
+	t.Parallel()
+	h := withAgent(t, `#!/bin/sh
+strom record "the baptism of Anna Novak is in the register of Kostelec nad Orlicí, 1850, page 12" >/dev/null
+strom done >/dev/null
+`, "Find the baptism of Anna Novak in the parish registers of Kostelec nad Orlicí", "Find Jan Novak's marriage")
+	h.must(t, "run", "--max", "1")
+	url := startApp(t, h)
+	ctx := within(t, browser(t))
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Navigate(url),
+		chromedp.WaitVisible(chromedp.CSS(`table.sessions td.commit`))); err != nil {
+		t.Fatalf("the overview does not show the last sessions: %v", err)
+	}
+	width, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if width > 390 {
+		t.Errorf("the page is %d px wide at a width of 390 px", width)
+	}
+	right, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`Math.max(...Array.from(document.querySelectorAll("td, th, p, dd, h2, h3")).filter(e => e.offsetParent).map(e => e.getBoundingClientRect().right))`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if right > 390 {
+		t.Errorf("a cell or line reaches %.0f px at a width of 390 px", right)
+	}
+	commit, err := chromedp.Run(ctx, textOf(`table.sessions td.commit`))
+	if err != nil || len(strings.TrimSpace(commit)) < 7 {
+		t.Errorf("the commit column reads %q (%v)", commit, err)
+	}
+	if shot := os.Getenv("STROM_SCREENSHOT_PHONE"); shot != "" {
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(shot, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
