@@ -577,7 +577,7 @@ func TestPageSessionModel(t *testing.T) {
 	}
 	_, h := newServer(t, r.Tree.Root)
 	body := do(h, "GET", "/", "secret-token", nil, nil).Body.String()
-	for _, want := range []string{"Agent and model", `<td class="agent">claude 2.1.197 · <span class="model">claude-sonnet-4-5-20250929</span></td>`} {
+	for _, want := range []string{"Agent and model", `<td class="agent" data-label="Agent and model">claude 2.1.197 · <span class="model">claude-sonnet-4-5-20250929</span></td>`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("page lacks %q:\n%s", want, body)
 		}
