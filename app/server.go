@@ -131,6 +131,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /events", s.events)
 	mux.HandleFunc("POST /finish", s.finish)
 	mux.HandleFunc("POST /start-anyway", s.startAnyway)
+	mux.HandleFunc("POST /answer", s.answer)
+	mux.HandleFunc("POST /unpark", s.unpark)
 	mux.HandleFunc("/finish", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, s.w.say("app.refuse.finish_get"), http.StatusMethodNotAllowed)
 	})

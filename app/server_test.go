@@ -738,3 +738,108 @@ func TestPageSinceYouLeft(t *testing.T) {
 		t.Errorf("the run's sessions are not in the order they worked:\n%s", body)
 	}
 }
+
+// TestAnswerAndUnpark: the overview answers a task's question and returns a parked
+// task to the queue, as strom task answer and strom task unpark do, under the same
+// token, Origin and CSRF rules as Finish and stop.
+func TestAnswerAndUnpark(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	setup := func(t *testing.T) (*research.Research, *Server, http.Handler) {
+		r := newResearch(t, "Find Anna", "Which Anna", "Parked task")
+		if _, err := queue.Ask(ctx, r, queue.SessionRef{}, "T-2", "Which Anna: 1850 or 1852?"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := queue.ParkTask(ctx, r, "T-3", "the register is away"); err != nil {
+			t.Fatal(err)
+		}
+		s, h := newServer(t, r.Tree.Root)
+		return r, s, h
+	}
+	form := func(s *Server, r *research.Research, kv ...string) url.Values {
+		v := url.Values{"csrf": {s.csrf}, "research": {researchID(r.Tree.Root)}}
+		for i := 0; i+1 < len(kv); i += 2 {
+			v.Set(kv[i], kv[i+1])
+		}
+		return v
+	}
+	state := func(t *testing.T, r *research.Research, id string) statefiles.State {
+		t.Helper()
+		task, err := r.Tree.FindTask(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return task.State
+	}
+
+	t.Run("the page offers both", func(t *testing.T) {
+		t.Parallel()
+		r, _, h := setup(t)
+		// The overview's Since you left lists questions and parked tasks of a run's
+		// sessions; without a run's end it looks at the last day's.
+		_ = r
+		body := do(h, "GET", "/", "secret-token", nil, nil).Body.String()
+		for _, want := range []string{`action="/answer"`, `name="task" value="T-2"`, `action="/unpark"`, `name="task" value="T-3"`, "Return to the queue"} {
+			if !strings.Contains(body, want) {
+				t.Errorf("the page lacks %q:\n%s", want, body)
+			}
+		}
+	})
+	t.Run("refused", func(t *testing.T) {
+		t.Parallel()
+		r, s, h := setup(t)
+		bad := form(s, r, "task", "T-2", "answer", "1850")
+		bad.Set("csrf", "wrong")
+		for _, c := range []struct {
+			name, path string
+			form       url.Values
+			cookie     string
+			header     map[string]string
+			code       int
+		}{
+			{"answer without csrf", "/answer", bad, "secret-token", nil, http.StatusForbidden},
+			{"answer from another origin", "/answer", form(s, r, "task", "T-2", "answer", "1850"), "secret-token", map[string]string{"Origin": "http://attacker.example"}, http.StatusForbidden},
+			{"answer without the token", "/answer", form(s, r, "task", "T-2", "answer", "1850"), "", nil, http.StatusForbidden},
+			{"an empty answer", "/answer", form(s, r, "task", "T-2", "answer", "  "), "secret-token", nil, http.StatusBadRequest},
+			{"an answer to a task that asks nothing", "/answer", form(s, r, "task", "T-1", "answer", "1850"), "secret-token", nil, http.StatusConflict},
+			{"unpark from another origin", "/unpark", form(s, r, "task", "T-3"), "secret-token", map[string]string{"Origin": "http://attacker.example"}, http.StatusForbidden},
+			{"unpark a task that is not parked", "/unpark", form(s, r, "task", "T-1"), "secret-token", nil, http.StatusConflict},
+			{"a GET", "/unpark", nil, "secret-token", nil, http.StatusMethodNotAllowed},
+		} {
+			method := "POST"
+			if c.form == nil {
+				method = "GET"
+			}
+			if rec := do(h, method, c.path, c.cookie, c.form, c.header); rec.Code != c.code {
+				t.Errorf("%s: %d, want %d: %s", c.name, rec.Code, c.code, rec.Body)
+			}
+		}
+		if st := state(t, r, "T-2"); st != statefiles.Waiting {
+			t.Errorf("T-2 is %s after refused answers, want waiting", st)
+		}
+		if st := state(t, r, "T-3"); st != statefiles.Parked {
+			t.Errorf("T-3 is %s after refused unparks, want parked", st)
+		}
+	})
+	t.Run("answered and unparked", func(t *testing.T) {
+		t.Parallel()
+		r, s, h := setup(t)
+		origin := map[string]string{"Origin": "http://127.0.0.1:8123"}
+		if rec := do(h, "POST", "/answer", "secret-token", form(s, r, "task", "T-2", "answer", "the one born 1850"), origin); rec.Code != http.StatusSeeOther {
+			t.Fatalf("POST /answer: %d: %s", rec.Code, rec.Body)
+		}
+		task, err := r.Tree.FindTask(ctx, "T-2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if task.State != statefiles.Open || len(task.Questions) == 0 || task.Questions[len(task.Questions)-1].Answer != "the one born 1850" {
+			t.Errorf("T-2 after the answer: %+v", task)
+		}
+		if rec := do(h, "POST", "/unpark", "secret-token", form(s, r, "task", "T-3"), origin); rec.Code != http.StatusSeeOther {
+			t.Fatalf("POST /unpark: %d: %s", rec.Code, rec.Body)
+		}
+		if st := state(t, r, "T-3"); st != statefiles.Open {
+			t.Errorf("T-3 is %s after unpark, want open", st)
+		}
+	})
+}

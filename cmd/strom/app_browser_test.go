@@ -310,3 +310,47 @@ strom done >/dev/null
 		}
 	}
 }
+
+// TestAppAnswersAndUnparks: in the real browser the overview answers the question a
+// session left and returns a parked task to the queue; strom sees both at once.
+func TestAppAnswersAndUnparks(t *testing.T) {
+	t.Parallel()
+	h := withAgent(t, `#!/bin/sh
+strom ask "Which Anna: the one born 1850 or 1852?" >/dev/null
+`, "Find the baptism of Anna Novak", "Find Jan Novak's marriage")
+	h.must(t, "run", "--max", "1")
+	h.must(t, "task", "park", "T-2", "--why", "the register is away")
+	url := startApp(t, h)
+	ctx := within(t, browser(t))
+	if err := chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS(`form.answer textarea`))); err != nil {
+		t.Fatalf("the overview offers no answer: %v", err)
+	}
+	// The page replaces its overview when it changes: type and press until the
+	// answer lands, as a person would press again.
+	state := func(id string) string {
+		out := h.must(t, "task", "show", id)
+		for _, l := range strings.Split(out, "\n") {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(l), "state:"); ok {
+				return strings.TrimSpace(v)
+			}
+		}
+		return out
+	}
+	for try := 0; state("T-1") != "open"; try++ {
+		if try == 20 {
+			t.Fatalf("the answer did not land: T-1 is %s", state("T-1"))
+		}
+		_ = chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS(`form.answer textarea`), "the one born 1850"), chromedp.Click(chromedp.CSS(`form.answer button`)))
+		_ = chromedp.Do(ctx, chromedp.WaitReady(chromedp.CSS(`body`)))
+	}
+	if out := h.must(t, "task", "show", "T-1"); !strings.Contains(out, "the one born 1850") {
+		t.Errorf("the answer is not in the task:\n%s", out)
+	}
+	for try := 0; state("T-2") != "open"; try++ {
+		if try == 20 {
+			t.Fatalf("unpark did not land: T-2 is %s", state("T-2"))
+		}
+		_ = chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`form.unpark button`)), chromedp.Click(chromedp.CSS(`form.unpark button`)))
+		_ = chromedp.Do(ctx, chromedp.WaitReady(chromedp.CSS(`body`)))
+	}
+}
