@@ -12,8 +12,8 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
-	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/agents"
+	"github.com/strom-research/strom/harness/machines"
 	"github.com/strom-research/strom/harness/queue"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/views"
@@ -227,7 +227,7 @@ func listTasks(ctx context.Context, s *sys, o listOptions) error {
 	}
 	// Another machine's claim holds an open task on the remote: it is shown
 	// started there.
-	tasks = harness.ShowClaims(ctx, r, tasks)
+	tasks = machines.ShowClaims(ctx, r, tasks)
 	if o.json {
 		return s.printJSON(tasks)
 	}
@@ -268,9 +268,9 @@ func listTasks(ctx context.Context, s *sys, o listOptions) error {
 			extra = " — " + s.parkReason(t.Reason)
 		case statefiles.Started:
 			switch {
-			case harness.ClaimedElsewhere(r, t):
+			case machines.ClaimedElsewhere(r, t):
 				extra = " — " + p.Say("task.claimed_elsewhere", messages.Args{"Host": t.Host, "Session": t.Session,
-					"Since": harness.ClaimTime(t).Local().Format("2006-01-02 15:04")})
+					"Since": machines.ClaimTime(t).Local().Format("2006-01-02 15:04")})
 			case t.Host != "":
 				extra = " — " + p.Say("task.list_session_on", messages.Args{"Session": t.Session, "Host": t.Host})
 			default:
