@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -669,5 +670,71 @@ func TestStartAnyway(t *testing.T) {
 				t.Errorf("the run reads %v, %v; want %s", yes, ok, answer)
 			}
 		})
+	}
+}
+
+// TestPageSinceYouLeft: the overview says how the last run ended and what to do
+// next, what each of its sessions found (the records themselves, or the task's
+// summary), the questions waiting with the command that answers them and the
+// tasks parked with their reasons.
+func TestPageSinceYouLeft(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	r := newResearch(t, "Find Anna", "Which Anna", "Parked task", "Summed up")
+	commit := func(session, task, end string, records ...string) {
+		t.Helper()
+		msg := gitrepo.Message{Subject: "strom: " + task + " — " + end, Body: strings.Join(records, "\n"), Trailers: []gitrepo.Trailer{
+			{Key: research.TrailerSession, Value: session},
+			{Key: research.TrailerTask, Value: task},
+			{Key: research.TrailerEnd, Value: end},
+			{Key: research.TrailerAgent, Value: "claude"},
+			{Key: research.TrailerRecords, Value: strconv.Itoa(len(records))},
+		}}
+		if err := r.Tree.Locked(ctx, func() error {
+			_, err := r.CommitLocked(ctx, msg)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit("20261129T090000Z-0old", "T-1", "done", "an older finding")
+	commit("20261130T090000Z-aaaa", "T-1", "done", "Register 12, page 3: baptism of Anna", "Godparents: Jan & Marie")
+	commit("20261130T091000Z-bbbb", "T-4", "closed", "a record the summary stands for")
+	if _, err := queue.SetSummary(ctx, r, queue.SessionRef{}, "T-4", "Anna was baptised in 1850."); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := queue.Ask(ctx, r, queue.SessionRef{}, "T-2", "Which Anna: 1850 or 1852?"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := queue.ParkTask(ctx, r, "T-3", "the register is away"); err != nil {
+		t.Fatal(err)
+	}
+	ri := &runfiles.RunInfo{PID: 999999, Host: "test", Started: testNow, Sessions: []string{"20261130T090000Z-aaaa", "20261130T091000Z-bbbb"},
+		Ended: &runfiles.RunEnd{At: testNow.Add(time.Hour), Stop: "subscription limit", Detail: "resets 5:00 AM Tue Dec 1 (UTC)", Sessions: 2, Parked: 1, Waiting: 1}}
+	if err := runfiles.SaveRun(r, ri); err != nil {
+		t.Fatal(err)
+	}
+	_, h := newServer(t, r.Tree.Root)
+	body := do(h, "GET", "/", "secret-token", nil, nil).Body.String()
+	for _, want := range []string{
+		"Since you left",
+		`<p class="end-line" data-stop="subscription limit">2 sessions · stopped: subscription limit (resets 5:00 AM Tue Dec 1 (UTC))`,
+		"next: the subscription resets 5:00 AM Tue Dec 1 (UTC); run strom run again then.",
+		`<li>Register 12, page 3: baptism of Anna</li><li>Godparents: Jan &amp; Marie</li>`,
+		`<p class="summary">Anna was baptised in 1850.</p>`,
+		"<q>Which Anna: 1850 or 1852?</q> — <code>strom task answer T-2 &#34;…&#34;</code>",
+		"T-3 Parked task: the register is away — <code>strom task unpark T-3</code>",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("page lacks %q:\n%s", want, body)
+		}
+	}
+	for _, not := range []string{"an older finding", "a record the summary stands for"} {
+		if strings.Contains(body, not) {
+			t.Errorf("page shows %q, which is not the last run's or stands behind a summary:\n%s", not, body)
+		}
+	}
+	if i, j := strings.Index(body, `data-session="20261130T090000Z-aaaa"`), strings.Index(body, `data-session="20261130T091000Z-bbbb"`); i < 0 || j < i {
+		t.Errorf("the run's sessions are not in the order they worked:\n%s", body)
 	}
 }

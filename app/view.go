@@ -51,8 +51,11 @@ type researchView struct {
 	Sessions []harness.SessionEntry
 	Answers  []gates.LogEntry
 	Usage    *claudeusage.Usage
-	Err      string
-	Now      time.Time
+	// Report is "Since you left": the last run's end, what its sessions found,
+	// the questions waiting and the tasks parked (strom report).
+	Report harness.Report
+	Err    string
+	Now    time.Time
 }
 
 // researchID names a research in the page's forms: stable for its path, and no
@@ -111,6 +114,11 @@ func (s *Server) research(ctx context.Context, root string) researchView {
 	if err != nil {
 		v.Err = err.Error()
 	}
+	if rep, err := s.report(ctx, r); err != nil && v.Err == "" {
+		v.Err = err.Error()
+	} else {
+		v.Report = rep
+	}
 	v.Answers = gates.LastAnswers(r.Tree, showAnswers)
 	if u, ok := gates.LoadReport(r.Tree); ok {
 		v.Usage = &u
@@ -143,6 +151,47 @@ type keptSessions struct {
 	list []harness.SessionEntry
 }
 
+// report is strom report's page of the last run for the overview. Its sessions as
+// the history tells them are read again only when HEAD or the run's sessions
+// changed; the run's end, the tasks' titles and summaries, the questions and the
+// parked tasks are read each time.
+func (s *Server) report(ctx context.Context, r *research.Research) (harness.Report, error) {
+	rep := harness.Report{Sessions: []harness.ReportSession{}}
+	lr, err := harness.ReadLastRun(r)
+	if err != nil {
+		return rep, err
+	}
+	rep.Run = lr
+	key := harness.HeadCommit(ctx, r)
+	if lr != nil && key != "" {
+		key += " " + lr.Started.String() + " " + strings.Join(lr.Sessions, " ")
+	}
+	s.mu.Lock()
+	kept, ok := s.keptReport[r.Tree.Root]
+	s.mu.Unlock()
+	sessions := kept.list
+	if !ok || key == "" || kept.key != key {
+		if sessions, err = harness.ReportCommits(ctx, r, lr, time.Time{}); err != nil {
+			return rep, err
+		}
+		if key != "" {
+			s.mu.Lock()
+			s.keptReport[r.Tree.Root] = keptReport{key, sessions}
+			s.mu.Unlock()
+		}
+	}
+	rep.Sessions = harness.WithTasks(ctx, r, sessions)
+	rep.Questions, rep.Parked, err = harness.WaitingForPerson(ctx, r)
+	return rep, err
+}
+
+// keptReport are a report's sessions as the history told them, for a key of HEAD
+// and the last run's sessions.
+type keptReport struct {
+	key  string
+	list []harness.ReportSession
+}
+
 // find returns the research of an id from the page.
 func (s *Server) find(id string) (string, bool) {
 	roots, err := s.o.Roots()
@@ -169,6 +218,8 @@ func (s *Server) parse() (*template.Template, error) {
 			return t.Local().Format("15:04")
 		},
 		"day":   func(t time.Time) string { return t.Local().Format("2006-01-02 15:04") },
+		"zoned": func(t time.Time) string { return t.Local().Format("2006-01-02 15:04 MST") },
+		"mins":  func(sec int) int { return sec / 60 },
 		"left":  s.w.left,
 		"short": func(h string) string { return h[:min(len(h), 7)] },
 		"pct":   func(f float64) string { return fmt.Sprintf("%.0f %%", f) },

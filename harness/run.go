@@ -186,8 +186,7 @@ func ResolveUntil(hhmm string, now time.Time) (time.Time, error) {
 }
 
 // Run works through the queue as the options say (R7.1), one session per task.
-func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, error) {
-	var rr RunResult
+func Run(ctx context.Context, r *research.Research, o RunOptions) (rr RunResult, err error) {
 	if o.Out == nil {
 		o.Out = io.Discard
 	}
@@ -198,7 +197,8 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, er
 	if stopped != nil {
 		return *stopped, nil
 	}
-	defer done()
+	// run.json keeps how the run ended, for strom report and strom status.
+	defer func() { done(endOf(r, rr, err)) }()
 	// A run shares the research through sync.remote when it is set (a chat does
 	// not: a person attends it on this machine).
 	if s, err := r.Settings(); err != nil {
@@ -427,12 +427,12 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, er
 // session; stop before any session when Claude Code with a folder of its own is not
 // logged in there (R7.7: a result, not an error); record the run in run.json. done
 // clears run.json and lets the lock go.
-func startAgentWork(ctx context.Context, r *research.Research, o RunOptions, check func() error) (plan agents.SessionPlan, stopped *RunResult, done func(), err error) {
+func startAgentWork(ctx context.Context, r *research.Research, o RunOptions, check func() error) (plan agents.SessionPlan, stopped *RunResult, done func(*runfiles.RunEnd), err error) {
 	unlock, err := runfiles.LockRun(r)
 	if err != nil {
 		return plan, nil, nil, err
 	}
-	fail := func(err error) (agents.SessionPlan, *RunResult, func(), error) {
+	fail := func(err error) (agents.SessionPlan, *RunResult, func(*runfiles.RunEnd), error) {
 		unlock()
 		return plan, nil, nil, err
 	}
@@ -482,16 +482,28 @@ func startAgentWork(ctx context.Context, r *research.Research, o RunOptions, che
 	if err := session.RecoverCrash(ctx, r, func(s string) { fmt.Fprintln(o.Out, s) }, plan.Check); err != nil {
 		return fail(err)
 	}
-	if advice, ok := agents.NotLoggedIn(ctx, r, plan); ok {
-		unlock()
-		return plan, &RunResult{Stop: ends.StopNotLoggedIn, Detail: advice}, nil, nil
-	}
 	host, _ := os.Hostname()
+	if advice, ok := agents.NotLoggedIn(ctx, r, plan); ok {
+		rr := &RunResult{Stop: ends.StopNotLoggedIn, Detail: advice}
+		_ = runfiles.SaveRun(r, &runfiles.RunInfo{PID: os.Getpid(), Host: host, Started: r.Now(), Ended: endOf(r, *rr, nil)})
+		unlock()
+		return plan, rr, nil, nil
+	}
 	runfiles.ClearRunRequests(r) // a request left by an earlier run is not for this one
 	if err := runfiles.SaveRun(r, &runfiles.RunInfo{PID: os.Getpid(), Host: host, Started: r.Now()}); err != nil {
 		return fail(err)
 	}
-	return plan, nil, func() { runfiles.ClearRunRequests(r); runfiles.ClearRun(r); unlock() }, nil
+	return plan, nil, func(end *runfiles.RunEnd) { runfiles.ClearRunRequests(r); runfiles.ClearRun(r, end); unlock() }, nil
+}
+
+// endOf is how run.json keeps the end of a run that returned rr and err: an error
+// is the run's end as strom run says it.
+func endOf(r *research.Research, rr RunResult, err error) *runfiles.RunEnd {
+	if err != nil {
+		rr.Stop, rr.Detail = ends.StopError, r.Messages().Text(err)
+	}
+	return &runfiles.RunEnd{At: r.Now().UTC(), Stop: rr.Stop.String(), Detail: rr.Detail, Gate: rr.Gate, Sessions: rr.Sessions,
+		Parked: rr.Parked, Waiting: rr.Waiting, ChecksFailed: rr.ChecksFailed, CheckTask: rr.CheckFailed.Task, CheckWhy: rr.CheckFailed.Why}
 }
 
 // stopForAgent is the stop a session's ending asks of a run or a chat: the

@@ -193,6 +193,21 @@ func TestAppFinishAndStop(t *testing.T) {
 	if got := h.git(t, "log", "-1", "--format=%(trailers:key=Strom-End,valueonly)"); strings.TrimSpace(got) != "finish-requested" {
 		t.Errorf("Strom-End = %q", got)
 	}
+	// Since you left: the run's end line as the run printed it, what to do next,
+	// and what its session found, the record itself.
+	if err := chromedp.Do(within(t, bctx), chromedp.WaitVisible(chromedp.CSS(`.since-left .end-line[data-stop="by hand"]`))); err != nil {
+		page, _ := chromedp.Run(within(t, bctx), chromedp.OuterHTML(chromedp.CSS("main")))
+		t.Fatalf("the page does not show how the run ended: %v\n%s", err, page)
+	}
+	since, err := chromedp.Run(within(t, bctx), textOf(`.since-left`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"1 session · stopped: by hand", "next: strom run goes on with the queue.", "asked to finish after "} {
+		if !strings.Contains(since, want) {
+			t.Errorf("Since you left lacks %q:\n%s", want, since)
+		}
+	}
 }
 
 // TestAppPaused: while the run waits for the condition the overview says "Paused,

@@ -263,7 +263,7 @@ func printTask(s *sys, t statefiles.Task, recs []statefiles.Record) {
 		}
 	}
 	fmt.Fprintf(s.stdout, "%s  %s\n%s\n", t.ID, termsafe.Line(t.Title), p.Say("task.show_state", messages.Args{"State": state}))
-	fmt.Fprintln(s.stdout, p.Say("task.show_times", messages.Args{"Created": t.Created.Format("2006-01-02 15:04 MST"), "Updated": t.Updated.Format("2006-01-02 15:04 MST")}))
+	fmt.Fprintln(s.stdout, p.Say("task.show_times", messages.Args{"Created": zoned(t.Created), "Updated": zoned(t.Updated)}))
 	if t.AddedBy != "" {
 		fmt.Fprintln(s.stdout, p.Say("task.show_added_by", messages.Args{"Session": t.AddedBy}))
 	}
@@ -274,9 +274,9 @@ func printTask(s *sys, t statefiles.Task, recs []statefiles.Record) {
 		fmt.Fprintf(s.stdout, "\n%s\n", strings.TrimRight(t.Body, "\n"))
 	}
 	for _, q := range t.Questions {
-		fmt.Fprintf(s.stdout, "\n%s\n", p.Say("task.show_asked", messages.Args{"When": q.Asked.Format("2006-01-02 15:04"), "Question": termsafe.Line(q.Question)}))
+		fmt.Fprintf(s.stdout, "\n%s\n", p.Say("task.show_asked", messages.Args{"When": local(q.Asked), "Question": termsafe.Line(q.Question)}))
 		if q.Answered != nil {
-			fmt.Fprintln(s.stdout, p.Say("task.show_answered", messages.Args{"When": q.Answered.Format("2006-01-02 15:04"), "Answer": termsafe.Line(q.Answer)}))
+			fmt.Fprintln(s.stdout, p.Say("task.show_answered", messages.Args{"When": local(*q.Answered), "Answer": termsafe.Line(q.Answer)}))
 		}
 	}
 	if t.Summary != nil {
@@ -285,7 +285,7 @@ func printTask(s *sys, t statefiles.Task, recs []statefiles.Record) {
 	if len(recs) > 0 {
 		fmt.Fprintf(s.stdout, "\n%s\n", p.Say("task.show_records"))
 		for _, r := range recs {
-			fmt.Fprintf(s.stdout, "  %s  %s\n", r.Time.Format("2006-01-02 15:04"), termsafe.Line(r.Text))
+			fmt.Fprintf(s.stdout, "  %s  %s\n", local(r.Time), termsafe.Line(r.Text))
 		}
 	}
 }

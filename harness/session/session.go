@@ -151,6 +151,7 @@ func RunSession(ctx context.Context, r *research.Research, p agents.SessionPlan,
 			ri = &runfiles.RunInfo{PID: os.Getpid(), Host: host, Started: now}
 		}
 		ri.Session, ri.Task, ri.Agent, ri.SessionAt, ri.Deadline, ri.Minutes = id, task.ID, p.Profile.Name, now, deadline, p.Minutes
+		ri.Sessions = append(ri.Sessions, id)
 		ri.PausedTill, ri.PauseWhy, ri.AgentPGID = time.Time{}, "", 0
 		return runfiles.SaveRun(r, ri)
 	})
