@@ -14,6 +14,7 @@ import (
 	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/harness/limits"
+	"github.com/strom-research/strom/harness/machines"
 	"github.com/strom-research/strom/harness/mode"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
@@ -202,7 +203,7 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (rr RunResult,
 	// not: a person attends it on this machine).
 	if s, err := r.Settings(); err != nil {
 		return rr, err
-	} else if r.Sync, err = syncOf(ctx, r, s, plan.Vars.Strom); err != nil {
+	} else if r.Sync, err = machines.Of(ctx, r, s, plan.Vars.Strom); err != nil {
 		return rr, err
 	}
 
@@ -216,17 +217,17 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (rr RunResult,
 	pk := newPicker(r, o.Tasks)
 	if r.Sync != nil {
 		r.SyncOut = o.Out
-		pk.stale = time.Duration(plan.Minutes)*time.Minute + StaleGrace
+		pk.claims.Stale = time.Duration(plan.Minutes)*time.Minute + machines.StaleGrace
 		// What the last run left here (a crashed session's commit among it) is
 		// pushed first, and the queue picked from is the remote's.
-		if err := syncStart(ctx, r, o.Out); err != nil {
+		if err := machines.Start(ctx, r, o.Out); err != nil {
 			rr.Stop, rr.Detail = ends.StopError, err.Error()
 			return rr, nil
 		}
 	}
 	stopNow := func(s ends.Stop, detail string) (RunResult, error) {
 		if s != ends.StopError {
-			if left := leftBehind(ctx, r); left != "" {
+			if left := machines.LeftBehind(ctx, r); left != "" {
 				s, detail = ends.StopError, left
 			}
 		}
@@ -298,7 +299,7 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (rr RunResult,
 			// own meanwhile, and such a task, passed over as held by the other's
 			// claim of the same id, is free under its new id.
 			if r.Sync != nil && !pushedAgain {
-				if left := leftBehind(ctx, r); left == "" {
+				if left := machines.LeftBehind(ctx, r); left == "" {
 					pushedAgain = true
 					continue
 				}
@@ -316,7 +317,7 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (rr RunResult,
 				return stopNow(gs.Stop, gs.Reason)
 			}
 			// The gate may have waited for hours: take the task only if it is still open.
-			if t, err := r.Tree.FindTask(ctx, task.ID); err == nil && !takeable(r, pk, &t) {
+			if t, err := r.Tree.FindTask(ctx, task.ID); err == nil && !pk.claims.Takeable(r, &t) {
 				continue
 			} else if errors.Is(err, statefiles.ErrUnknownTask) {
 				continue
@@ -341,7 +342,10 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (rr RunResult,
 		if r.Sync != nil {
 			// Several machines: the task is the first open one after the remote's
 			// branch is merged in, claimed by a pushed commit.
-			claimed, id, err := claim(ctx, r, pk, o.Out)
+			claimed, id, err := pk.claims.Claim(ctx, r, func(ctx context.Context) (*statefiles.Task, []string, error) {
+				t, _, lines, err := next(ctx, r, pk)
+				return t, lines, err
+			}, o.Out)
 			if err != nil {
 				if ctx.Err() != nil {
 					return stopNow(ends.StopByHand, "")
@@ -375,7 +379,7 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (rr RunResult,
 		}
 		printEnd(r, o.Out, res)
 		if r.Sync != nil {
-			if err := publish(ctx, r, o.Out); err != nil {
+			if err := machines.Publish(ctx, r, o.Out); err != nil {
 				return stopNow(ends.StopError, r.Messages().Text(err))
 			}
 		}

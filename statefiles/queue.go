@@ -84,7 +84,7 @@ type Summary struct {
 }
 
 // Queue is the whole queue: the tasks in order. On disk it is .strom/queue.json (the
-// order and next_id, queuefiles.go) and the tasks in files of a hundred under
+// order and next_id, queueorder.go) and the tasks in files of a hundred under
 // .strom/tasks/ (shards.go); a
 // queue.json of version 1 held the tasks themselves (queueolder.go).
 type Queue struct {

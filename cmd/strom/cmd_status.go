@@ -9,6 +9,7 @@ import (
 	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/consent"
 	"github.com/strom-research/strom/harness/ends"
+	"github.com/strom-research/strom/harness/machines"
 	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/harness/session"
 	"github.com/strom-research/strom/internal/termsafe"
@@ -26,7 +27,7 @@ type statusJSON struct {
 	// Finish is a finish request pending in the running run (R7.3).
 	Finish *runfiles.FinishRequest `json:"finish_requested,omitempty"`
 	// Sync is the sync with a remote (sync.remote).
-	Sync harness.SyncState `json:"sync"`
+	Sync machines.State `json:"sync"`
 	// LastRun is the last run as run.json keeps it, with its end line; nil when
 	// none is kept.
 	LastRun *harness.LastRun `json:"last_run"`
