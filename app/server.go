@@ -66,8 +66,9 @@ type Server struct {
 	w     words
 	tmpl  *template.Template
 
-	mu   sync.Mutex
-	kept map[string]keptSessions // root → its last sessions as of its HEAD
+	mu         sync.Mutex
+	kept       map[string]keptSessions // root → its last sessions as of its HEAD
+	keptReport map[string]keptReport   // root → its report's sessions as of its HEAD and last run
 }
 
 // ErrNotLoopback means the address to listen on is not a loopback address.
@@ -108,7 +109,8 @@ func New(addr string, o Options) (*Server, error) {
 	}
 	mac := hmac.New(sha256.New, []byte(o.Token))
 	mac.Write([]byte("strom app csrf"))
-	s := &Server{o: o, addr: addr, token: o.Token, csrf: hex.EncodeToString(mac.Sum(nil)), w: wordsFor(o.Lang), kept: map[string]keptSessions{}}
+	s := &Server{o: o, addr: addr, token: o.Token, csrf: hex.EncodeToString(mac.Sum(nil)), w: wordsFor(o.Lang), kept: map[string]keptSessions{},
+		keptReport: map[string]keptReport{}}
 	t, err := s.parse()
 	if err != nil {
 		return nil, fmt.Errorf("read the overview's page: %w", err)
@@ -129,6 +131,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /events", s.events)
 	mux.HandleFunc("POST /finish", s.finish)
 	mux.HandleFunc("POST /start-anyway", s.startAnyway)
+	mux.HandleFunc("POST /answer", s.answer)
+	mux.HandleFunc("POST /unpark", s.unpark)
 	mux.HandleFunc("/finish", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, s.w.say("app.refuse.finish_get"), http.StatusMethodNotAllowed)
 	})

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -576,7 +577,7 @@ func TestPageSessionModel(t *testing.T) {
 	}
 	_, h := newServer(t, r.Tree.Root)
 	body := do(h, "GET", "/", "secret-token", nil, nil).Body.String()
-	for _, want := range []string{"Agent and model", `<td class="agent">claude 2.1.197 · <span class="model">claude-sonnet-4-5-20250929</span></td>`} {
+	for _, want := range []string{"Agent and model", `<td class="agent" data-label="Agent and model">claude 2.1.197 · <span class="model">claude-sonnet-4-5-20250929</span></td>`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("page lacks %q:\n%s", want, body)
 		}
@@ -670,4 +671,175 @@ func TestStartAnyway(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPageSinceYouLeft: the overview says how the last run ended and what to do
+// next, what each of its sessions found (the records themselves, or the task's
+// summary), the questions waiting with the command that answers them and the
+// tasks parked with their reasons.
+func TestPageSinceYouLeft(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	r := newResearch(t, "Find Anna", "Which Anna", "Parked task", "Summed up")
+	commit := func(session, task, end string, records ...string) {
+		t.Helper()
+		msg := gitrepo.Message{Subject: "strom: " + task + " — " + end, Body: strings.Join(records, "\n"), Trailers: []gitrepo.Trailer{
+			{Key: research.TrailerSession, Value: session},
+			{Key: research.TrailerTask, Value: task},
+			{Key: research.TrailerEnd, Value: end},
+			{Key: research.TrailerAgent, Value: "claude"},
+			{Key: research.TrailerRecords, Value: strconv.Itoa(len(records))},
+		}}
+		if err := r.Tree.Locked(ctx, func() error {
+			_, err := r.CommitLocked(ctx, msg)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit("20261129T090000Z-0old", "T-1", "done", "an older finding")
+	commit("20261130T090000Z-aaaa", "T-1", "done", "Register 12, page 3: baptism of Anna", "Godparents: Jan & Marie")
+	commit("20261130T091000Z-bbbb", "T-4", "closed", "a record the summary stands for")
+	if _, err := queue.SetSummary(ctx, r, queue.SessionRef{}, "T-4", "Anna was baptised in 1850."); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := queue.Ask(ctx, r, queue.SessionRef{}, "T-2", "Which Anna: 1850 or 1852?"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := queue.ParkTask(ctx, r, "T-3", "the register is away"); err != nil {
+		t.Fatal(err)
+	}
+	ri := &runfiles.RunInfo{PID: 999999, Host: "test", Started: testNow, Sessions: []string{"20261130T090000Z-aaaa", "20261130T091000Z-bbbb"},
+		Ended: &runfiles.RunEnd{At: testNow.Add(time.Hour), Stop: "subscription limit", Detail: "resets 5:00 AM Tue Dec 1 (UTC)", Sessions: 2, Parked: 1, Waiting: 1}}
+	if err := runfiles.SaveRun(r, ri); err != nil {
+		t.Fatal(err)
+	}
+	_, h := newServer(t, r.Tree.Root)
+	body := do(h, "GET", "/", "secret-token", nil, nil).Body.String()
+	for _, want := range []string{
+		"Since you left",
+		`<p class="end-line" data-stop="subscription limit">2 sessions · stopped: subscription limit (resets 5:00 AM Tue Dec 1 (UTC))`,
+		"next: the subscription resets 5:00 AM Tue Dec 1 (UTC); run strom run again then.",
+		`<li>Register 12, page 3: baptism of Anna</li><li>Godparents: Jan &amp; Marie</li>`,
+		`<p class="summary">Anna was baptised in 1850.</p>`,
+		"<q>Which Anna: 1850 or 1852?</q> — <code>strom task answer T-2 &#34;…&#34;</code>",
+		"T-3 Parked task: the register is away — <code>strom task unpark T-3</code>",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("page lacks %q:\n%s", want, body)
+		}
+	}
+	for _, not := range []string{"an older finding", "a record the summary stands for"} {
+		if strings.Contains(body, not) {
+			t.Errorf("page shows %q, which is not the last run's or stands behind a summary:\n%s", not, body)
+		}
+	}
+	if i, j := strings.Index(body, `data-session="20261130T090000Z-aaaa"`), strings.Index(body, `data-session="20261130T091000Z-bbbb"`); i < 0 || j < i {
+		t.Errorf("the run's sessions are not in the order they worked:\n%s", body)
+	}
+}
+
+// TestAnswerAndUnpark: the overview answers a task's question and returns a parked
+// task to the queue, as strom task answer and strom task unpark do, under the same
+// token, Origin and CSRF rules as Finish and stop.
+func TestAnswerAndUnpark(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	setup := func(t *testing.T) (*research.Research, *Server, http.Handler) {
+		r := newResearch(t, "Find Anna", "Which Anna", "Parked task")
+		if _, err := queue.Ask(ctx, r, queue.SessionRef{}, "T-2", "Which Anna: 1850 or 1852?"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := queue.ParkTask(ctx, r, "T-3", "the register is away"); err != nil {
+			t.Fatal(err)
+		}
+		s, h := newServer(t, r.Tree.Root)
+		return r, s, h
+	}
+	form := func(s *Server, r *research.Research, kv ...string) url.Values {
+		v := url.Values{"csrf": {s.csrf}, "research": {researchID(r.Tree.Root)}}
+		for i := 0; i+1 < len(kv); i += 2 {
+			v.Set(kv[i], kv[i+1])
+		}
+		return v
+	}
+	state := func(t *testing.T, r *research.Research, id string) statefiles.State {
+		t.Helper()
+		task, err := r.Tree.FindTask(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return task.State
+	}
+
+	t.Run("the page offers both", func(t *testing.T) {
+		t.Parallel()
+		r, _, h := setup(t)
+		// The overview's Since you left lists questions and parked tasks of a run's
+		// sessions; without a run's end it looks at the last day's.
+		_ = r
+		body := do(h, "GET", "/", "secret-token", nil, nil).Body.String()
+		for _, want := range []string{`action="/answer"`, `name="task" value="T-2"`, `action="/unpark"`, `name="task" value="T-3"`, "Return to the queue"} {
+			if !strings.Contains(body, want) {
+				t.Errorf("the page lacks %q:\n%s", want, body)
+			}
+		}
+	})
+	t.Run("refused", func(t *testing.T) {
+		t.Parallel()
+		r, s, h := setup(t)
+		bad := form(s, r, "task", "T-2", "answer", "1850")
+		bad.Set("csrf", "wrong")
+		for _, c := range []struct {
+			name, path string
+			form       url.Values
+			cookie     string
+			header     map[string]string
+			code       int
+		}{
+			{"answer without csrf", "/answer", bad, "secret-token", nil, http.StatusForbidden},
+			{"answer from another origin", "/answer", form(s, r, "task", "T-2", "answer", "1850"), "secret-token", map[string]string{"Origin": "http://attacker.example"}, http.StatusForbidden},
+			{"answer without the token", "/answer", form(s, r, "task", "T-2", "answer", "1850"), "", nil, http.StatusForbidden},
+			{"an empty answer", "/answer", form(s, r, "task", "T-2", "answer", "  "), "secret-token", nil, http.StatusBadRequest},
+			{"an answer to a task that asks nothing", "/answer", form(s, r, "task", "T-1", "answer", "1850"), "secret-token", nil, http.StatusConflict},
+			{"unpark from another origin", "/unpark", form(s, r, "task", "T-3"), "secret-token", map[string]string{"Origin": "http://attacker.example"}, http.StatusForbidden},
+			{"unpark a task that is not parked", "/unpark", form(s, r, "task", "T-1"), "secret-token", nil, http.StatusConflict},
+			{"a GET", "/unpark", nil, "secret-token", nil, http.StatusMethodNotAllowed},
+		} {
+			method := "POST"
+			if c.form == nil {
+				method = "GET"
+			}
+			if rec := do(h, method, c.path, c.cookie, c.form, c.header); rec.Code != c.code {
+				t.Errorf("%s: %d, want %d: %s", c.name, rec.Code, c.code, rec.Body)
+			}
+		}
+		if st := state(t, r, "T-2"); st != statefiles.Waiting {
+			t.Errorf("T-2 is %s after refused answers, want waiting", st)
+		}
+		if st := state(t, r, "T-3"); st != statefiles.Parked {
+			t.Errorf("T-3 is %s after refused unparks, want parked", st)
+		}
+	})
+	t.Run("answered and unparked", func(t *testing.T) {
+		t.Parallel()
+		r, s, h := setup(t)
+		origin := map[string]string{"Origin": "http://127.0.0.1:8123"}
+		if rec := do(h, "POST", "/answer", "secret-token", form(s, r, "task", "T-2", "answer", "the one born 1850"), origin); rec.Code != http.StatusSeeOther {
+			t.Fatalf("POST /answer: %d: %s", rec.Code, rec.Body)
+		}
+		task, err := r.Tree.FindTask(ctx, "T-2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if task.State != statefiles.Open || len(task.Questions) == 0 || task.Questions[len(task.Questions)-1].Answer != "the one born 1850" {
+			t.Errorf("T-2 after the answer: %+v", task)
+		}
+		if rec := do(h, "POST", "/unpark", "secret-token", form(s, r, "task", "T-3"), origin); rec.Code != http.StatusSeeOther {
+			t.Fatalf("POST /unpark: %d: %s", rec.Code, rec.Body)
+		}
+		if st := state(t, r, "T-3"); st != statefiles.Open {
+			t.Errorf("T-3 is %s after unpark, want open", st)
+		}
+	})
 }

@@ -19,9 +19,11 @@ import (
 	"github.com/strom-research/strom/harness/gates"
 	"github.com/strom-research/strom/harness/gates/claudeusage"
 	"github.com/strom-research/strom/harness/mode"
+	"github.com/strom-research/strom/harness/queue"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/harness/views"
+	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
 
@@ -51,8 +53,11 @@ type researchView struct {
 	Sessions []harness.SessionEntry
 	Answers  []gates.LogEntry
 	Usage    *claudeusage.Usage
-	Err      string
-	Now      time.Time
+	// Report is "Since you left": the last run's end, what its sessions found,
+	// the questions waiting and the tasks parked (strom report).
+	Report harness.Report
+	Err    string
+	Now    time.Time
 }
 
 // researchID names a research in the page's forms: stable for its path, and no
@@ -111,6 +116,11 @@ func (s *Server) research(ctx context.Context, root string) researchView {
 	if err != nil {
 		v.Err = err.Error()
 	}
+	if rep, err := s.report(ctx, r); err != nil && v.Err == "" {
+		v.Err = err.Error()
+	} else {
+		v.Report = rep
+	}
 	v.Answers = gates.LastAnswers(r.Tree, showAnswers)
 	if u, ok := gates.LoadReport(r.Tree); ok {
 		v.Usage = &u
@@ -143,6 +153,47 @@ type keptSessions struct {
 	list []harness.SessionEntry
 }
 
+// report is strom report's page of the last run for the overview. Its sessions as
+// the history tells them are read again only when HEAD or the run's sessions
+// changed; the run's end, the tasks' titles and summaries, the questions and the
+// parked tasks are read each time.
+func (s *Server) report(ctx context.Context, r *research.Research) (harness.Report, error) {
+	rep := harness.Report{Sessions: []harness.ReportSession{}}
+	lr, err := harness.ReadLastRun(r)
+	if err != nil {
+		return rep, err
+	}
+	rep.Run = lr
+	key := harness.HeadCommit(ctx, r)
+	if lr != nil && key != "" {
+		key += " " + lr.Started.String() + " " + strings.Join(lr.Sessions, " ")
+	}
+	s.mu.Lock()
+	kept, ok := s.keptReport[r.Tree.Root]
+	s.mu.Unlock()
+	sessions := kept.list
+	if !ok || key == "" || kept.key != key {
+		if sessions, err = harness.ReportCommits(ctx, r, lr, time.Time{}); err != nil {
+			return rep, err
+		}
+		if key != "" {
+			s.mu.Lock()
+			s.keptReport[r.Tree.Root] = keptReport{key, sessions}
+			s.mu.Unlock()
+		}
+	}
+	rep.Sessions = harness.WithTasks(ctx, r, sessions)
+	rep.Questions, rep.Parked, err = harness.WaitingForPerson(ctx, r)
+	return rep, err
+}
+
+// keptReport are a report's sessions as the history told them, for a key of HEAD
+// and the last run's sessions.
+type keptReport struct {
+	key  string
+	list []harness.ReportSession
+}
+
 // find returns the research of an id from the page.
 func (s *Server) find(id string) (string, bool) {
 	roots, err := s.o.Roots()
@@ -169,6 +220,8 @@ func (s *Server) parse() (*template.Template, error) {
 			return t.Local().Format("15:04")
 		},
 		"day":   func(t time.Time) string { return t.Local().Format("2006-01-02 15:04") },
+		"zoned": func(t time.Time) string { return t.Local().Format("2006-01-02 15:04 MST") },
+		"mins":  func(sec int) int { return sec / 60 },
 		"left":  s.w.left,
 		"short": func(h string) string { return h[:min(len(h), 7)] },
 		"pct":   func(f float64) string { return fmt.Sprintf("%.0f %%", f) },
@@ -241,48 +294,62 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 // finish is "Finish and stop": it asks the run to finish the working session, which
 // the run's terminal confirms (R7.3).
 func (s *Server) finish(w http.ResponseWriter, r *http.Request) {
-	if o := r.Header.Get("Origin"); o != "" && o != "http://"+r.Host {
-		http.Error(w, s.w.say("app.refuse.origin"), http.StatusForbidden)
-		return
-	}
-	if err := r.ParseForm(); err != nil || !hmacEqual(r.PostForm.Get("csrf"), s.csrf) {
-		http.Error(w, s.w.say("app.refuse.csrf"), http.StatusForbidden)
-		return
-	}
-	root, ok := s.find(r.PostForm.Get("research"))
+	res, root, ok := s.posted(w, r)
 	if !ok {
-		http.Error(w, s.w.say("app.refuse.gone"), http.StatusNotFound)
 		return
 	}
-	res, err := research.Open(root, s.o.Env)
-	if err == nil {
-		err = views.AskFinishFromApp(res, strings.TrimSpace(r.PostForm.Get("session")))
-	}
+	err := views.AskFinishFromApp(res, strings.TrimSpace(r.PostForm.Get("session")))
 	if errors.Is(err, views.ErrNoSessionWorking) {
 		http.Error(w, s.w.p.Text(err), http.StatusConflict)
 		return
 	}
+	s.done(w, r, root, err)
+}
+
+// posted checks a form from the overview — its Origin, its CSRF token, the research
+// it names — and opens the research; false when it answered the request itself.
+func (s *Server) posted(w http.ResponseWriter, r *http.Request) (*research.Research, string, bool) {
+	if o := r.Header.Get("Origin"); o != "" && o != "http://"+r.Host {
+		http.Error(w, s.w.say("app.refuse.origin"), http.StatusForbidden)
+		return nil, "", false
+	}
+	if err := r.ParseForm(); err != nil || !hmacEqual(r.PostForm.Get("csrf"), s.csrf) {
+		http.Error(w, s.w.say("app.refuse.csrf"), http.StatusForbidden)
+		return nil, "", false
+	}
+	root, ok := s.find(r.PostForm.Get("research"))
+	if !ok {
+		http.Error(w, s.w.say("app.refuse.gone"), http.StatusNotFound)
+		return nil, "", false
+	}
+	res, err := research.Open(root, s.o.Env)
 	if err != nil {
 		http.Error(w, s.w.p.Text(err), http.StatusInternalServerError)
-		return
+		return nil, "", false
 	}
-	http.Redirect(w, r, "/#"+researchID(root), http.StatusSeeOther)
+	return res, root, true
+}
+
+// done answers a form the overview posted: back to the research on the page, or
+// the sentence that says why not (a refusal of the person's is a conflict, not a
+// failure of the app's).
+func (s *Server) done(w http.ResponseWriter, r *http.Request, root string, err error) {
+	var me *messages.Error
+	switch {
+	case err == nil:
+		http.Redirect(w, r, "/#"+researchID(root), http.StatusSeeOther)
+	case errors.As(err, &me):
+		http.Error(w, s.w.p.Text(err), http.StatusConflict)
+	default:
+		http.Error(w, s.w.p.Text(err), http.StatusInternalServerError)
+	}
 }
 
 // startAnyway answers a run's "Start anyway?" (R7.4.1), asked here because the run
 // has no terminal.
 func (s *Server) startAnyway(w http.ResponseWriter, r *http.Request) {
-	if o := r.Header.Get("Origin"); o != "" && o != "http://"+r.Host {
-		http.Error(w, s.w.say("app.refuse.origin"), http.StatusForbidden)
-		return
-	}
-	if err := r.ParseForm(); err != nil || !hmacEqual(r.PostForm.Get("csrf"), s.csrf) {
-		http.Error(w, s.w.say("app.refuse.csrf"), http.StatusForbidden)
-		return
-	}
-	root, ok := s.find(r.PostForm.Get("research"))
+	res, root, ok := s.posted(w, r)
 	if !ok {
-		http.Error(w, s.w.say("app.refuse.gone"), http.StatusNotFound)
 		return
 	}
 	answer := r.PostForm.Get("answer")
@@ -290,19 +357,32 @@ func (s *Server) startAnyway(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, s.w.say("app.refuse.bad_answer"), http.StatusBadRequest)
 		return
 	}
-	res, err := research.Open(root, s.o.Env)
-	if err == nil {
-		err = runfiles.AnswerStart(res, answer == "yes")
-	}
-	if errors.Is(err, runfiles.ErrNoQuestion) {
-		http.Error(w, s.w.p.Text(err), http.StatusConflict)
+	s.done(w, r, root, runfiles.AnswerStart(res, answer == "yes"))
+}
+
+// answer is a person's answer to a task's question, as strom task answer gives it.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
+	res, root, ok := s.posted(w, r)
+	if !ok {
 		return
 	}
-	if err != nil {
-		http.Error(w, s.w.p.Text(err), http.StatusInternalServerError)
+	text := strings.TrimSpace(r.PostForm.Get("answer"))
+	if text == "" {
+		http.Error(w, s.w.say("app.refuse.answer_empty"), http.StatusBadRequest)
 		return
 	}
-	http.Redirect(w, r, "/#"+researchID(root), http.StatusSeeOther)
+	_, err := queue.AnswerTask(r.Context(), res, r.PostForm.Get("task"), text)
+	s.done(w, r, root, err)
+}
+
+// unpark returns a parked task to the queue, as strom task unpark does.
+func (s *Server) unpark(w http.ResponseWriter, r *http.Request) {
+	res, root, ok := s.posted(w, r)
+	if !ok {
+		return
+	}
+	_, err := queue.UnparkTask(r.Context(), res, r.PostForm.Get("task"))
+	s.done(w, r, root, err)
 }
 
 func hmacEqual(a, b string) bool {

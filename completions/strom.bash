@@ -6,13 +6,13 @@ _strom() {
 		# Words after -- are the agent's.
 		[[ $word == -- ]] && return 0
 		case "$path/$word" in
-		'/init'|'/task'|'/record'|'/done'|'/ask'|'/note'|'/config'|'/status'|'/log'|'/hooks'|'/run'|'/session'|'/mode'|'/chat'|'/gate'|'/usage'|'/allow'|'/app'|'/menu'|'/setup'|'/help'|'/completion'|'/version'|'/demo-agent'|'task/add'|'task/list'|'task/show'|'task/edit'|'task/move'|'task/park'|'task/unpark'|'task/answer'|'task/summary'|'config/get'|'config/set'|'config/unset'|'hooks/install'|'hooks/pre-commit'|'hooks/merge-driver'|'hooks/claude-stop'|'hooks/claude-event'|'session/list'|'session/finish'|'session/log'|'session/send'|'session/stop'|'session/close'|'gate/test'|'usage/report'|'help/init'|'help/task'|'help/record'|'help/done'|'help/ask'|'help/note'|'help/config'|'help/status'|'help/log'|'help/hooks'|'help/run'|'help/session'|'help/mode'|'help/chat'|'help/gate'|'help/usage'|'help/allow'|'help/app'|'help/menu'|'help/setup'|'help/help'|'help/completion'|'help/version'|'help/demo-agent'|'help task/add'|'help task/list'|'help task/show'|'help task/edit'|'help task/move'|'help task/park'|'help task/unpark'|'help task/answer'|'help task/summary'|'help config/get'|'help config/set'|'help config/unset'|'help hooks/install'|'help hooks/pre-commit'|'help hooks/merge-driver'|'help hooks/claude-stop'|'help hooks/claude-event'|'help session/list'|'help session/finish'|'help session/log'|'help session/send'|'help session/stop'|'help session/close'|'help gate/test'|'help usage/report')
+		'/init'|'/task'|'/record'|'/done'|'/ask'|'/note'|'/config'|'/status'|'/log'|'/report'|'/hooks'|'/run'|'/session'|'/mode'|'/chat'|'/gate'|'/usage'|'/allow'|'/app'|'/menu'|'/setup'|'/help'|'/completion'|'/version'|'/demo-agent'|'task/add'|'task/list'|'task/show'|'task/edit'|'task/move'|'task/park'|'task/unpark'|'task/answer'|'task/summary'|'config/get'|'config/set'|'config/unset'|'hooks/install'|'hooks/pre-commit'|'hooks/merge-driver'|'hooks/claude-stop'|'hooks/claude-event'|'session/list'|'session/finish'|'session/log'|'session/send'|'session/stop'|'session/close'|'gate/test'|'usage/report'|'help/init'|'help/task'|'help/record'|'help/done'|'help/ask'|'help/note'|'help/config'|'help/status'|'help/log'|'help/report'|'help/hooks'|'help/run'|'help/session'|'help/mode'|'help/chat'|'help/gate'|'help/usage'|'help/allow'|'help/app'|'help/menu'|'help/setup'|'help/help'|'help/completion'|'help/version'|'help/demo-agent'|'help task/add'|'help task/list'|'help task/show'|'help task/edit'|'help task/move'|'help task/park'|'help task/unpark'|'help task/answer'|'help task/summary'|'help config/get'|'help config/set'|'help config/unset'|'help hooks/install'|'help hooks/pre-commit'|'help hooks/merge-driver'|'help hooks/claude-stop'|'help hooks/claude-event'|'help session/list'|'help session/finish'|'help session/log'|'help session/send'|'help session/stop'|'help session/close'|'help gate/test'|'help usage/report')
 			path=${path:+$path }$word ;;
 		esac
 	done
 	local words valued
 	case $path in
-	'') words='init task record done ask note config status log hooks run session mode chat gate usage allow app menu setup help completion version demo-agent --version'; valued=' ' ;;
+	'') words='init task record done ask note config status log report hooks run session mode chat gate usage allow app menu setup help completion version demo-agent --version'; valued=' ' ;;
 	'init') words='--agent'; valued=' --agent ' ;;
 	'task') words='add list show edit move park unpark answer summary --json'; valued=' ' ;;
 	'task add') words='--body --body-file --json --needs'; valued=' --body --body-file --needs ' ;;
@@ -34,6 +34,7 @@ _strom() {
 	'config unset') words='--for-tree'; valued=' ' ;;
 	'status') words='--json'; valued=' ' ;;
 	'log') words='--json -n'; valued=' -n ' ;;
+	'report') words='--json --since'; valued=' --since ' ;;
 	'hooks') words='install pre-commit merge-driver claude-stop claude-event'; valued=' ' ;;
 	'hooks install') words=''; valued=' ' ;;
 	'hooks pre-commit') words=''; valued=' ' ;;
@@ -61,7 +62,7 @@ _strom() {
 	'completion') words='bash zsh fish powershell'; valued=' ' ;;
 	'version') words=''; valued=' ' ;;
 	'demo-agent') words='--prompt-file'; valued=' --prompt-file ' ;;
-	'help') words='init task record done ask note config status log hooks run session mode chat gate usage allow app menu setup help completion version demo-agent'; valued=' ' ;;
+	'help') words='init task record done ask note config status log report hooks run session mode chat gate usage allow app menu setup help completion version demo-agent'; valued=' ' ;;
 	'help task') words='add list show edit move park unpark answer summary'; valued=' ' ;;
 	'help config') words='get set unset'; valued=' ' ;;
 	'help hooks') words='install pre-commit merge-driver claude-stop claude-event'; valued=' ' ;;

@@ -8,7 +8,7 @@ function __strom_path
 			return
 		end
 		switch "$path/$word"
-			case '/init' '/task' '/record' '/done' '/ask' '/note' '/config' '/status' '/log' '/hooks' '/run' '/session' '/mode' '/chat' '/gate' '/usage' '/allow' '/app' '/menu' '/setup' '/help' '/completion' '/version' '/demo-agent' 'task/add' 'task/list' 'task/show' 'task/edit' 'task/move' 'task/park' 'task/unpark' 'task/answer' 'task/summary' 'config/get' 'config/set' 'config/unset' 'hooks/install' 'hooks/pre-commit' 'hooks/merge-driver' 'hooks/claude-stop' 'hooks/claude-event' 'session/list' 'session/finish' 'session/log' 'session/send' 'session/stop' 'session/close' 'gate/test' 'usage/report' 'help/init' 'help/task' 'help/record' 'help/done' 'help/ask' 'help/note' 'help/config' 'help/status' 'help/log' 'help/hooks' 'help/run' 'help/session' 'help/mode' 'help/chat' 'help/gate' 'help/usage' 'help/allow' 'help/app' 'help/menu' 'help/setup' 'help/help' 'help/completion' 'help/version' 'help/demo-agent' 'help task/add' 'help task/list' 'help task/show' 'help task/edit' 'help task/move' 'help task/park' 'help task/unpark' 'help task/answer' 'help task/summary' 'help config/get' 'help config/set' 'help config/unset' 'help hooks/install' 'help hooks/pre-commit' 'help hooks/merge-driver' 'help hooks/claude-stop' 'help hooks/claude-event' 'help session/list' 'help session/finish' 'help session/log' 'help session/send' 'help session/stop' 'help session/close' 'help gate/test' 'help usage/report'
+			case '/init' '/task' '/record' '/done' '/ask' '/note' '/config' '/status' '/log' '/report' '/hooks' '/run' '/session' '/mode' '/chat' '/gate' '/usage' '/allow' '/app' '/menu' '/setup' '/help' '/completion' '/version' '/demo-agent' 'task/add' 'task/list' 'task/show' 'task/edit' 'task/move' 'task/park' 'task/unpark' 'task/answer' 'task/summary' 'config/get' 'config/set' 'config/unset' 'hooks/install' 'hooks/pre-commit' 'hooks/merge-driver' 'hooks/claude-stop' 'hooks/claude-event' 'session/list' 'session/finish' 'session/log' 'session/send' 'session/stop' 'session/close' 'gate/test' 'usage/report' 'help/init' 'help/task' 'help/record' 'help/done' 'help/ask' 'help/note' 'help/config' 'help/status' 'help/log' 'help/report' 'help/hooks' 'help/run' 'help/session' 'help/mode' 'help/chat' 'help/gate' 'help/usage' 'help/allow' 'help/app' 'help/menu' 'help/setup' 'help/help' 'help/completion' 'help/version' 'help/demo-agent' 'help task/add' 'help task/list' 'help task/show' 'help task/edit' 'help task/move' 'help task/park' 'help task/unpark' 'help task/answer' 'help task/summary' 'help config/get' 'help config/set' 'help config/unset' 'help hooks/install' 'help hooks/pre-commit' 'help hooks/merge-driver' 'help hooks/claude-stop' 'help hooks/claude-event' 'help session/list' 'help session/finish' 'help session/log' 'help session/send' 'help session/stop' 'help session/close' 'help gate/test' 'help usage/report'
 				set path (string trim -- "$path $word")
 		end
 	end
@@ -28,6 +28,7 @@ complete -c strom -n '__strom_at '\'''\''' -a 'note' -d 'print or rewrite the re
 complete -c strom -n '__strom_at '\'''\''' -a 'config' -d 'settings: for this computer, or with --for-tree for this research only'
 complete -c strom -n '__strom_at '\'''\''' -a 'status' -d 'mode, tasks by state, the last session and the running one'
 complete -c strom -n '__strom_at '\'''\''' -a 'log' -d 'the sessions, newest first, read from the commits'\'' trailers'
+complete -c strom -n '__strom_at '\'''\''' -a 'report' -d 'the morning in one look: how the last run ended, what its sessions found, the questions and parked tasks that wait for you'
 complete -c strom -n '__strom_at '\'''\''' -a 'hooks' -d 'the git hook strom puts in place'
 complete -c strom -n '__strom_at '\'''\''' -a 'run' -d 'let the agent work alone through the queue, one session per task'
 complete -c strom -n '__strom_at '\'''\''' -a 'session' -d 'the running session: list, ask to finish, stop, read its transcript, type into it'
@@ -87,6 +88,8 @@ complete -c strom -n '__strom_at '\''config unset'\''' -l 'for-tree' -d 'unset i
 complete -c strom -n '__strom_at '\''status'\''' -l 'json' -d 'print JSON'
 complete -c strom -n '__strom_at '\''log'\''' -l 'json' -d 'print JSON'
 complete -c strom -n '__strom_at '\''log'\''' -s 'n' -r -d 'show at most N sessions (0 = all)'
+complete -c strom -n '__strom_at '\''report'\''' -l 'json' -d 'print JSON'
+complete -c strom -n '__strom_at '\''report'\''' -l 'since' -r -d 'everything since TIME: HH:MM (the last such moment), today, yesterday, a date (2026-11-30) or an RFC 3339 time'
 complete -c strom -n '__strom_at '\''hooks'\''' -a 'install' -d 'install the pre-commit hook that keeps a broken queue out of the history'
 complete -c strom -n '__strom_at '\''hooks'\''' -a 'pre-commit' -d '(run by the git hook) check the staged .strom/ files'
 complete -c strom -n '__strom_at '\''hooks'\''' -a 'merge-driver' -d '(run by git) merge one of strom'\''s files where two lines of history meet'
@@ -147,6 +150,7 @@ complete -c strom -n '__strom_at '\''help'\''' -a 'note' -d 'print or rewrite th
 complete -c strom -n '__strom_at '\''help'\''' -a 'config' -d 'settings: for this computer, or with --for-tree for this research only'
 complete -c strom -n '__strom_at '\''help'\''' -a 'status' -d 'mode, tasks by state, the last session and the running one'
 complete -c strom -n '__strom_at '\''help'\''' -a 'log' -d 'the sessions, newest first, read from the commits'\'' trailers'
+complete -c strom -n '__strom_at '\''help'\''' -a 'report' -d 'the morning in one look: how the last run ended, what its sessions found, the questions and parked tasks that wait for you'
 complete -c strom -n '__strom_at '\''help'\''' -a 'hooks' -d 'the git hook strom puts in place'
 complete -c strom -n '__strom_at '\''help'\''' -a 'run' -d 'let the agent work alone through the queue, one session per task'
 complete -c strom -n '__strom_at '\''help'\''' -a 'session' -d 'the running session: list, ask to finish, stop, read its transcript, type into it'

@@ -34,8 +34,7 @@ type ChatOptions struct {
 // same one commit with Strom-End: closed-by-person. A chat never counts toward
 // parking its task. It is agent work: refused in an archive and while the research
 // waits for its agent.
-func Chat(ctx context.Context, r *research.Research, o ChatOptions) (RunResult, error) {
-	var rr RunResult
+func Chat(ctx context.Context, r *research.Research, o ChatOptions) (rr RunResult, err error) {
 	if o.Out == nil {
 		o.Out = io.Discard
 	}
@@ -52,7 +51,7 @@ func Chat(ctx context.Context, r *research.Research, o ChatOptions) (RunResult, 
 	if stopped != nil {
 		return *stopped, nil
 	}
-	defer done()
+	defer func() { done(endOf(r, rr, err)) }()
 	task, err := chatTask(r, o.Task)
 	if err != nil {
 		return rr, err

@@ -10,7 +10,7 @@ import (
 	"github.com/strom-research/strom/harness/allow"
 	"github.com/strom-research/strom/harness/archives"
 	"github.com/strom-research/strom/harness/ends"
-	"github.com/strom-research/strom/harness/remote"
+	"github.com/strom-research/strom/harness/machines"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/messages"
@@ -29,30 +29,8 @@ type picker struct {
 	chosen  bool     // the run works on --task's tasks only
 	prober  *archives.Prober
 	told    map[string]bool // "T-3 ddb": a pass-over the run already printed
-	// stale is how old a claim of a started task may grow before a synced run
-	// takes the task over (the session limit plus StaleGrace); 0 without sync.
-	stale time.Duration
-	// held are the remote's claims by task (a synced run), lost the tasks
-	// another machine claimed first in this round of claiming.
-	held map[string]remote.Held
-	lost map[string]bool
-	// unpublished are tasks of this clone that the remote's branch did not
-	// hold even after the queue was shared: no claim can name them yet.
-	unpublished map[string]bool
-}
-
-// takeable reports whether the run may take t: open, or started under a claim
-// older than pk.stale (a machine that died, or a session that never began); in a
-// synced run, not claimed on the remote by another session unless that claim is
-// older than pk.stale, and not lost to another machine in this round.
-func takeable(r *research.Research, pk *picker, t *statefiles.Task) bool {
-	if pk.lost[t.ID] || pk.unpublished[t.ID] {
-		return false
-	}
-	if h, ok := pk.held[t.ID]; ok && !ownEnded(r, h) && !staleHeld(r, pk, h) {
-		return false
-	}
-	return t.State == statefiles.Open || staleClaim(r, pk, t)
+	// claims are what a synced run knows of the remote's claims (harness/machines).
+	claims machines.Claims
 }
 
 // newPicker is the picker of a run with the tasks --task chose (none: the queue).
@@ -62,8 +40,6 @@ func newPicker(r *research.Research, tasks []string) *picker {
 		chosen:  len(tasks) > 0,
 		prober:  &archives.Prober{Clock: r.Clock, Dir: r.Tree.Root, Line: func(ctx context.Context, name string) (string, string, error) { return archiveProbe(ctx, r, name) }},
 		told:    map[string]bool{},
-
-		unpublished: map[string]bool{},
 	}
 }
 
@@ -120,7 +96,7 @@ func next(ctx context.Context, r *research.Research, pk *picker) (task *statefil
 		var found *statefiles.Task
 		var takeErr error
 		err := r.Tree.EachTaskIn(ctx, []statefiles.State{statefiles.Open, statefiles.Started}, func(t statefiles.Task) bool {
-			if !takeable(r, pk, &t) {
+			if !pk.claims.Takeable(r, &t) {
 				return true
 			}
 			ok, err := take(&t)
@@ -147,7 +123,7 @@ func next(ctx context.Context, r *research.Research, pk *picker) (task *statefil
 		if err != nil && !errors.Is(err, statefiles.ErrUnknownTask) {
 			return nil, nil, lines, err
 		}
-		if err != nil || !takeable(r, pk, t) {
+		if err != nil || !pk.claims.Takeable(r, t) {
 			if err != nil {
 				lines = append(lines, p.Say("run.skipped_missing", messages.Args{"Task": pk.pending[i]}))
 			} else {

@@ -14,6 +14,7 @@ import (
 	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/harness/gitrepo"
 	"github.com/strom-research/strom/harness/limits"
+	"github.com/strom-research/strom/harness/machines"
 	"github.com/strom-research/strom/harness/mode"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
@@ -188,8 +189,7 @@ func ResolveUntil(hhmm string, now time.Time) (time.Time, error) {
 }
 
 // Run works through the queue as the options say (R7.1), one session per task.
-func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, error) {
-	var rr RunResult
+func Run(ctx context.Context, r *research.Research, o RunOptions) (rr RunResult, err error) {
 	if o.Out == nil {
 		o.Out = io.Discard
 	}
@@ -200,12 +200,13 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, er
 	if stopped != nil {
 		return *stopped, nil
 	}
-	defer done()
+	// run.json keeps how the run ended, for strom report and strom status.
+	defer func() { done(endOf(r, rr, err)) }()
 	// A run shares the research through sync.remote when it is set (a chat does
 	// not: a person attends it on this machine).
 	if s, err := r.Settings(); err != nil {
 		return rr, err
-	} else if r.Sync, err = syncOf(ctx, r, s, plan.Vars.Strom); err != nil {
+	} else if r.Sync, err = machines.Of(ctx, r, s, plan.Vars.Strom); err != nil {
 		return rr, err
 	}
 
@@ -219,17 +220,17 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, er
 	pk := newPicker(r, o.Tasks)
 	if r.Sync != nil {
 		r.SyncOut = o.Out
-		pk.stale = time.Duration(plan.Minutes)*time.Minute + StaleGrace
+		pk.claims.Stale = time.Duration(plan.Minutes)*time.Minute + machines.StaleGrace
 		// What the last run left here (a crashed session's commit among it) is
 		// pushed first, and the queue picked from is the remote's.
-		if err := syncStart(ctx, r, o.Out); err != nil {
+		if err := machines.Start(ctx, r, o.Out); err != nil {
 			rr.Stop, rr.Detail = ends.StopError, err.Error()
 			return rr, nil
 		}
 	}
 	stopNow := func(s ends.Stop, detail string) (RunResult, error) {
 		if s != ends.StopError {
-			if left := leftBehind(ctx, r); left != "" {
+			if left := machines.LeftBehind(ctx, r); left != "" {
 				s, detail = ends.StopError, left
 			}
 		}
@@ -301,7 +302,7 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, er
 			// own meanwhile, and such a task, passed over as held by the other's
 			// claim of the same id, is free under its new id.
 			if r.Sync != nil && !pushedAgain {
-				if left := leftBehind(ctx, r); left == "" {
+				if left := machines.LeftBehind(ctx, r); left == "" {
 					pushedAgain = true
 					continue
 				}
@@ -319,7 +320,7 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, er
 				return stopNow(gs.Stop, gs.Reason)
 			}
 			// The gate may have waited for hours: take the task only if it is still open.
-			if t, err := r.Tree.FindTask(ctx, task.ID); err == nil && !takeable(r, pk, &t) {
+			if t, err := r.Tree.FindTask(ctx, task.ID); err == nil && !pk.claims.Takeable(r, &t) {
 				continue
 			} else if errors.Is(err, statefiles.ErrUnknownTask) {
 				continue
@@ -344,7 +345,10 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, er
 		if r.Sync != nil {
 			// Several machines: the task is the first open one after the remote's
 			// branch is merged in, claimed by a pushed commit.
-			claimed, id, err := claim(ctx, r, pk, o.Out)
+			claimed, id, err := pk.claims.Claim(ctx, r, func(ctx context.Context) (*statefiles.Task, []string, error) {
+				t, _, lines, err := next(ctx, r, pk)
+				return t, lines, err
+			}, o.Out)
 			if err != nil {
 				if ctx.Err() != nil {
 					return stopNow(ends.StopByHand, "")
@@ -379,7 +383,7 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, er
 		printEnd(r, o.Out, res)
 		o.Notify.sessionEnded(ctx, res)
 		if r.Sync != nil {
-			if err := publish(ctx, r, o.Out); err != nil {
+			if err := machines.Publish(ctx, r, o.Out); err != nil {
 				return stopNow(ends.StopError, r.Messages().Text(err))
 			}
 		}
@@ -427,12 +431,12 @@ func Run(ctx context.Context, r *research.Research, o RunOptions) (RunResult, er
 // session; stop before any session when Claude Code with a folder of its own is not
 // logged in there (R7.7: a result, not an error); record the run in run.json. done
 // clears run.json and lets the lock go.
-func startAgentWork(ctx context.Context, r *research.Research, o RunOptions, check func() error) (plan agents.SessionPlan, stopped *RunResult, done func(), err error) {
+func startAgentWork(ctx context.Context, r *research.Research, o RunOptions, check func() error) (plan agents.SessionPlan, stopped *RunResult, done func(*runfiles.RunEnd), err error) {
 	unlock, err := runfiles.LockRun(r)
 	if err != nil {
 		return plan, nil, nil, err
 	}
-	fail := func(err error) (agents.SessionPlan, *RunResult, func(), error) {
+	fail := func(err error) (agents.SessionPlan, *RunResult, func(*runfiles.RunEnd), error) {
 		unlock()
 		return plan, nil, nil, err
 	}
@@ -482,16 +486,28 @@ func startAgentWork(ctx context.Context, r *research.Research, o RunOptions, che
 	if err := session.RecoverCrash(ctx, r, func(s string) { fmt.Fprintln(o.Out, s) }, plan.Check); err != nil {
 		return fail(err)
 	}
-	if advice, ok := agents.NotLoggedIn(ctx, r, plan); ok {
-		unlock()
-		return plan, &RunResult{Stop: ends.StopNotLoggedIn, Detail: advice}, nil, nil
-	}
 	host, _ := os.Hostname()
+	if advice, ok := agents.NotLoggedIn(ctx, r, plan); ok {
+		rr := &RunResult{Stop: ends.StopNotLoggedIn, Detail: advice}
+		_ = runfiles.SaveRun(r, &runfiles.RunInfo{PID: os.Getpid(), Host: host, Started: r.Now(), Ended: endOf(r, *rr, nil)})
+		unlock()
+		return plan, rr, nil, nil
+	}
 	runfiles.ClearRunRequests(r) // a request left by an earlier run is not for this one
 	if err := runfiles.SaveRun(r, &runfiles.RunInfo{PID: os.Getpid(), Host: host, Started: r.Now()}); err != nil {
 		return fail(err)
 	}
-	return plan, nil, func() { runfiles.ClearRunRequests(r); runfiles.ClearRun(r); unlock() }, nil
+	return plan, nil, func(end *runfiles.RunEnd) { runfiles.ClearRunRequests(r); runfiles.ClearRun(r, end); unlock() }, nil
+}
+
+// endOf is how run.json keeps the end of a run that returned rr and err: an error
+// is the run's end as strom run says it.
+func endOf(r *research.Research, rr RunResult, err error) *runfiles.RunEnd {
+	if err != nil {
+		rr.Stop, rr.Detail = ends.StopError, r.Messages().Text(err)
+	}
+	return &runfiles.RunEnd{At: r.Now().UTC(), Stop: rr.Stop.String(), Detail: rr.Detail, Gate: rr.Gate, Sessions: rr.Sessions,
+		Parked: rr.Parked, Waiting: rr.Waiting, ChecksFailed: rr.ChecksFailed, CheckTask: rr.CheckFailed.Task, CheckWhy: rr.CheckFailed.Why}
 }
 
 // stopForAgent is the stop a session's ending asks of a run or a chat: the

@@ -5,6 +5,7 @@ import (
 
 	"github.com/strom-research/strom/harness/allow"
 	"github.com/strom-research/strom/harness/consent"
+	"github.com/strom-research/strom/harness/machines"
 	"github.com/strom-research/strom/harness/mode"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/runfiles"
@@ -23,7 +24,7 @@ type Status struct {
 	// this computer allowed: a run and a chat refuse until strom allow.
 	NotAllowed []consent.Value
 	// Sync is the sync with a remote (sync.remote), off when unset.
-	Sync SyncState
+	Sync machines.State
 	// consent is the review NotAllowed comes from, for ConsentError.
 	consent consent.Review
 }
@@ -65,7 +66,7 @@ func ReadStatus(ctx context.Context, r *research.Research) (Status, error) {
 		if rv, err := allow.ConsentOf(ctx, r, s); err == nil {
 			st.consent, st.NotAllowed = rv, rv.NotAllowed
 		}
-		st.Sync = syncStatusOf(ctx, r, s)
+		st.Sync = machines.StatusOf(ctx, r, s)
 	}
 	return st, nil
 }

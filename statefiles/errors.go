@@ -74,6 +74,12 @@ func (e *SchemaError) Sentence() *messages.Error {
 // a version this one does not know.
 var ErrNewerStrom = errors.New("written by a newer strom")
 
+// ErrNotParked means a task to unpark is not parked.
+var ErrNotParked = errors.New("not parked")
+
+// ErrNotWaiting means a task to answer asks no question.
+var ErrNotWaiting = errors.New("not waiting for an answer")
+
 // ErrEmpty means a text that must say something (a title, a record, a question,
 // an answer) is empty or only white space.
 var ErrEmpty = errors.New("empty text")

@@ -84,7 +84,7 @@ type Summary struct {
 }
 
 // Queue is the whole queue: the tasks in order. On disk it is .strom/queue.json (the
-// order and next_id, queuefiles.go) and the tasks in files of a hundred under
+// order and next_id, queueorder.go) and the tasks in files of a hundred under
 // .strom/tasks/ (shards.go); a
 // queue.json of version 1 held the tasks themselves (queueolder.go).
 type Queue struct {
@@ -196,7 +196,7 @@ func (t *Task) Park(reason string, now time.Time) error {
 // Unpark returns a parked task to the state it was parked from.
 func (t *Task) Unpark(now time.Time) error {
 	if t.State != Parked {
-		return fmt.Errorf("task %s is %s, not parked: nothing to unpark", t.ID, t.State)
+		return messages.Errorf(ErrNotParked, "files.not_parked", messages.Args{"Task": t.ID, "State": messages.New("state."+string(t.State), nil)})
 	}
 	back := t.ParkedFrom
 	if back == "" || back == Started {
@@ -213,7 +213,7 @@ func (t *Task) AnswerQuestion(answer string, now time.Time) error {
 		return messages.Errorf(ErrEmpty, "files.empty_answer", messages.Args{"Task": t.ID})
 	}
 	if t.State != Waiting {
-		return fmt.Errorf("task %s is %s, not waiting for an answer: only a waiting task takes one", t.ID, t.State)
+		return messages.Errorf(ErrNotWaiting, "files.not_waiting", messages.Args{"Task": t.ID, "State": messages.New("state."+string(t.State), nil)})
 	}
 	now = now.UTC()
 	if n := len(t.Questions); n > 0 && t.Questions[n-1].Answered == nil {

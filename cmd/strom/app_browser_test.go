@@ -193,6 +193,21 @@ func TestAppFinishAndStop(t *testing.T) {
 	if got := h.git(t, "log", "-1", "--format=%(trailers:key=Strom-End,valueonly)"); strings.TrimSpace(got) != "finish-requested" {
 		t.Errorf("Strom-End = %q", got)
 	}
+	// Since you left: the run's end line as the run printed it, what to do next,
+	// and what its session found, the record itself.
+	if err := chromedp.Do(within(t, bctx), chromedp.WaitVisible(chromedp.CSS(`.since-left .end-line[data-stop="by hand"]`))); err != nil {
+		page, _ := chromedp.Run(within(t, bctx), chromedp.OuterHTML(chromedp.CSS("main")))
+		t.Fatalf("the page does not show how the run ended: %v\n%s", err, page)
+	}
+	since, err := chromedp.Run(within(t, bctx), textOf(`.since-left`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"1 session · stopped: by hand", "next: strom run goes on with the queue.", "asked to finish after "} {
+		if !strings.Contains(since, want) {
+			t.Errorf("Since you left lacks %q:\n%s", want, since)
+		}
+	}
 }
 
 // TestAppPaused: while the run waits for the condition the overview says "Paused,
@@ -248,5 +263,94 @@ func initIn(t *testing.T, h *cliHarness, dir string) {
 	cmd.Dir, cmd.Env = dir, h.env
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("strom init in %s: %v\n%s", dir, err, out)
+	}
+}
+
+// TestAppAtPhoneWidth: at a phone's width (390 px) the overview is no wider than the
+// screen, and every column of the last sessions, the commit too, is on it. With
+// STROM_SCREENSHOT_PHONE set, the page is saved there (docs/overview-phone.png).
+func TestAppAtPhoneWidth(t *testing.T) {
+	t.Parallel()
+	h := withAgent(t, `#!/bin/sh
+strom record "the baptism of Anna Novak is in the register of Kostelec nad Orlicí, 1850, page 12" >/dev/null
+strom done >/dev/null
+`, "Find the baptism of Anna Novak in the parish registers of Kostelec nad Orlicí", "Find Jan Novak's marriage")
+	h.must(t, "run", "--max", "1")
+	url := startApp(t, h)
+	ctx := within(t, browser(t))
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Navigate(url),
+		chromedp.WaitVisible(chromedp.CSS(`table.sessions td.commit`))); err != nil {
+		t.Fatalf("the overview does not show the last sessions: %v", err)
+	}
+	width, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if width > 390 {
+		t.Errorf("the page is %d px wide at a width of 390 px", width)
+	}
+	right, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`Math.max(...Array.from(document.querySelectorAll("td, th, p, dd, h2, h3")).filter(e => e.offsetParent).map(e => e.getBoundingClientRect().right))`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if right > 390 {
+		t.Errorf("a cell or line reaches %.0f px at a width of 390 px", right)
+	}
+	commit, err := chromedp.Run(ctx, textOf(`table.sessions td.commit`))
+	if err != nil || len(strings.TrimSpace(commit)) < 7 {
+		t.Errorf("the commit column reads %q (%v)", commit, err)
+	}
+	if shot := os.Getenv("STROM_SCREENSHOT_PHONE"); shot != "" {
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(shot, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestAppAnswersAndUnparks: in the real browser the overview answers the question a
+// session left and returns a parked task to the queue; strom sees both at once.
+func TestAppAnswersAndUnparks(t *testing.T) {
+	t.Parallel()
+	h := withAgent(t, `#!/bin/sh
+strom ask "Which Anna: the one born 1850 or 1852?" >/dev/null
+`, "Find the baptism of Anna Novak", "Find Jan Novak's marriage")
+	h.must(t, "run", "--max", "1")
+	h.must(t, "task", "park", "T-2", "--why", "the register is away")
+	url := startApp(t, h)
+	ctx := within(t, browser(t))
+	if err := chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS(`form.answer textarea`))); err != nil {
+		t.Fatalf("the overview offers no answer: %v", err)
+	}
+	// The page replaces its overview when it changes: type and press until the
+	// answer lands, as a person would press again.
+	state := func(id string) string {
+		out := h.must(t, "task", "show", id)
+		for _, l := range strings.Split(out, "\n") {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(l), "state:"); ok {
+				return strings.TrimSpace(v)
+			}
+		}
+		return out
+	}
+	for try := 0; state("T-1") != "open"; try++ {
+		if try == 20 {
+			t.Fatalf("the answer did not land: T-1 is %s", state("T-1"))
+		}
+		_ = chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS(`form.answer textarea`), "the one born 1850"), chromedp.Click(chromedp.CSS(`form.answer button`)))
+		_ = chromedp.Do(ctx, chromedp.WaitReady(chromedp.CSS(`body`)))
+	}
+	if out := h.must(t, "task", "show", "T-1"); !strings.Contains(out, "the one born 1850") {
+		t.Errorf("the answer is not in the task:\n%s", out)
+	}
+	for try := 0; state("T-2") != "open"; try++ {
+		if try == 20 {
+			t.Fatalf("unpark did not land: T-2 is %s", state("T-2"))
+		}
+		_ = chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`form.unpark button`)), chromedp.Click(chromedp.CSS(`form.unpark button`)))
+		_ = chromedp.Do(ctx, chromedp.WaitReady(chromedp.CSS(`body`)))
 	}
 }

@@ -26,7 +26,7 @@ func commands(s *sys, args []string) []*ffcli.Command {
 	}{
 		{"init", initCommand}, {"task", taskCommand}, {"record", recordCommand},
 		{"done", doneCommand}, {"ask", askCommand}, {"note", noteCommand}, {"config", configCommand},
-		{"status", statusCommand}, {"log", logCommand}, {"hooks", hooksCommand},
+		{"status", statusCommand}, {"log", logCommand}, {"report", reportCommand}, {"hooks", hooksCommand},
 		{"run", runCommand}, {"session", sessionCommand}, {"mode", modeCommand},
 		{"chat", chatCommand}, {"gate", gateCommand}, {"usage", usageCommand},
 		{"allow", allowCommand}, {"app", appCommand}, {"menu", menuCommand}, {"setup", setupCommand},

@@ -9,6 +9,7 @@ import (
 	"github.com/strom-research/strom/harness"
 	"github.com/strom-research/strom/harness/consent"
 	"github.com/strom-research/strom/harness/ends"
+	"github.com/strom-research/strom/harness/machines"
 	"github.com/strom-research/strom/harness/runfiles"
 	"github.com/strom-research/strom/harness/session"
 	"github.com/strom-research/strom/internal/termsafe"
@@ -26,7 +27,12 @@ type statusJSON struct {
 	// Finish is a finish request pending in the running run (R7.3).
 	Finish *runfiles.FinishRequest `json:"finish_requested,omitempty"`
 	// Sync is the sync with a remote (sync.remote).
-	Sync harness.SyncState `json:"sync"`
+	Sync machines.State `json:"sync"`
+	// LastRun is the last run as run.json keeps it, with its end line; nil when
+	// none is kept.
+	LastRun *harness.LastRun `json:"last_run"`
+	// QuestionsWaiting counts the tasks that wait for a person's answer.
+	QuestionsWaiting int `json:"questions_waiting"`
 }
 
 // statusOptions are the flags of strom status.
@@ -66,7 +72,11 @@ func runStatus(ctx context.Context, s *sys, o statusOptions) error {
 	if err != nil {
 		return err
 	}
-	out := statusJSON{Mode: st.Mode, Tasks: st.Counts, Last: st.Last, Running: st.Running, NotAllowed: st.NotAllowed, Sync: st.Sync}
+	out := statusJSON{Mode: st.Mode, Tasks: st.Counts, Last: st.Last, Running: st.Running, NotAllowed: st.NotAllowed, Sync: st.Sync,
+		QuestionsWaiting: st.Counts[statefiles.Waiting]}
+	if out.LastRun, err = harness.ReadLastRun(r); err != nil {
+		return err
+	}
 	if out.NotAllowed == nil {
 		out.NotAllowed = []consent.Value{}
 	}
@@ -119,6 +129,19 @@ func runStatus(ctx context.Context, s *sys, o statusOptions) error {
 		fmt.Fprintln(s.stdout, line)
 	} else {
 		fmt.Fprintln(s.stdout, p.Say("status.last_none"))
+	}
+	// The last run's end line, as it printed it; a run at work has its line above.
+	if lr := out.LastRun; lr != nil && !lr.Working {
+		when := lr.Ended
+		if when.IsZero() {
+			when = lr.Started
+		}
+		fmt.Fprintln(s.stdout, p.Say("status.last_run", messages.Args{"Line": lr.Line, "When": zoned(when)}))
+	}
+	if n := out.QuestionsWaiting; n > 0 {
+		fmt.Fprintln(s.stdout, p.Say("status.questions", messages.Args{"Count": n}))
+	} else {
+		fmt.Fprintln(s.stdout, p.Say("status.questions_none"))
 	}
 	switch sy := st.Sync; {
 	case !sy.On:

@@ -102,6 +102,16 @@ var stopWords = [...]string{
 
 func (s Stop) String() string { return stopWords[s] }
 
+// ParseStop reads a Stop's word, as run.json keeps a run's end.
+func ParseStop(w string) (Stop, bool) {
+	for i, sw := range stopWords {
+		if sw == w {
+			return Stop(i), true
+		}
+	}
+	return 0, false
+}
+
 // Exit statuses of strom run.
 const (
 	ExitPlanned     = 0 // the run ended as planned (done, no tasks, time limit, by hand, the condition)

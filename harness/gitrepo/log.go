@@ -27,6 +27,9 @@ type LogOptions struct {
 	// TrailerKey keeps only commits whose trailers include this key (compared
 	// ignoring case, as git does), such as "Strom-Session".
 	TrailerKey string
+	// Since keeps only commits made at or after it (git's --since: by commit
+	// date, and git stops reading soon after it passes it); zero means all.
+	Since time.Time
 }
 
 // Log lists the commits reachable from HEAD, newest first in git log's default order
@@ -87,6 +90,9 @@ func (r *Repo) logOnce(ctx context.Context, opts LogOptions, limit int) ([]Commi
 	}
 	if limit > 0 {
 		args = append(args, "--max-count="+strconv.Itoa(limit))
+	}
+	if !opts.Since.IsZero() {
+		args = append(args, "--since="+opts.Since.UTC().Format("2006-01-02 15:04:05 +0000"))
 	}
 	args = append(args, "HEAD", "--")
 	cctx, cancel := context.WithCancel(ctx)

@@ -17,7 +17,7 @@ import (
 // state), strom makes queue.json follow the shards after the merge
 // (statefiles.HealQueue). A task both sides added under one id is two tasks of one
 // id: a merge driver cannot give one of them a new id (strom renumbers before it
-// merges the remote's branch, renumbering.go), so it is a conflict for a person.
+// merges the remote's branch, harness/machines), so it is a conflict for a person.
 // Order and Task merge the layouts of version 3 and 2 (the order of every task; a
 // file per task) where both sides still have them.
 

@@ -50,6 +50,29 @@ type RunInfo struct {
 	// answer from a window on the desktop or from strom app (R7.4.1).
 	Question      string    `json:"question,omitempty"`
 	QuestionUntil time.Time `json:"question_until,omitzero"`
+	// Sessions are the run's sessions so far, oldest first: strom report finds
+	// them in the history by their Strom-Session trailers.
+	Sessions []string `json:"sessions,omitempty"`
+	// Ended is how the run ended, kept after it ended for strom report and
+	// strom status; nil while it works, and for a run that was killed.
+	Ended *RunEnd `json:"ended,omitempty"`
+}
+
+// RunEnd is how a run ended (R7.1.1), in machine words: what its end line said is
+// said again from them, in the reader's language.
+type RunEnd struct {
+	At       time.Time `json:"at"`
+	Stop     string    `json:"stop"` // an ends.Stop's word
+	Detail   string    `json:"detail,omitempty"`
+	Gate     string    `json:"gate,omitempty"`
+	Sessions int       `json:"sessions"`
+	Parked   int       `json:"parked,omitempty"`
+	Waiting  int       `json:"waiting,omitempty"`
+	// ChecksFailed counts the sessions that ended with their exit check failing;
+	// CheckTask and CheckWhy are the last of them.
+	ChecksFailed int    `json:"checks_failed,omitempty"`
+	CheckTask    string `json:"check_task,omitempty"`
+	CheckWhy     string `json:"check_why,omitempty"`
 }
 
 func runFile(r *research.Research) string { return r.Tree.Path(statefiles.RunDir, "run.json") }
@@ -87,21 +110,28 @@ func SaveRun(r *research.Research, ri *RunInfo) error {
 	return statefiles.WriteAtomic(runFile(r), append(data, '\n'), 0o644)
 }
 
-// ClearRun removes the live run's file at the end of a run. A run that ends while
-// the file still names a session (its commit failed: a full disk, a git error)
-// keeps it, without the agent's process group, which is gone: the next run commits
-// what the session left, as it does after a crash, so no session goes without a
-// commit.
+// ClearRun removes the live run's file at the end of a run, or, with end given,
+// leaves only the run's end in it (its pid, host, start, sessions and how it
+// ended), which no later command takes for a live run: the lock says whether a run
+// lives. A run that ends while the file still names a session (its commit failed:
+// a full disk, a git error) keeps it whole, without the agent's process group,
+// which is gone: the next run commits what the session left, as it does after a
+// crash, so no session goes without a commit.
 //
 // So does a run that ends with a task it claimed for a session that never began
 // (the run stopped by an error between the claim and the session): the next run
 // returns the task (RecoverCrash).
-func ClearRun(r *research.Research) error {
-	if ri, err := LoadRun(r); err == nil && ri != nil && (ri.Session != "" || claimLeft(r, ri.Claimed)) {
+func ClearRun(r *research.Research, end *RunEnd) error {
+	ri, err := LoadRun(r)
+	if err == nil && ri != nil && (ri.Session != "" || claimLeft(r, ri.Claimed)) {
 		ri.AgentPGID = 0
+		ri.Ended = end
 		return SaveRun(r, ri)
 	}
-	err := os.Remove(runFile(r))
+	if end != nil && err == nil && ri != nil {
+		return SaveRun(r, &RunInfo{PID: ri.PID, Host: ri.Host, Started: ri.Started, Sessions: ri.Sessions, Ended: end})
+	}
+	err = os.Remove(runFile(r))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}

@@ -64,7 +64,7 @@ func RecoverCrash(ctx context.Context, r *research.Research, out func(string), c
 	// claim: only one made before sync (no host) returns here, and one this
 	// clone's last run claimed for a session that never began (run.json says
 	// which); another machine's claim of a session that never began returns when
-	// it grows stale (StaleGrace in package harness).
+	// it grows stale (machines.StaleGrace).
 	synced := r.Synced()
 	claimed := ""
 	if ri != nil && ri.Claimed != ri.Session {

@@ -64,6 +64,7 @@ var Rules = []Rule{
 	{Pkg: "harness/merge", May: join([]string{"harness/gitrepo"}, below, leaves), Why: "a tool: imports at most gitrepo and limits among the rooms"},
 	{Pkg: "harness/archives", May: join([]string{"harness/gitrepo", "harness/limits"}, below, leaves), Why: "a tool: imports at most gitrepo and limits among the rooms"},
 	{Pkg: "harness/views", May: under(0), Why: "harness → views → session → queue → mode → allow → agents → research"},
+	{Pkg: "harness/machines", May: under(1), Why: "harness → machines → queue → …: several machines sit beside session, below the run loop"},
 	{Pkg: "harness/session", May: under(1), Why: "views → session → queue → …: a room never imports one above it"},
 	{Pkg: "harness/queue", May: under(2), Why: "session → queue → mode → …: a room never imports one above it"},
 	{Pkg: "harness/mode", May: under(3), Why: "queue → mode → allow → …: a room never imports one above it"},

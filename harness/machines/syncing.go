@@ -1,4 +1,4 @@
-package harness
+package machines
 
 import (
 	"context"
@@ -33,20 +33,50 @@ const (
 // machine may take the task over.
 const StaleGrace = 10 * time.Minute
 
-// staleClaim reports whether t is started under a claim older than pk.stale: its
+// Claims is what a run's picking of tasks knows of claims: how old a claim may
+// grow, the remote's claims and the tasks lost or not published in the round of
+// claiming under way. The zero Claims is a run alone.
+type Claims struct {
+	// Stale is how old a claim of a started task may grow before a synced run
+	// takes the task over (the session limit plus StaleGrace); 0 without sync.
+	Stale time.Duration
+	// held are the remote's claims by task (a synced run), lost the tasks
+	// another machine claimed first in this round of claiming.
+	held map[string]remote.Held
+	lost map[string]bool
+	// unpublished are tasks of this clone that the remote's branch did not
+	// hold even after the queue was shared: no claim can name them yet.
+	unpublished map[string]bool
+}
+
+// Takeable reports whether the run may take t: open, or started under a claim
+// older than c.Stale (a machine that died, or a session that never began); in a
+// synced run, not claimed on the remote by another session unless that claim is
+// older than c.Stale, and not lost to another machine in this round.
+func (c *Claims) Takeable(r *research.Research, t *statefiles.Task) bool {
+	if c.lost[t.ID] || c.unpublished[t.ID] {
+		return false
+	}
+	if h, ok := c.held[t.ID]; ok && !ownEnded(r, h) && !staleHeld(r, c, h) {
+		return false
+	}
+	return t.State == statefiles.Open || staleClaim(r, c, t)
+}
+
+// staleClaim reports whether t is started under a claim older than c.Stale: its
 // session began (the session id says when; the task's last change where the id
 // does not) longer ago than the session limit plus StaleGrace. Only a synced run
 // sees stale claims: alone, a clone's crashed session returns its task itself.
-func staleClaim(r *research.Research, pk *picker, t *statefiles.Task) bool {
-	if pk.stale <= 0 || t.State != statefiles.Started {
+func staleClaim(r *research.Research, c *Claims, t *statefiles.Task) bool {
+	if c.Stale <= 0 || t.State != statefiles.Started {
 		return false
 	}
-	return r.Now().Sub(claimTime(*t)) > pk.stale
+	return r.Now().Sub(ClaimTime(*t)) > c.Stale
 }
 
-// claimTime is when the claim of a started task was made: the time its session
+// ClaimTime is when the claim of a started task was made: the time its session
 // id begins with, else the task's last change.
-func claimTime(t statefiles.Task) time.Time {
+func ClaimTime(t statefiles.Task) time.Time {
 	if at, ok := sessionTime(t.Session); ok {
 		return at
 	}
@@ -63,12 +93,12 @@ func sessionTime(id string) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// staleHeld reports whether a claim on the remote is older than pk.stale: its
+// staleHeld reports whether a claim on the remote is older than c.Stale: its
 // machine died mid-session, and another may take the task over. A claim whose
 // session id tells no time is never stale.
-func staleHeld(r *research.Research, pk *picker, h remote.Held) bool {
+func staleHeld(r *research.Research, c *Claims, h remote.Held) bool {
 	at, ok := sessionTime(h.Session)
-	return ok && pk.stale > 0 && r.Now().Sub(at) > pk.stale
+	return ok && c.Stale > 0 && r.Now().Sub(at) > c.Stale
 }
 
 // ownClaimsEnded reports whether the remote holds, as the last fetch saw it, a
@@ -99,10 +129,10 @@ func ownEnded(r *research.Research, h remote.Held) bool {
 	return t.State != statefiles.Started || t.Session != h.Session
 }
 
-// syncOf is the research's sync with its remote as the settings s say, nil when
+// Of is the research's sync with its remote as the settings s say, nil when
 // sync.remote is unset. It registers strom's merge drivers in the clone (strom
 // is this binary): integrating the remote's branch needs them.
-func syncOf(ctx context.Context, r *research.Research, s statefiles.Settings, strom string) (*remote.Sync, error) {
+func Of(ctx context.Context, r *research.Research, s statefiles.Settings, strom string) (*remote.Sync, error) {
 	v, err := s.Resolve("sync.remote", "")
 	if err != nil || v.Value == "" {
 		return nil, err
@@ -133,141 +163,26 @@ func syncOf(ctx context.Context, r *research.Research, s statefiles.Settings, st
 	return sy, nil
 }
 
-// SyncState is what strom status says of the sync with a remote.
-type SyncState struct {
-	On       bool   `json:"on"`
-	Remote   string `json:"remote,omitempty"`
-	Branch   string `json:"branch,omitempty"`
-	Unpushed int    `json:"unpushed"`          // session commits the remote's branch does not have yet
-	Problem  string `json:"problem,omitempty"` // why sync.remote cannot be used, "" when it can
-	// Claims are the started tasks other machines claimed, as far as the last
-	// fetch brought them (at most maxClaimsShown).
-	Claims []ClaimInfo `json:"claims"`
-}
+// Next is the run's pick of the next task to take (nil: none), with the lines
+// it says about the tasks it passed over.
+type Next func(ctx context.Context) (*statefiles.Task, []string, error)
 
-// ClaimInfo is a started task another machine claimed.
-type ClaimInfo struct {
-	Task    string    `json:"task"`
-	Host    string    `json:"host"`
-	Session string    `json:"session"`
-	Since   time.Time `json:"since"`
-}
-
-// maxClaimsShown bounds the claims strom status lists.
-const maxClaimsShown = 50
-
-// HostName is this machine's name in claims and Strom-Host trailers.
-func HostName(r *research.Research) string { return r.Host() }
-
-// ClaimTime is when the claim of a started task was made.
-func ClaimTime(t statefiles.Task) time.Time { return claimTime(t) }
-
-// ClaimedElsewhere reports whether t is started under another machine's claim.
-func ClaimedElsewhere(r *research.Research, t statefiles.Task) bool {
-	return t.State == statefiles.Started && t.Host != "" && t.Host != r.Host()
-}
-
-// ShowClaims is tasks as the remote's claims show them, for a person: an open
-// task another machine claimed (as the last fetch saw the claims) is started on
-// that machine, in that session. A research alone keeps its tasks as they are.
-func ShowClaims(ctx context.Context, r *research.Research, tasks []statefiles.Task) []statefiles.Task {
-	s, err := r.Settings()
-	if err != nil {
-		return tasks
-	}
-	v, err := s.Resolve("sync.remote", "")
-	if err != nil || v.Value == "" {
-		return tasks
-	}
-	g, err := r.Git(ctx)
-	if err != nil {
-		return tasks
-	}
-	held, err := (&remote.Sync{Git: g, Remote: v.Value}).FetchedClaims(ctx)
-	if err != nil || len(held) == 0 {
-		return tasks
-	}
-	me := r.Host()
-	for i, t := range tasks {
-		if h, ok := held[t.ID]; ok && t.State == statefiles.Open && h.Host != me {
-			tasks[i].State, tasks[i].Session, tasks[i].Host = statefiles.Started, h.Session, h.Host
-			if at, ok := sessionTime(h.Session); ok {
-				tasks[i].Updated = at
-			}
-		}
-	}
-	return tasks
-}
-
-// SyncStatus reads the sync's state without asking the remote: the commits not
-// pushed are counted against what the last fetch or push saw.
-func SyncStatus(ctx context.Context, r *research.Research) SyncState {
-	s, err := r.Settings()
-	if err != nil {
-		return SyncState{}
-	}
-	return syncStatusOf(ctx, r, s)
-}
-
-// syncStatusOf is SyncStatus under settings the caller has read.
-func syncStatusOf(ctx context.Context, r *research.Research, s statefiles.Settings) SyncState {
-	v, err := s.Resolve("sync.remote", "")
-	if err != nil || v.Value == "" {
-		return SyncState{}
-	}
-	st := SyncState{On: true, Remote: v.Value}
-	g, err := r.Git(ctx)
-	if err != nil {
-		st.Problem = err.Error()
-		return st
-	}
-	sy, err := remote.Resolve(ctx, g, v.Value, "")
-	if err != nil {
-		st.Problem = err.Error()
-		return st
-	}
-	st.Branch = sy.Branch
-	st.Unpushed, _ = sy.Unpushed(ctx, research.TrailerSession)
-	st.Claims = []ClaimInfo{}
-	me := r.Host()
-	seen := map[string]bool{}
-	// The claims on the remote as the last fetch saw them, and tasks started
-	// under claims made on the branch itself (by an older strom).
-	if held, err := sy.FetchedClaims(ctx); err == nil {
-		for _, h := range slices.SortedFunc(maps.Values(held), func(a, b remote.Held) int { return queue.ByIDNumber(a.Task, b.Task) }) {
-			if h.Host != me && len(st.Claims) < maxClaimsShown {
-				at, _ := sessionTime(h.Session)
-				st.Claims = append(st.Claims, ClaimInfo{Task: h.Task, Host: h.Host, Session: h.Session, Since: at})
-				seen[h.Task] = true
-			}
-		}
-	}
-	if started, _, err := r.Tree.QueuePage(ctx, statefiles.Started, 0, 1<<30); err == nil {
-		for _, t := range started {
-			if ClaimedElsewhere(r, t) && !seen[t.ID] && len(st.Claims) < maxClaimsShown {
-				st.Claims = append(st.Claims, ClaimInfo{Task: t.ID, Host: t.Host, Session: t.Session, Since: claimTime(t)})
-			}
-		}
-	}
-	return st
-}
-
-// claim takes the first task the run may take after the remote's branch and
+// Claim takes the first task the run may take after the remote's branch and
 // claims are merged in, for a session: it marks the task started by a new
 // session, commits that, and creates the task's claim ref on the remote with that
 // commit. A task another machine claimed first is passed over for the next. It
 // returns the task and the session's id; nil when no task is left to take. While
 // the remote cannot be reached no task is claimed: the run stops with a sentence
 // (a claim that is not on the remote could be a second machine's work on the
-// same task).
-func claim(ctx context.Context, r *research.Research, pk *picker, out io.Writer) (*statefiles.Task, string, error) {
+// same task). next is the run's pick of a task cs finds takeable.
+func (cs *Claims) Claim(ctx context.Context, r *research.Research, next Next, out io.Writer) (*statefiles.Task, string, error) {
 	sy := r.Sync
 	var task *statefiles.Task
 	var id string
 	said := map[string]bool{}
 	shared := false
 	take := func(ctx context.Context, held map[string]remote.Held, lost map[string]bool) (*remote.Claim, error) {
-		pk.held, pk.lost = held, lost
+		cs.held, cs.lost = held, lost
 		for _, l := range slices.SortedFunc(maps.Keys(lost), queue.ByIDNumber) {
 			if !said[l] {
 				said[l] = true
@@ -278,7 +193,7 @@ func claim(ctx context.Context, r *research.Research, pk *picker, out io.Writer)
 		var err error
 		for {
 			var lines []string
-			t, _, lines, err = next(ctx, r, pk)
+			t, lines, err = next(ctx)
 			for _, s := range lines {
 				fmt.Fprintln(out, s)
 			}
@@ -295,7 +210,7 @@ func claim(ctx context.Context, r *research.Research, pk *picker, out io.Writer)
 			if !shared {
 				return nil, errUnpublished
 			}
-			pk.unpublished[t.ID] = true
+			cs.unpublished[t.ID] = true
 		}
 		id = research.NewSessionID(r.Now())
 		rel := statefiles.ShardFile(t.ID)
@@ -330,12 +245,12 @@ func claim(ctx context.Context, r *research.Research, pk *picker, out io.Writer)
 			}
 			claimed, err := r.Tree.UpdateTaskLocked(t.ID, func(qt *statefiles.Task) error {
 				switch {
-				case isHeld && !ownEnded(r, h) && staleHeld(r, pk, h):
+				case isHeld && !ownEnded(r, h) && staleHeld(r, cs, h):
 					at, _ := sessionTime(h.Session)
 					say(h.Session, h.Host, at)
 				case qt.State == statefiles.Open:
-				case staleClaim(r, pk, qt):
-					say(qt.Session, qt.Host, claimTime(*qt))
+				case staleClaim(r, cs, qt):
+					say(qt.Session, qt.Host, ClaimTime(*qt))
 				default:
 					return fmt.Errorf("task %s is %s now, not open", qt.ID, qt.State)
 				}
@@ -384,14 +299,14 @@ func claim(ctx context.Context, r *research.Research, pk *picker, out io.Writer)
 	if err := commitQueue(ctx, r); err != nil {
 		return nil, "", err
 	}
-	clear(pk.unpublished)
+	cs.unpublished = map[string]bool{}
 	ok, err := sy.Claim(ctx, take)
 	// Tasks of this clone's that the remote does not hold yet are shared, and
 	// shared again while they are all that is left and others' pushes kept the
 	// push from happening.
-	for try := 0; try < shareTries && (errors.Is(err, errUnpublished) || err == nil && !ok && len(pk.unpublished) > 0); try++ {
+	for try := 0; try < shareTries && (errors.Is(err, errUnpublished) || err == nil && !ok && len(cs.unpublished) > 0); try++ {
 		shared = true
-		clear(pk.unpublished)
+		cs.unpublished = map[string]bool{}
 		if err = shareQueue(ctx, r, out); err == nil {
 			ok, err = sy.Claim(ctx, take)
 		}
@@ -401,14 +316,14 @@ func claim(ctx context.Context, r *research.Research, pk *picker, out io.Writer)
 		// Session commits an earlier run could not push meet the remote's: they
 		// go to a branch of their own, and the claim is made on the remote's state.
 		if derr := divert(ctx, r, ce, out); derr == nil {
-			if err = publish(ctx, r, out); err == nil {
+			if err = Publish(ctx, r, out); err == nil {
 				ok, err = sy.Claim(ctx, take)
 			}
 		} else if !errors.Is(derr, errNotDiverted) {
 			err = derr
 		}
 	}
-	pk.lost = nil
+	cs.lost = nil
 	if err != nil {
 		return nil, "", syncError(r, err)
 	}
@@ -493,7 +408,7 @@ func shareQueue(ctx context.Context, r *research.Research, out io.Writer) error 
 	if err := commitQueue(ctx, r); err != nil {
 		return err
 	}
-	return publish(ctx, r, out)
+	return Publish(ctx, r, out)
 }
 
 // stillFree reports whether the task seen, in the file of tasks rel, is as it
@@ -516,11 +431,11 @@ func stillFree(ctx context.Context, r *research.Research, tip, rel string, seen 
 	return true
 }
 
-// syncStart begins a synced run: the commits an earlier run left in this clone
+// Start begins a synced run: the commits an earlier run left in this clone
 // are pushed (a crashed session's commit among them), or else the remote's
 // branch is merged in, so that the run picks from the remote's queue. A remote
 // away is said by the first claim.
-func syncStart(ctx context.Context, r *research.Research, out io.Writer) error {
+func Start(ctx context.Context, r *research.Research, out io.Writer) error {
 	if err := commitQueue(ctx, r); err != nil {
 		return err
 	}
@@ -541,17 +456,17 @@ func syncStart(ctx context.Context, r *research.Research, out io.Writer) error {
 		return nil
 	}
 	if n, _ := r.Sync.Unpushed(ctx, research.TrailerSession); n > 0 || ce != nil || ended {
-		return publish(ctx, r, out)
+		return Publish(ctx, r, out)
 	}
 	r.Sync.Fresh()
 	return nil
 }
 
-// publish pushes the session's commit (and any left from before) to the remote,
+// Publish pushes the session's commit (and any left from before) to the remote,
 // merging the remote's branch first whenever it moved on. It never fails the
 // run: a remote away leaves the commits here, said in a line, and the next claim
 // stops the run; a conflict is returned for the run to stop on.
-func publish(ctx context.Context, r *research.Research, out io.Writer) error {
+func Publish(ctx context.Context, r *research.Research, out io.Writer) error {
 	sy := r.Sync
 	err := sy.Publish(ctx, sy.Ended, publishTries)
 	if err == nil {
@@ -560,7 +475,7 @@ func publish(ctx context.Context, r *research.Research, out io.Writer) error {
 	if errors.Is(err, remote.ErrMoving) {
 		// Other machines pushed in every round: the commits go with a later
 		// push, their claims hold their tasks meanwhile, and the run ends only
-		// once they are on the remote (leftBehind).
+		// once they are on the remote (LeftBehind).
 		n, _ := sy.Unpushed(ctx, research.TrailerSession)
 		fmt.Fprintln(out, r.Messages().Say("sync.push_later", messages.Args{"Remote": sy.Remote, "Branch": sy.Branch, "Count": n}))
 		return nil
@@ -581,7 +496,7 @@ func publish(ctx context.Context, r *research.Research, out io.Writer) error {
 		// The session's files meet the remote's: its commit goes to a branch of
 		// its own and its task to a person; the run goes on.
 		if derr := divert(ctx, r, ce, out); derr == nil {
-			return publish(ctx, r, out)
+			return Publish(ctx, r, out)
 		} else if !errors.Is(derr, errNotDiverted) {
 			return syncError(r, derr)
 		}
@@ -653,11 +568,11 @@ func restoreFiles(r *research.Research, before map[string][]byte) error {
 	return nil
 }
 
-// leftBehind pushes, at the end of a synced run, the session commits still in
+// LeftBehind pushes, at the end of a synced run, the session commits still in
 // this clone, and says in one sentence what stays behind when it cannot: a run
 // ends only with everything it committed on the remote, or with an error that
 // says what is not. "" when nothing stays behind (or the research is not synced).
-func leftBehind(ctx context.Context, r *research.Research) string {
+func LeftBehind(ctx context.Context, r *research.Research) string {
 	sy := r.Sync
 	if sy == nil || sy.InSync(ctx) {
 		return ""
