@@ -56,4 +56,9 @@ func TestDesktopNoBus(t *testing.T) {
 	if err := Desktop(context.Background(), Note{Title: "t", Body: "b"}); !errors.Is(err, ErrNoDesktop) {
 		t.Fatalf("Desktop without a bus: %v, want ErrNoDesktop", err)
 	}
+	// The address the tests give every program they start.
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", testenv.NoSessionBus)
+	if err := Desktop(context.Background(), Note{Title: "t", Body: "b"}); !errors.Is(err, ErrNoDesktop) {
+		t.Fatalf("Desktop at %s: %v, want ErrNoDesktop", testenv.NoSessionBus, err)
+	}
 }

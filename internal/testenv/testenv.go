@@ -15,12 +15,19 @@ func CacheHome() {
 	os.Setenv("XDG_CACHE_HOME", filepath.Join(os.TempDir(), "strom-test-cache"))
 }
 
+// NoSessionBus is a session bus address that names no bus: a program given it
+// finds no desktop, and looks for none elsewhere.
+const NoSessionBus = "disabled:"
+
 // PersonFree gives the test process, and every program it starts, a home and a
 // config folder of their own, empty, so that no setting of the person who runs the
 // tests (a check.command, an agent, a language in ~/.config/strom/config.json)
 // reaches a strom the tests run in the test process or an agent that strom starts.
-// Go's module cache stays where it was.
+// Go's module cache stays where it was. The person's desktop is out of reach too:
+// no notification of a run the tests start shows on it (a test that wants a
+// session bus starts one of its own, SessionBus).
 func PersonFree() error {
+	os.Setenv("DBUS_SESSION_BUS_ADDRESS", NoSessionBus)
 	if os.Getenv("GOPATH") == "" {
 		if home, err := os.UserHomeDir(); err == nil {
 			os.Setenv("GOPATH", filepath.Join(home, "go"))
