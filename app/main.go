@@ -15,6 +15,7 @@ import (
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/internal/buildinfo"
 	"github.com/strom-research/strom/internal/clock"
+	"github.com/strom-research/strom/internal/notify/push"
 	"github.com/strom-research/strom/messages"
 	"github.com/strom-research/strom/statefiles"
 )
@@ -35,6 +36,10 @@ func Main(args []string, stdout, stderr io.Writer, getenv func(string) string) i
 	version := buildinfo.Current().String()
 	if caller := buildinfo.OtherCaller(version); caller != "" {
 		fmt.Fprintln(stderr, "strom: "+p.Say("face.other_version", messages.Args{"Program": "strom-app", "Version": version, "Strom": caller, "Release": buildinfo.Release(caller)}))
+	}
+	if len(args) > 0 && args[0] == "push" {
+		// strom's call at notify.url: strom's own binary links no HTTP client.
+		return pushMain(args[1:], os.Stdin, stderr, p)
 	}
 	fs := flag.NewFlagSet("strom app", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -113,4 +118,27 @@ func openBrowser(ctx context.Context, url string) error {
 	}
 	go func() { _ = cmd.Wait() }()
 	return nil
+}
+
+// pushMain is `strom-app push --title TITLE URL`, the note's text on standard input
+// (at most 64 KiB): the POST of notify.url, which strom runs. A failure is one line
+// on standard error and exit 1.
+func pushMain(args []string, stdin io.Reader, stderr io.Writer, p *messages.Printer) int {
+	fs := flag.NewFlagSet("strom-app push", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	title := fs.String("title", "", "")
+	if err := fs.Parse(args); err != nil || fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "strom: strom-app push takes --title TITLE and one URL, the note's text on standard input")
+		return 2
+	}
+	text, err := io.ReadAll(io.LimitReader(stdin, 64<<10))
+	if err != nil {
+		fmt.Fprintln(stderr, "strom: "+p.Text(err))
+		return 1
+	}
+	if err := push.Push(context.Background(), nil, fs.Arg(0), *title, string(text)); err != nil {
+		fmt.Fprintln(stderr, "strom: "+p.Text(err))
+		return 1
+	}
+	return 0
 }

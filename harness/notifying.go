@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
+	"os/exec"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/strom-research/strom/harness/ends"
 	"github.com/strom-research/strom/harness/research"
 	"github.com/strom-research/strom/harness/session"
+	"github.com/strom-research/strom/internal/buildinfo"
 	"github.com/strom-research/strom/internal/notify"
 	"github.com/strom-research/strom/internal/termsafe"
 	"github.com/strom-research/strom/messages"
@@ -31,8 +34,6 @@ type Notifier struct {
 	desktop bool
 	url     string
 	details bool
-	// Client is the HTTP client of the POST; nil = http.DefaultClient.
-	Client *http.Client
 	// saidNoServer: the desktop with no notification service was said.
 	saidNoServer bool
 }
@@ -155,8 +156,31 @@ func (n *Notifier) send(ctx context.Context, note notify.Note) {
 		}
 	}
 	if n.url != "" {
-		if err := notify.Push(ctx, n.Client, n.url, note); err != nil {
+		if err := pushNote(ctx, n.url, note); err != nil {
 			fmt.Fprintln(n.out, p.Say("notify.push_failed", messages.Args{"Error": termsafe.Line(err.Error())}))
 		}
 	}
+}
+
+// pushNote POSTs the note to u through strom-app push, found beside strom (or on
+// PATH): strom's own binary links no HTTP client. It takes at most notify.Timeout
+// and a second.
+func pushNote(ctx context.Context, u string, note notify.Note) error {
+	program, dir := buildinfo.Sibling("strom-app")
+	if program == "" {
+		return fmt.Errorf("strom-app, which sends it, is neither beside strom (%s) nor on PATH", dir)
+	}
+	ctx, cancel := context.WithTimeout(ctx, notify.Timeout+time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, program, "push", "--title", note.Title, u)
+	cmd.Stdin = strings.NewReader(note.Text())
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		if why := strings.TrimPrefix(strings.TrimSpace(stderr.String()), "strom: "); why != "" {
+			return errors.New(why)
+		}
+		return fmt.Errorf("strom-app push: %w", err)
+	}
+	return nil
 }

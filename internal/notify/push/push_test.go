@@ -1,4 +1,4 @@
-package notify
+package push
 
 import (
 	"context"
@@ -25,15 +25,15 @@ func TestPush(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	n := Note{Title: "strom: parish\nregisters", Body: "the run ended — stopped: done", Command: "strom status"}
-	if err := Push(context.Background(), srv.Client(), srv.URL+"/strom", n); err != nil {
+	title, text := "strom: parish\nregisters", "the run ended — stopped: done\nstrom status"
+	if err := Push(context.Background(), srv.Client(), srv.URL+"/strom", title, text); err != nil {
 		t.Fatalf("Push: %v", err)
 	}
 	g := <-seen
 	if g.method != http.MethodPost || g.title != "strom: parish registers" || !strings.HasPrefix(g.ctype, "text/plain") || g.body != "the run ended — stopped: done\nstrom status" {
 		t.Fatalf("the server got %+v", g)
 	}
-	if err := Push(context.Background(), srv.Client(), srv.URL+"/refuse", n); err == nil || !strings.Contains(err.Error(), "403") {
+	if err := Push(context.Background(), srv.Client(), srv.URL+"/refuse", title, text); err == nil || !strings.Contains(err.Error(), "403") {
 		t.Fatalf("a 403 answer: %v", err)
 	}
 	<-seen
@@ -44,10 +44,10 @@ func TestPush(t *testing.T) {
 	}
 	dead := "http://" + l.Addr().String() + "/x"
 	l.Close()
-	if err := Push(context.Background(), nil, dead, n); err == nil || strings.Contains(err.Error(), "\n") {
+	if err := Push(context.Background(), nil, dead, title, text); err == nil || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("a dead address: %v", err)
 	}
-	if err := Push(context.Background(), nil, "file:///etc/passwd", n); err == nil {
+	if err := Push(context.Background(), nil, "file:///etc/passwd", title, text); err == nil {
 		t.Fatal("a file URL was taken")
 	}
 }
