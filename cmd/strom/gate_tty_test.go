@@ -44,16 +44,7 @@ esac
 // TestStartAnywayOnTerminal runs strom run by hand under an outer pty, the person's
 // terminal, and answers "Start anyway?" (R7.4.1) and the consent of --gate (R7.4).
 func TestStartAnywayOnTerminal(t *testing.T) {
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	t.Setenv("GIT_AUTHOR_NAME", "Test Person")
-	t.Setenv("GIT_AUTHOR_EMAIL", "person@example.com")
-	t.Setenv("GIT_COMMITTER_NAME", "Test Person")
-	t.Setenv("GIT_COMMITTER_EMAIL", "person@example.com")
-	t.Setenv("STROM_SESSION", "")
+	home := personHome(t)
 	gateDir := filepath.Join(home, ".config", "strom", "plugins", "gates", "fake")
 	if err := os.MkdirAll(gateDir, 0o755); err != nil {
 		t.Fatal(err)
@@ -131,16 +122,7 @@ esac
 // in a run by hand on a terminal with the words and rules of every other answer
 // (R7.7, R7.4.1); the pre-check of a folder of Claude Code's own stays a plain stop.
 func TestStartAnywayNotLoggedIn(t *testing.T) {
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	t.Setenv("GIT_AUTHOR_NAME", "Test Person")
-	t.Setenv("GIT_AUTHOR_EMAIL", "person@example.com")
-	t.Setenv("GIT_COMMITTER_NAME", "Test Person")
-	t.Setenv("GIT_COMMITTER_EMAIL", "person@example.com")
-	t.Setenv("STROM_SESSION", "")
+	home := personHome(t)
 	for _, k := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX", "CLAUDE_CODE_USE_FOUNDRY", "CLAUDE_CONFIG_DIR"} {
 		t.Setenv(k, "")
 	}

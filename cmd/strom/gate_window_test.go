@@ -13,9 +13,9 @@ import (
 	"github.com/strom-research/strom/internal/clock"
 )
 
-// gateHome gives the test a home of its own with the condition program fake
-// installed and run.gate set to gate; it returns the home.
-func gateHome(t *testing.T, gate string) string {
+// personHome gives the test a person's home of its own: HOME and the config folder,
+// git's identity and no config of the machine's, no session, no desktop.
+func personHome(t *testing.T) string {
 	t.Helper()
 	home := t.TempDir()
 	for k, v := range map[string]string{
@@ -27,6 +27,14 @@ func gateHome(t *testing.T, gate string) string {
 	} {
 		t.Setenv(k, v)
 	}
+	return home
+}
+
+// gateHome is personHome with the condition program fake installed and run.gate
+// set to gate; it returns the home.
+func gateHome(t *testing.T, gate string) string {
+	t.Helper()
+	home := personHome(t)
 	gateDir := filepath.Join(home, ".config", "strom", "plugins", "gates", "fake")
 	if err := os.MkdirAll(gateDir, 0o755); err != nil {
 		t.Fatal(err)
